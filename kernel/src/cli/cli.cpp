@@ -1,0 +1,316 @@
+#include "cli/cli.h"
+
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "abx/sdk/version.h"
+#include "loader/manifest.h"
+#include "loader/plugin_loader.h"
+#include "server/server.h"
+#include "text/did_you_mean.h"
+
+namespace abx::kernel {
+namespace {
+
+struct Command {
+  const char* name;
+  const char* usage;
+  const char* help;
+  std::vector<std::string> options;  // take a value
+  std::vector<std::string> flags;    // take none
+};
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> kCommands = {
+      {"serve",
+       "serve [--host H] [--port P] [--pty-port P] [--plugins MANIFEST] [--plugin-dir DIR]\n"
+       "      [--policy FILE] [--preset NAME] [--base-dir DIR] [--threads N] [--insecure-no-auth]",
+       "Start the server (default 127.0.0.1:9000). Plugins come from the manifest\n"
+       "(default <prefix>/config/plugins.yaml, then /etc/agent-sandbox/plugins.yaml)\n"
+       "and ABX_AGENTS_ADAPTER_MODULES. --port 0 picks a free port; the chosen one is\n"
+       "printed as 'listening on HOST:PORT' once every plugin has started.\n"
+       "Binding a non-loopback host requires ABX_SERVER_TOKEN or --insecure-no-auth.",
+       {"--host", "--port", "--pty-port", "--plugins", "--plugin-dir", "--policy", "--preset",
+        "--base-dir", "--threads"},
+       {"--insecure-no-auth"}},
+      {"healthcheck", "healthcheck [--host H] [--port P] [--timeout SECONDS]",
+       "GET /health; exit 0 on 200, 1 otherwise (for Docker HEALTHCHECK and ready_cmd).",
+       {"--host", "--port", "--timeout"},
+       {}},
+      {"check-config", "check-config [--plugins MANIFEST] [--plugin-dir DIR] [--policy FILE]",
+       "Validate the manifest and probe every enabled plugin (open, entry, ABI,\n"
+       "fingerprint, id, settings) without starting it. Exit 0 if every required\n"
+       "plugin would load, 2 otherwise.",
+       {"--plugins", "--plugin-dir", "--policy"},
+       {"--json"}},
+      {"plugins", "plugins [--plugins MANIFEST] [--plugin-dir DIR] [--json]",
+       "List what the manifest would load and whether each plugin loads.",
+       {"--plugins", "--plugin-dir"},
+       {"--json"}},
+      {"version", "version", "Print the server version and the plugin ABI version.", {}, {}},
+  };
+  return kCommands;
+}
+
+void printUsage(std::FILE* out) {
+  std::fprintf(out, "usage: agent-sandbox-server <command> [options]\n\ncommands:\n");
+  for (const auto& c : commands()) std::fprintf(out, "  %s\n", c.usage);
+  std::fprintf(out, "\nRun 'agent-sandbox-server <command> --help' for details.\n");
+}
+
+struct Parsed {
+  std::map<std::string, std::string> options;
+  std::set<std::string> flags;
+};
+
+// Returns nullopt after printing the error (exit 2) or help (exit 0, via help flag).
+std::optional<Parsed> parse(const Command& cmd, int argc, char** argv, int& exit_code) {
+  Parsed parsed;
+  std::vector<std::string> known = cmd.options;
+  known.insert(known.end(), cmd.flags.begin(), cmd.flags.end());
+  known.push_back("--help");
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::printf("usage: agent-sandbox-server %s\n\n%s\n", cmd.usage, cmd.help);
+      exit_code = 0;
+      return std::nullopt;
+    }
+    std::string value;
+    bool has_inline = false;
+    if (auto eq = arg.find('='); arg.starts_with("--") && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      has_inline = true;
+    }
+    if (std::find(cmd.flags.begin(), cmd.flags.end(), arg) != cmd.flags.end()) {
+      parsed.flags.insert(arg);
+      continue;
+    }
+    if (std::find(cmd.options.begin(), cmd.options.end(), arg) == cmd.options.end()) {
+      std::fprintf(stderr, "agent-sandbox-server %s: unknown option '%s'%s\n", cmd.name,
+                   arg.c_str(), didYouMean(arg, known).c_str());
+      exit_code = 2;
+      return std::nullopt;
+    }
+    if (!has_inline) {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "agent-sandbox-server %s: %s needs a value\n", cmd.name, arg.c_str());
+        exit_code = 2;
+        return std::nullopt;
+      }
+      value = argv[++i];
+    }
+    parsed.options[arg] = value;
+  }
+  return parsed;
+}
+
+bool parsePort(const std::string& text, int& port, const char* what) {
+  char* end = nullptr;
+  long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < 0 || v > 65535) {
+    std::fprintf(stderr, "agent-sandbox-server: %s must be a port number 0-65535, got '%s'\n",
+                 what, text.c_str());
+    return false;
+  }
+  port = static_cast<int>(v);
+  return true;
+}
+
+ServerConfig baseConfig(const Parsed& p) {
+  ServerConfig c;
+  applyEnvironmentDefaults(c);
+  if (auto it = p.options.find("--plugins"); it != p.options.end()) {
+    c.manifest = it->second;
+    c.manifest_explicit = true;
+  }
+  if (auto it = p.options.find("--plugin-dir"); it != p.options.end()) c.plugin_dir = it->second;
+  return c;
+}
+
+int refusePolicy(const Parsed& p) {
+  if (p.options.count("--policy") || p.options.count("--preset")) {
+    std::fprintf(stderr,
+                 "agent-sandbox-server: --policy/--preset: this build has no policy engine yet; "
+                 "it serves the default layer only (see docs/configuration.md)\n");
+    return 2;
+  }
+  return 0;
+}
+
+int serve(const Parsed& p) {
+  if (int rc = refusePolicy(p)) return rc;
+  ServerConfig c = baseConfig(p);
+  if (c.manifest_explicit && !std::filesystem::exists(c.manifest)) {
+    std::fprintf(stderr, "agent-sandbox-server: %s: no such plugin manifest\n", c.manifest.c_str());
+    return 2;
+  }
+  if (auto it = p.options.find("--host"); it != p.options.end()) c.host = it->second;
+  if (auto it = p.options.find("--port"); it != p.options.end())
+    if (!parsePort(it->second, c.port, "--port")) return 2;
+  if (auto it = p.options.find("--pty-port"); it != p.options.end())
+    if (!parsePort(it->second, c.pty_port, "--pty-port")) return 2;
+  if (auto it = p.options.find("--base-dir"); it != p.options.end()) c.base_dir = it->second;
+  if (auto it = p.options.find("--threads"); it != p.options.end()) {
+    c.threads = std::atoi(it->second.c_str());
+    if (c.threads < 2 || c.threads > 4096) {
+      std::fprintf(stderr, "agent-sandbox-server: --threads must be 2-4096\n");
+      return 2;
+    }
+  }
+  c.insecure_no_auth = p.flags.count("--insecure-no-auth") > 0;
+  Server server(std::move(c));
+  return server.run();
+}
+
+int healthcheck(const Parsed& p) {
+  std::string host = "127.0.0.1";
+  int port = 9000;
+  double timeout = 5;
+  if (auto it = p.options.find("--host"); it != p.options.end()) host = it->second;
+  if (auto it = p.options.find("--port"); it != p.options.end())
+    if (!parsePort(it->second, port, "--port")) return 1;
+  if (auto it = p.options.find("--timeout"); it != p.options.end())
+    timeout = std::atof(it->second.c_str());
+  try {
+    Poco::Net::HTTPClientSession session(host, static_cast<Poco::UInt16>(port));
+    session.setTimeout(Poco::Timespan(static_cast<long>(timeout * 1e6)));
+    Poco::Net::HTTPRequest request("GET", "/health", Poco::Net::HTTPMessage::HTTP_1_1);
+    session.sendRequest(request);
+    Poco::Net::HTTPResponse response;
+    session.receiveResponse(response);
+    if (response.getStatus() == 200) {
+      std::printf("ok\n");
+      return 0;
+    }
+    std::fprintf(stderr, "healthcheck: HTTP %d\n", static_cast<int>(response.getStatus()));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "healthcheck: %s\n", e.what());
+  }
+  return 1;
+}
+
+// Probes each enabled plugin; prints a table or JSON. @return count of
+// required plugins that would fail, or -1 when the manifest itself fails.
+int probeAll(const Parsed& p, bool json) {
+  ServerConfig c = baseConfig(p);
+  if (c.manifest.empty()) {
+    std::fprintf(stderr, "agent-sandbox-server: no plugin manifest found (pass --plugins)\n");
+    return -1;
+  }
+  auto manifest = loadManifest(c.manifest, c.adapter_modules);
+  if (!manifest) {
+    std::fprintf(stderr, "agent-sandbox-server: %s\n", manifest.status().message().c_str());
+    return -1;
+  }
+  int failures = 0;
+  std::vector<std::string> ids;
+  std::deque<PluginRecord> records;
+  for (const auto& entry : manifest->entries) {
+    auto& r = records.emplace_back();
+    r.entry = entry;
+    r.path = resolvePluginFile(entry, c.plugin_dir);
+    if (!entry.enabled) {
+      r.state = "disabled";
+      continue;
+    }
+    if (auto error = PluginLoader::probe(r, ids)) {
+      r.error = error;
+      r.state = "failed";
+      if (entry.required) ++failures;
+    } else {
+      r.state = "ok";
+      ids.push_back(r.id);
+    }
+  }
+  if (json) {
+    std::string out = "{\"manifest\":" + sdk::jsonQuote(manifest->path) +
+                      ",\"plugin_dir\":" + sdk::jsonQuote(c.plugin_dir) + ",\"plugins\":[";
+    bool first = true;
+    for (const auto& r : records) {
+      out += std::string(first ? "" : ",") + "{\"name\":" + sdk::jsonQuote(r.entry.name) +
+             ",\"file\":" + sdk::jsonQuote(r.path) + ",\"state\":" + sdk::jsonQuote(r.state) +
+             ",\"required\":" + (r.entry.required ? "true" : "false") +
+             ",\"id\":" + sdk::jsonQuote(r.id) + ",\"version\":" + sdk::jsonQuote(r.version) +
+             ",\"kind\":" + sdk::jsonQuote(kindName(r.kind));
+      if (r.error)
+        out += ",\"error\":{\"stage\":" + sdk::jsonQuote(r.error->stage) +
+               ",\"message\":" + sdk::jsonQuote(r.error->message) + "}";
+      out += "}";
+      first = false;
+    }
+    out += "]}";
+    std::printf("%s\n", out.c_str());
+  } else {
+    std::printf("manifest:   %s\nplugin dir: %s\n\n", manifest->path.c_str(), c.plugin_dir.c_str());
+    std::printf("%-16s %-9s %-9s %-24s %-8s %s\n", "NAME", "STATE", "REQUIRED", "ID", "VERSION",
+                "FILE");
+    for (const auto& r : records) {
+      std::printf("%-16s %-9s %-9s %-24s %-8s %s\n", r.entry.name.c_str(), r.state.c_str(),
+                  r.entry.required ? "yes" : "no", r.id.empty() ? "-" : r.id.c_str(),
+                  r.version.empty() ? "-" : r.version.c_str(), r.path.c_str());
+      if (r.error)
+        std::printf("  %s: %s\n", r.error->stage.c_str(), r.error->message.c_str());
+    }
+  }
+  return failures;
+}
+
+}  // namespace
+
+int runCli(int argc, char** argv) {
+  if (argc < 2) {
+    printUsage(stderr);
+    return 2;
+  }
+  std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    printUsage(stdout);
+    return 0;
+  }
+  if (name == "--version") name = "version";
+  const Command* cmd = nullptr;
+  std::vector<std::string> names;
+  for (const auto& c : commands()) {
+    names.push_back(c.name);
+    if (name == c.name) cmd = &c;
+  }
+  if (!cmd) {
+    std::fprintf(stderr, "agent-sandbox-server: unknown command '%s'%s\n", name.c_str(),
+                 didYouMean(name, names).c_str());
+    printUsage(stderr);
+    return 2;
+  }
+  int exit_code = 0;
+  auto parsed = parse(*cmd, argc, argv, exit_code);
+  if (!parsed) return exit_code;
+
+  if (name == "serve") return serve(*parsed);
+  if (name == "healthcheck") return healthcheck(*parsed);
+  if (name == "version") {
+    std::printf("agent-sandbox-server %s (plugin ABI %d.%d, SDK %s)\n", kServerVersion,
+                ABX_SDK_ABI_MAJOR, ABX_SDK_ABI_MINOR, ABX_SDK_VERSION_STRING);
+    return 0;
+  }
+  if (name == "plugins") return probeAll(*parsed, parsed->flags.count("--json") > 0) < 0 ? 2 : 0;
+  // check-config
+  if (int rc = refusePolicy(*parsed)) return rc;
+  int failures = probeAll(*parsed, parsed->flags.count("--json") > 0);
+  if (failures != 0) return 2;
+  if (!parsed->flags.count("--json")) std::printf("configuration ok\n");
+  return 0;
+}
+
+}  // namespace abx::kernel

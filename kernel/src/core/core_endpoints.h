@@ -1,0 +1,37 @@
+// The core group, the only group the kernel itself serves: GET /health,
+// GET /ready, GET /capabilities, POST /capabilities/check. It cannot be
+// disabled.
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "admission/admission.h"
+#include "loader/plugin_loader.h"
+#include "pipeline/pipeline.h"
+#include "routing/route_table.h"
+
+namespace abx::kernel {
+
+enum class Readiness { starting, ready, draining };
+
+/** What the core endpoints read. LIFETIME: the process. */
+struct CoreState {
+  const Pipeline* pipeline = nullptr;
+  std::atomic<Readiness> readiness{Readiness::starting};
+  const std::deque<PluginRecord>* plugins = nullptr;
+  const std::vector<GroupRecord>* groups = nullptr;
+  std::string server_version;
+  std::string base_dir;
+  std::vector<std::string> warnings;
+};
+
+/** The core group's record (declared by the kernel, never opt-in). */
+GroupRecord coreGroup();
+
+/** Registers the four core routes into @p routes. */
+void addCoreRoutes(RouteTable& routes, CoreState& state);
+
+}  // namespace abx::kernel

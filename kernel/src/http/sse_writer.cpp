@@ -1,0 +1,135 @@
+#include "http/sse_writer.h"
+
+namespace abx::kernel {
+
+std::string sseFrame(std::string_view name, std::string_view data) {
+  std::string frame;
+  frame.reserve(name.size() + data.size() + 16);
+  if (!name.empty()) {
+    frame += "event: ";
+    frame += name;
+    frame += '\n';
+  }
+  std::size_t start = 0;
+  while (true) {
+    std::size_t end = data.find('\n', start);
+    frame += "data: ";
+    frame += data.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    frame += '\n';
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  frame += '\n';
+  return frame;
+}
+
+SseWriter::SseWriter(Poco::Net::HTTPServerResponse& response, SseHub& hub)
+    : response_(response), hub_(hub) {
+  hub_.add(this);
+  if (hub_.closing()) close();
+}
+
+SseWriter::~SseWriter() { hub_.remove(this); }
+
+bool SseWriter::begun() const {
+  std::lock_guard lock(mutex_);
+  return out_ != nullptr;
+}
+
+bool SseWriter::beginLocked() {
+  if (out_) return open();
+  response_.setStatus(Poco::Net::HTTPResponse::HTTP_OK);
+  response_.setContentType("text/event-stream");
+  response_.setChunkedTransferEncoding(true);
+  response_.set("Cache-Control", "no-cache");
+  response_.set("X-Accel-Buffering", "no");
+  try {
+    out_ = &response_.send();
+    out_->flush();
+  } catch (...) {
+    close();
+    return false;
+  }
+  last_write_ = std::chrono::steady_clock::now();
+  if (!out_->good()) close();
+  return open();
+}
+
+bool SseWriter::writeLocked(const std::string& frame) {
+  if (!open() || !beginLocked()) return false;
+  try {
+    out_->write(frame.data(), static_cast<std::streamsize>(frame.size()));
+    out_->flush();
+  } catch (...) {
+    close();
+  }
+  // A failed write (client gone) ends this subscriber only.
+  if (!out_->good()) close();
+  last_write_ = std::chrono::steady_clock::now();
+  return open();
+}
+
+bool SseWriter::begin() {
+  std::lock_guard lock(mutex_);
+  return beginLocked();
+}
+
+bool SseWriter::event(std::string_view name, std::string_view data) {
+  auto frame = sseFrame(name, data);
+  std::lock_guard lock(mutex_);
+  return writeLocked(frame);
+}
+
+bool SseWriter::comment(std::string_view text) {
+  std::string frame = ": ";
+  frame += text;
+  frame += "\n\n";
+  std::lock_guard lock(mutex_);
+  return writeLocked(frame);
+}
+
+void SseWriter::pingIfIdle(std::chrono::steady_clock::duration idle) {
+  std::lock_guard lock(mutex_);
+  if (!out_ || !open()) return;
+  if (std::chrono::steady_clock::now() - last_write_ >= idle) writeLocked(": ping\n\n");
+}
+
+SseHub::SseHub(std::chrono::milliseconds ping_interval)
+    : ping_interval_(ping_interval), ticker_([this] { run(); }) {}
+
+SseHub::~SseHub() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  ticker_.join();
+}
+
+void SseHub::add(SseWriter* writer) {
+  std::lock_guard lock(mutex_);
+  writers_.insert(writer);
+}
+
+void SseHub::remove(SseWriter* writer) {
+  std::lock_guard lock(mutex_);
+  writers_.erase(writer);
+}
+
+void SseHub::closeAll() {
+  std::lock_guard lock(mutex_);
+  closing_ = true;
+  for (auto* w : writers_) w->close();
+}
+
+void SseHub::run() {
+  auto tick = std::max(std::chrono::milliseconds(50), ping_interval_ / 4);
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    wake_.wait_for(lock, tick);
+    if (stop_) break;
+    for (auto* w : writers_) w->pingIfIdle(ping_interval_);
+  }
+}
+
+}  // namespace abx::kernel

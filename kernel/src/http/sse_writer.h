@@ -1,0 +1,73 @@
+// SseWriter: the kernel's SseStream on a POCO response (chunked, flushed per
+// event), and SseHub, which keeps idle streams alive with `: ping` every
+// 15 s and closes every stream when the server drains.
+#pragma once
+
+#include <Poco/Net/HTTPServerResponse.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "abx/sdk/http.h"
+
+namespace abx::kernel {
+
+class SseHub;
+
+class SseWriter final : public sdk::SseStream {
+ public:
+  SseWriter(Poco::Net::HTTPServerResponse& response, SseHub& hub);
+  ~SseWriter();
+
+  bool begin() override;
+  bool event(std::string_view name, std::string_view data) override;
+  bool comment(std::string_view text) override;
+  bool open() const override { return !closed_.load(std::memory_order_acquire); }
+
+  bool begun() const;
+  /** Called by the hub: a ping if idle for @p idle, or nothing. */
+  void pingIfIdle(std::chrono::steady_clock::duration idle);
+  void close() { closed_.store(true, std::memory_order_release); }
+
+ private:
+  bool beginLocked();
+  bool writeLocked(const std::string& frame);
+
+  Poco::Net::HTTPServerResponse& response_;
+  SseHub& hub_;
+  mutable std::mutex mutex_;
+  std::ostream* out_ = nullptr;
+  std::atomic<bool> closed_{false};
+  std::chrono::steady_clock::time_point last_write_;
+};
+
+class SseHub {
+ public:
+  explicit SseHub(std::chrono::milliseconds ping_interval = std::chrono::seconds(15));
+  ~SseHub();
+  void add(SseWriter* writer);
+  void remove(SseWriter* writer);
+  /** Ends every open stream and every stream opened from now on. */
+  void closeAll();
+  bool closing() const { return closing_.load(); }
+
+ private:
+  void run();
+
+  std::chrono::milliseconds ping_interval_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::set<SseWriter*> writers_;
+  std::atomic<bool> closing_{false};
+  bool stop_ = false;
+  std::thread ticker_;
+};
+
+/** One SSE frame; multi-line data becomes several `data:` lines. */
+std::string sseFrame(std::string_view name, std::string_view data);
+
+}  // namespace abx::kernel

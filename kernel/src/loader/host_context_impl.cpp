@@ -1,0 +1,80 @@
+#include "loader/host_context_impl.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace abx::kernel {
+
+HostContextImpl::HostContextImpl(KernelServices& services, std::string plugin_id,
+                                 sdk::Settings settings, RouteTable& routes,
+                                 std::vector<GroupRecord>& groups)
+    : services_(services),
+      plugin_id_(std::move(plugin_id)),
+      settings_(std::move(settings)),
+      routes_(routes),
+      groups_(groups),
+      logger_(services.log, plugin_id_) {}
+
+sdk::Status HostContextImpl::closed(std::string_view what) const {
+  return sdk::Status::error(plugin_id_ + ": " + std::string(what) +
+                                " is accepted only during Plugin::start()",
+                            "RuntimeError");
+}
+
+sdk::Status HostContextImpl::declareGroup(const sdk::GroupSpec& group) {
+  if (!registering_) return closed("declareGroup");
+  bool valid = !group.name.empty() &&
+               std::all_of(group.name.begin(), group.name.end(), [](char c) {
+                 return std::islower(static_cast<unsigned char>(c)) ||
+                        std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+               });
+  if (!valid)
+    return sdk::Status::error("group name must be [a-z0-9_]+, got '" + group.name + "'",
+                              "ValueError");
+  for (const auto& g : groups_)
+    if (g.spec.name == group.name)
+      return sdk::Status::error("group '" + group.name + "' is already declared by " + g.owner,
+                                "ValueError");
+  groups_.push_back({group, plugin_id_});
+  declared_.push_back(group.name);
+  return sdk::Status::ok();
+}
+
+sdk::Status HostContextImpl::add(sdk::RouteSpec route) {
+  if (!registering_) return closed("route registration");
+  if (std::find(declared_.begin(), declared_.end(), route.group) == declared_.end())
+    return sdk::Status::error("route " + route.endpoint + ": group '" + route.group +
+                                  "' was not declared by " + plugin_id_,
+                              "ValueError");
+  return routes_.add(std::move(route), plugin_id_);
+}
+
+sdk::Status HostContextImpl::add(sdk::CommandSpec command) {
+  if (!registering_) return closed("command registration");
+  return services_.commands.add(std::move(command));
+}
+
+std::vector<const sdk::CommandSpec*> HostContextImpl::list() const {
+  return services_.commands.list();
+}
+
+const sdk::CommandSpec* HostContextImpl::find(std::string_view name) const {
+  return services_.commands.find(name);
+}
+
+sdk::Status HostContextImpl::provideRaw(std::string_view service_id, std::string_view name,
+                                        void* instance) {
+  if (!registering_) return closed("provide");
+  return services_.services.provideRaw(service_id, name, instance);
+}
+
+void* HostContextImpl::findRaw(std::string_view service_id, std::string_view name) const {
+  return services_.services.findRaw(service_id, name);
+}
+
+std::vector<std::pair<std::string, void*>> HostContextImpl::allRaw(
+    std::string_view service_id) const {
+  return services_.services.allRaw(service_id);
+}
+
+}  // namespace abx::kernel

@@ -1,0 +1,28 @@
+// KernelServices: the kernel-owned objects every plugin's HostContext
+// exposes. One instance per process; it outlives every plugin.
+#pragma once
+
+#include "abx/sdk/settings.h"
+#include "events/event_bus.h"
+#include "logging/log_sink.h"
+#include "routing/command_registry.h"
+#include "routing/service_registry.h"
+#include "security/base_dir_path_guard.h"
+#include "security/secret_redactor.h"
+
+namespace abx::kernel {
+
+struct KernelServices {
+  explicit KernelServices(sdk::HostInfo host_info)
+      : info(std::move(host_info)), log(redactor), paths(info.base_dir) {}
+
+  sdk::HostInfo info;
+  SecretRedactor redactor;
+  LogSink log;
+  EventBus events;
+  CommandRegistry commands;
+  ServiceRegistry services;
+  BaseDirPathGuard paths;
+};
+
+}  // namespace abx::kernel

@@ -1,0 +1,77 @@
+// PluginLoader: opens a plugin .so with Boost.DLL (RTLD_NOW | RTLD_LOCAL),
+// checks its descriptor (entry, ABI, fingerprint, id, settings), creates and
+// starts it. Each failure is a LoadError naming the file, the stage and the
+// reason. Libraries are never unloaded.
+#pragma once
+
+#include <boost/dll/shared_library.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "abx/sdk/abi.h"
+#include "abx/sdk/plugin.h"
+#include "loader/host_context_impl.h"
+#include "loader/manifest.h"
+
+namespace abx::kernel {
+
+struct LoadError {
+  std::string file;
+  std::string stage;  /**< open, entry, abi, fingerprint, id_mismatch, duplicate_id, config, create, start */
+  std::string message;
+  std::string line() const { return file + ": " + stage + ": " + message; }
+};
+
+struct PluginRecord {
+  ManifestEntry entry;
+  std::string path;          /**< absolute file */
+  std::string state;         /**< disabled | failed | probed | started | stopped */
+  std::string id;
+  std::string version;
+  std::uint32_t kind = 0;
+  std::optional<LoadError> error;
+  std::vector<std::string> warnings;
+  std::vector<std::string> groups;
+
+  // Declared before the instance so the instance is destroyed first; the
+  // library itself stays mapped until exit (the kernel keeps records alive).
+  boost::dll::shared_library library;
+  abx_plugin_info info{};
+  std::unique_ptr<HostContextImpl> host;
+  sdk::Plugin* instance = nullptr;
+
+  PluginRecord() = default;
+  PluginRecord(PluginRecord&&) = default;
+  PluginRecord& operator=(PluginRecord&&) = default;
+  ~PluginRecord();
+};
+
+class PluginLoader {
+ public:
+  /**
+   * open -> entry -> abi -> fingerprint -> id_mismatch -> duplicate_id ->
+   * config. On success record.state is "probed".
+   */
+  static std::optional<LoadError> probe(PluginRecord& record,
+                                        const std::vector<std::string>& taken_ids);
+  /** create -> start. On success record.state is "started". */
+  static std::optional<LoadError> start(PluginRecord& record, KernelServices& services,
+                                        RouteTable& routes, std::vector<GroupRecord>& groups);
+  /** stop() then destroy; the library stays mapped. */
+  static void stop(PluginRecord& record) noexcept;
+
+  /** "kind-name" map of a fingerprint string. */
+  static std::vector<std::pair<std::string, std::string>> parseFingerprint(std::string_view fp);
+  /** nullopt if compatible; otherwise the mismatch. Compiler differences go to @p warning. */
+  static std::optional<std::string> compareFingerprints(std::string_view host,
+                                                        std::string_view plugin,
+                                                        std::string* warning);
+};
+
+std::string_view kindName(std::uint32_t kind);
+
+}  // namespace abx::kernel

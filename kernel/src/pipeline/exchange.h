@@ -1,0 +1,41 @@
+// Exchange: one HTTP request/response as the pipeline sees it. The HTTP
+// server adapts its own types to this, and unit tests use a fake.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "abx/sdk/http.h"
+
+namespace abx::kernel {
+
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  virtual std::string_view method() const = 0;
+  /** The request target as received: path and query. */
+  virtual std::string_view target() const = 0;
+  /** Every value of a header (case-insensitive name), in order. */
+  virtual std::vector<std::string_view> headerValues(std::string_view name) const = 0;
+  /** All headers, names lower-cased, in order. */
+  virtual std::vector<std::pair<std::string, std::string>> headers() const = 0;
+  /** Content-Length: nullopt when absent, -1 when malformed. */
+  virtual std::optional<std::int64_t> contentLength() const = 0;
+  /** Reads exactly @p length body bytes; false on a short read. */
+  virtual bool readBody(std::string& out, std::size_t length) = 0;
+  /** Writes the whole response (headers and body in one send). */
+  virtual void send(const sdk::Response& response) = 0;
+  /**
+   * Runs a streaming handler with an SSE writer. A Response it returns is
+   * sent as a plain reply if no event was written.
+   */
+  virtual void stream(
+      const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer) = 0;
+};
+
+}  // namespace abx::kernel

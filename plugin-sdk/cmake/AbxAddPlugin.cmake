@@ -1,0 +1,38 @@
+# abx_add_plugin(<target> [KIND capability|adapter]
+#                [CORE_SOURCES <files>...]  # static core, unit-testable without dlopen
+#                SOURCES <files>...         # entry.cpp (ABX_DECLARE_PLUGIN) and the rest
+#                [LINK <libs>...])
+# Builds <target>.so as a MODULE with hidden visibility, no undefined symbols,
+# linked against AgentSandbox::PluginSDK, and installs it into
+# <libdir>/agent-sandbox/plugins. With CORE_SOURCES, <target>_core is a static
+# library that the module and the plugin's tests link.
+include_guard(GLOBAL)
+include(GNUInstallDirs)
+
+function(abx_add_plugin target)
+  cmake_parse_arguments(ARG "" "KIND" "SOURCES;CORE_SOURCES;LINK" ${ARGN})
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "abx_add_plugin(${target}): SOURCES is required")
+  endif()
+  set(hidden CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
+             POSITION_INDEPENDENT_CODE ON)
+  if(ARG_CORE_SOURCES)
+    add_library(${target}_core STATIC ${ARG_CORE_SOURCES})
+    set_target_properties(${target}_core PROPERTIES ${hidden})
+    target_compile_features(${target}_core PUBLIC cxx_std_20)
+    target_include_directories(${target}_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+    target_link_libraries(${target}_core PUBLIC AgentSandbox::PluginSDK ${ARG_LINK})
+  endif()
+  add_library(${target} MODULE ${ARG_SOURCES})
+  set_target_properties(${target} PROPERTIES PREFIX "" ${hidden})
+  if(DEFINED ABX_PLUGIN_OUTPUT_DIR)
+    set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ABX_PLUGIN_OUTPUT_DIR})
+  endif()
+  target_compile_features(${target} PRIVATE cxx_std_20)
+  target_link_libraries(${target} PRIVATE AgentSandbox::PluginSDK ${ARG_LINK})
+  if(ARG_CORE_SOURCES)
+    target_link_libraries(${target} PRIVATE ${target}_core)
+  endif()
+  target_link_options(${target} PRIVATE -Wl,-z,defs -Wl,--exclude-libs,ALL)
+  install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/agent-sandbox/plugins)
+endfunction()

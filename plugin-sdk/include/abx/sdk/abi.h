@@ -1,0 +1,93 @@
+// The binary contract between the kernel and a plugin .so: one C-linkage
+// entry symbol returning a versioned, size-tagged descriptor. Read this file
+// before changing anything in plugin-sdk/: what may change in a minor version
+// is listed at the bottom.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "abx/sdk/version.h"
+
+namespace abx::sdk {
+class Plugin;
+class HostContext;
+}  // namespace abx::sdk
+
+#define ABX_SDK_STR2(x) #x
+#define ABX_SDK_STR(x) ABX_SDK_STR2(x)
+
+#if defined(_LIBCPP_VERSION)
+#define ABX_SDK_FP_STDLIB "libc++-" ABX_SDK_STR(_LIBCPP_VERSION)
+#define ABX_SDK_FP_DUALABI "0"
+#elif defined(__GLIBCXX__)
+#define ABX_SDK_FP_STDLIB "libstdc++-" ABX_SDK_STR(_GLIBCXX_RELEASE)
+#define ABX_SDK_FP_DUALABI ABX_SDK_STR(_GLIBCXX_USE_CXX11_ABI)
+#else
+#define ABX_SDK_FP_STDLIB "unknown"
+#define ABX_SDK_FP_DUALABI "0"
+#endif
+
+#if defined(_GLIBCXX_DEBUG) || defined(_LIBCPP_DEBUG)
+#define ABX_SDK_FP_DEBUG "1"
+#else
+#define ABX_SDK_FP_DEBUG "0"
+#endif
+
+#if defined(__clang__)
+#define ABX_SDK_FP_CC "clang-" ABX_SDK_STR(__clang_major__)
+#elif defined(__GNUC__)
+#define ABX_SDK_FP_CC "gcc-" ABX_SDK_STR(__GNUC__)
+#else
+#define ABX_SDK_FP_CC "unknown"
+#endif
+
+/**
+ * Build fingerprint: every field but `cc` must equal the kernel's, because
+ * std::string, std::function and vtables cross the boundary. A different
+ * compiler major only warns.
+ */
+#define ABX_BUILD_FINGERPRINT                                                 \
+  "stdlib=" ABX_SDK_FP_STDLIB ";cxx11abi=" ABX_SDK_FP_DUALABI               \
+  ";debug=" ABX_SDK_FP_DEBUG ";ptr=" ABX_SDK_STR(__SIZEOF_POINTER__) ";cc=" \
+      ABX_SDK_FP_CC
+
+#define ABX_PLUGIN_EXPORT extern "C" __attribute__((visibility("default")))
+#define ABX_PLUGIN_ENTRY_SYMBOL "abx_plugin_entry"
+
+extern "C" {
+
+/** What a plugin is; the kernel treats both alike, discovery reports it. */
+enum abx_plugin_kind : std::uint32_t {
+  ABX_KIND_CAPABILITY = 1, /**< serves routes and/or commands */
+  ABX_KIND_ADAPTER = 2,    /**< provides abx.agent_adapter.v1 */
+};
+
+/**
+ * The descriptor a plugin returns from abx_plugin_entry().
+ * LIFETIME: static storage in the plugin; valid while the library is mapped.
+ * The first three fields never move. The kernel reads min(struct_size,
+ * sizeof(abx_plugin_info)) bytes.
+ */
+struct abx_plugin_info {
+  std::uint32_t struct_size;
+  std::uint16_t abi_major;
+  std::uint16_t abi_minor;
+  const char* build_fingerprint; /**< ABX_BUILD_FINGERPRINT of the plugin */
+  const char* id;                /**< "abx.commands", "com.acme.adapter.foo" */
+  const char* version;           /**< the plugin's own semver */
+  std::uint32_t kind;            /**< abx_plugin_kind */
+  const char* config_schema;     /**< JSON Schema of `settings`, or nullptr */
+  /** Creates the instance; nullptr on failure. OWNERSHIP: caller, released
+   *  only through destroy. Never throws. */
+  abx::sdk::Plugin* (*create)(abx::sdk::HostContext* host);
+  /** Destroys what create returned, inside the plugin's own heap. */
+  void (*destroy)(abx::sdk::Plugin* plugin);
+};
+
+typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
+}
+
+// Minor-version rules (append-only): a trailing field in abx_plugin_info, a
+// new interface, or a trailing virtual on an interface plugins never
+// implement (HostContext and its parts). Everything else bumps the major.

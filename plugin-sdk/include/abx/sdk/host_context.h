@@ -1,0 +1,35 @@
+// HostContext: the only thing the kernel passes to a plugin. Each plugin
+// gets its own (its logger is tagged with its id). Plugins never implement
+// it, so trailing virtuals may be added in a minor version.
+#pragma once
+
+#include "abx/sdk/commands.h"
+#include "abx/sdk/events.h"
+#include "abx/sdk/logger.h"
+#include "abx/sdk/path_guard.h"
+#include "abx/sdk/redactor.h"
+#include "abx/sdk/routes.h"
+#include "abx/sdk/services.h"
+#include "abx/sdk/settings.h"
+
+namespace abx::sdk {
+
+/** LIFETIME: outlives the plugin instance. THREAD: see each part. */
+class ABX_SDK_API HostContext {
+ public:
+  virtual Logger& log() = 0;
+  virtual EventBus& events() = 0;
+  /** Valid during Plugin::start() only. */
+  virtual RouteRegistry& routes() = 0;
+  virtual CommandRegistry& commands() = 0;
+  virtual ServiceRegistry& services() = 0;
+  virtual const Settings& settings() const = 0;
+  virtual const PathGuard& paths() const = 0;
+  virtual Redactor& redactor() = 0;
+  virtual const HostInfo& info() const = 0;
+
+ protected:
+  ~HostContext();
+};
+
+}  // namespace abx::sdk

@@ -1,0 +1,97 @@
+// Request, Response and SseStream: the HTTP types handlers see. The kernel
+// converts its server's types into these; nothing here is tied to a library.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "abx/sdk/json.h"
+
+namespace abx::sdk {
+
+/** Who is calling: "anonymous" when no token is configured. */
+struct Identity {
+  std::string id = "anonymous";
+  std::vector<std::string> scopes{"*"};
+  /** True for "*", the exact scope, or a "<prefix>:*" scope covering it. */
+  ABX_SDK_API bool hasScope(std::string_view scope) const;
+};
+
+using ParamMap = std::map<std::string, std::string, std::less<>>;
+
+/** One HTTP request after the pipeline admitted it. LIFETIME: the call. */
+struct Request {
+  std::string method;
+  std::string path;      /**< normalised: no trailing slash, no query */
+  std::string endpoint;  /**< the matched endpoint id */
+  ParamMap path_params;  /**< from `{param}` segments, percent-decoded */
+  ParamMap query;        /**< decoded; duplicates were already rejected */
+  /** Repeated `name[]=a&name[]=b` parameters, keyed by `name` (qs-style arrays). */
+  std::map<std::string, std::vector<std::string>, std::less<>> query_arrays;
+  /** Header names lower-case, in arrival order. */
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;      /**< raw body, bounded by the route's limit */
+  Json json;             /**< parsed body object (empty object if no body) */
+  Identity identity;
+
+  ABX_SDK_API std::optional<std::string_view> header(std::string_view lower_name) const;
+  ABX_SDK_API std::optional<std::string_view> param(std::string_view name) const;
+  ABX_SDK_API std::optional<std::string_view> queryParam(std::string_view name) const;
+};
+
+/** A complete (non-streaming) response, written in one send. */
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  /** 200 (or @p status) with a JSON body already serialised. */
+  static Response json(std::string body, int status = 200) {
+    Response r;
+    r.status = status;
+    r.body = std::move(body);
+    return r;
+  }
+  /**
+   * The error body of every non-/v1 route:
+   * {"error": message, "type": type[, "code": code]}.
+   */
+  ABX_SDK_API static Response error(int status, std::string_view message,
+                                    std::string_view type, std::string_view code = {});
+};
+
+/**
+ * A server-sent-events response being written. The first event (or begin())
+ * flushes the 200 headers. A failed write marks only this stream closed; the
+ * producer decides whether to go on.
+ * THREAD: safe to call from any thread. LIFETIME: the handler call.
+ */
+class ABX_SDK_API SseStream {
+ public:
+  /** Sends the headers now, before any event. */
+  virtual bool begin() = 0;
+  /** Writes `event: <name>\ndata: <data>\n\n`; @return false once closed. */
+  virtual bool event(std::string_view name, std::string_view data) = 0;
+  /** Writes a `: <text>` comment line (keep-alive). */
+  virtual bool comment(std::string_view text) = 0;
+  /** False after a failed write or when the server is shutting down. */
+  virtual bool open() const = 0;
+
+ protected:
+  ~SseStream();
+};
+
+using Handler = std::function<Response(const Request&)>;
+/**
+ * A streaming handler: return a Response to answer without streaming (a 400
+ * before any event, say); return nullopt once events were written.
+ */
+using StreamHandler = std::function<std::optional<Response>(const Request&, SseStream&)>;
+
+}  // namespace abx::sdk

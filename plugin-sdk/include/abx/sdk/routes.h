@@ -1,0 +1,49 @@
+// Route and group registration: how a plugin puts endpoints on the server.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "abx/sdk/http.h"
+
+namespace abx::sdk {
+
+/** One endpoint: one id, one group, one method and path template. */
+struct RouteSpec {
+  std::string method;    /**< GET, POST, PUT, PATCH or DELETE */
+  std::string path;      /**< "/process/{pid}/signal": `{name}` matches one segment */
+  std::string endpoint;  /**< unique id, snake_case: "process_signal" */
+  std::string group;     /**< capability group the plugin declared */
+  std::string summary;   /**< one line for GET /capabilities */
+  std::vector<std::string> scopes; /**< default scopes (all required) */
+  bool auth_required = true;
+  bool streaming = false;          /**< true: stream_handler, SSE path */
+  std::size_t max_request_bytes = 0; /**< body cap; 0 takes the host default */
+  Handler handler;
+  StreamHandler stream_handler;
+};
+
+/** A capability group a plugin owns. */
+struct GroupSpec {
+  std::string name;         /**< "file_ops", "browser"; never "core" */
+  bool opt_in = false;      /**< true: off unless an operator turns it on */
+  std::string description;
+};
+
+/**
+ * Registration of groups and routes. LIFETIME: valid during Plugin::start()
+ * only; afterwards every call fails. Routes match in registration order.
+ */
+class ABX_SDK_API RouteRegistry {
+ public:
+  /** Declares a group; a group name may be declared by one plugin only. */
+  virtual Status declareGroup(const GroupSpec& group) = 0;
+  /** Adds a route of a group this plugin declared; ids and method+path are unique. */
+  virtual Status add(RouteSpec route) = 0;
+
+ protected:
+  ~RouteRegistry();
+};
+
+}  // namespace abx::sdk

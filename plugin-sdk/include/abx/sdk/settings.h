@@ -1,0 +1,38 @@
+// Settings: a plugin's `settings:` block from the manifest, already checked
+// against the plugin's config schema (unknown keys and wrong types refused).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "abx/sdk/version.h"
+
+namespace abx::sdk {
+
+struct Settings {
+  /** Scalars as text ("true", "30", "abc"). */
+  std::map<std::string, std::string, std::less<>> values;
+  /** Sequences of scalars. */
+  std::map<std::string, std::vector<std::string>, std::less<>> lists;
+  /** Directory of the manifest, for relative paths. */
+  std::string manifest_dir;
+
+  ABX_SDK_API std::optional<std::string> get(std::string_view key) const;
+  /** A path setting resolved against manifest_dir when relative. */
+  ABX_SDK_API std::optional<std::string> path(std::string_view key) const;
+};
+
+/** Facts about the host a plugin may need. */
+struct HostInfo {
+  std::string server_version;
+  std::string host;          /**< bind address */
+  int http_port = 9000;
+  int pty_port = 9001;
+  std::string base_dir;      /**< ABX_SERVER_BASE_DIR or --base-dir */
+  std::string state_dir;     /**< where plugins may persist state */
+};
+
+}  // namespace abx::sdk

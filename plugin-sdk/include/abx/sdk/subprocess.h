@@ -1,0 +1,153 @@
+// Subprocess: the one way any part of the server starts a child process.
+// posix_spawn in a new session and process group, an explicit environment
+// (nothing inherited), pipes for stdin/stdout/stderr, poll-based reading,
+// and a kill ladder on the whole group: SIGINT -> grace -> SIGTERM -> grace
+// -> SIGKILL.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstddef>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "abx/sdk/status.h"
+
+namespace abx::sdk {
+
+struct SpawnOptions {
+  /** argv[0] without a '/' is looked up in the PATH of `env` (not the server's). */
+  std::vector<std::string> argv;
+  /** "NAME=value" entries: the child's whole environment. */
+  std::vector<std::string> env;
+  /** Working directory; empty keeps the server's. */
+  std::string cwd;
+  /** Send stderr into the stdout pipe (one ordered stream). */
+  bool merge_stderr = false;
+  /** false: the child's stdin is /dev/null. */
+  bool stdin_pipe = true;
+};
+
+/** Grace periods of the kill ladder; tests shorten them. */
+struct KillLadder {
+  std::chrono::milliseconds interrupt_grace{2000};  /**< after SIGINT */
+  std::chrono::milliseconds terminate_grace{2000};  /**< after SIGTERM */
+};
+
+enum class OutputStream { out, err };
+
+struct OutputLine {
+  OutputStream stream = OutputStream::out;
+  std::string text;     /**< without the trailing '\n' */
+  bool partial = false; /**< cut at the line limit or at EOF without '\n' */
+};
+
+struct OutputChunk {
+  OutputStream stream = OutputStream::out;
+  std::string bytes;
+};
+
+/** What Subprocess::run() collected. */
+struct Completed {
+  int exit_code = 0;  /**< negative: killed by that signal (Python's convention) */
+  std::string out;
+  std::string err;
+  bool timed_out = false;
+  bool truncated = false; /**< output passed max_output_bytes and was cut */
+};
+
+struct RunLimits {
+  std::chrono::milliseconds timeout{300000};
+  std::size_t max_output_bytes = 16u << 20;
+  std::string stdin_data;
+  KillLadder ladder{};
+};
+
+/**
+ * A running (or finished) child. Move-only. The destructor SIGKILLs the
+ * group if the child still runs, and reaps it.
+ * THREAD: one owner thread; writeStdin may run on a second thread.
+ */
+class ABX_SDK_API Subprocess {
+ public:
+  /** Spawns; failures have type FileNotFoundError (no such program) or OSError. */
+  static Result<Subprocess> spawn(const SpawnOptions& options);
+  /** Spawn, feed stdin, collect output under limits, and reap. */
+  static Result<Completed> run(const SpawnOptions& options, const RunLimits& limits = {});
+
+  /**
+   * "NAME=value" for each listed name present in the server's environment.
+   * Names starting with ABX_SERVER_ are never copied: the server's own
+   * secrets do not reach children.
+   */
+  static std::vector<std::string> inheritEnv(std::initializer_list<std::string_view> names);
+
+  Subprocess(Subprocess&&) noexcept;
+  Subprocess& operator=(Subprocess&&) noexcept;
+  Subprocess(const Subprocess&) = delete;
+  Subprocess& operator=(const Subprocess&) = delete;
+  ~Subprocess();
+
+  pid_t pid() const noexcept { return pid_; }
+
+  /** Writes all of @p data to stdin (blocking). Fails once stdin is closed. */
+  Status writeStdin(std::string_view data);
+  void closeStdin() noexcept;
+
+  /**
+   * The next complete line from stdout or stderr, whichever is ready, waiting
+   * up to @p timeout. Lines longer than @p max_line come in parts.
+   * @return nullopt on timeout or when both streams are at EOF (outputDone()).
+   */
+  std::optional<OutputLine> readLine(std::chrono::milliseconds timeout,
+                                     std::size_t max_line = 1u << 20);
+  /** The next raw bytes from either stream; nullopt as for readLine(). */
+  std::optional<OutputChunk> readChunk(std::chrono::milliseconds timeout);
+  /** Both output pipes reached EOF and every buffered byte was returned. */
+  bool outputDone() const noexcept;
+
+  /** Non-blocking: the exit code once the child was reaped. */
+  std::optional<int> poll();
+  /** Waits up to @p timeout for the child to exit. */
+  std::optional<int> waitFor(std::chrono::milliseconds timeout);
+  int wait();
+  /** Sends @p sig to the whole process group; false if already reaped. */
+  bool signalGroup(int sig) noexcept;
+  /** Runs the kill ladder on the group until the child exits. @return exit code. */
+  int terminate(const KillLadder& ladder = {});
+
+ private:
+  Subprocess() = default;
+  /**
+   * One poll(): reads ready output pipes into buffers_, writes some of @p feed
+   * to stdin, and with @p watch_exit also wakes when the child exits.
+   */
+  void pump(std::chrono::milliseconds timeout, std::string_view* feed = nullptr,
+            bool watch_exit = false, bool read_output = true);
+  bool hasBuffered(int index) const noexcept { return consumed_[index] < buffers_[index].size(); }
+  std::optional<OutputLine> takeLine(int index, std::size_t max_line);
+  void consume(int index, std::size_t n);
+  /** Reaps if the child exited; with @p sweep the rest of the group is SIGKILLed first. */
+  std::optional<int> tryReap(bool sweep);
+  /** Blocks up to @p timeout for an exit, reading output meanwhile when @p read_cap > 0. */
+  std::optional<int> awaitExit(std::chrono::milliseconds timeout, bool sweep, std::size_t read_cap);
+  int runLadder(const KillLadder& ladder, std::size_t read_cap);
+  void closeOutput() noexcept;
+  void closeAll() noexcept;
+  void killAndReap() noexcept;
+
+  pid_t pid_ = -1;
+  int pid_fd_ = -1; /**< pidfd when the kernel has one: poll()able exit notification */
+  int stdin_fd_ = -1;
+  int out_fds_[2] = {-1, -1};
+  std::string buffers_[2];
+  std::size_t consumed_[2] = {0, 0};
+  int next_stream_ = 0; /**< round-robin start, so a chatty stream cannot starve the other */
+  std::optional<int> exit_code_;
+};
+
+}  // namespace abx::sdk

@@ -1,0 +1,59 @@
+// Request accessors, the standard error body and scope matching.
+#include "abx/sdk/http.h"
+
+namespace abx::sdk {
+
+bool Identity::hasScope(std::string_view scope) const {
+  for (const auto& held : scopes) {
+    if (held == "*" || held == scope) return true;
+    // "files:*" covers "files:read"; "commands:run" covers "commands:run:<name>"
+    // (a scope narrows by appending ":<name>"; bare group names cover nothing).
+    if (held.size() >= 2 && held.ends_with(":*") &&
+        scope.starts_with(std::string_view(held).substr(0, held.size() - 1)))
+      return true;
+    if (held.find(':') != std::string::npos && scope.size() > held.size() &&
+        scope.starts_with(held) && scope[held.size()] == ':')
+      return true;
+  }
+  return false;
+}
+
+namespace {
+std::optional<std::string_view> lookup(const ParamMap& map, std::string_view key) {
+  auto it = map.find(key);
+  if (it == map.end()) return std::nullopt;
+  return std::string_view(it->second);
+}
+}  // namespace
+
+std::optional<std::string_view> Request::header(std::string_view lower_name) const {
+  for (const auto& [name, value] : headers)
+    if (name == lower_name) return std::string_view(value);
+  return std::nullopt;
+}
+
+std::optional<std::string_view> Request::param(std::string_view name) const {
+  return lookup(path_params, name);
+}
+
+std::optional<std::string_view> Request::queryParam(std::string_view name) const {
+  return lookup(query, name);
+}
+
+Response Response::error(int status, std::string_view message, std::string_view type,
+                         std::string_view code) {
+  std::string body;
+  body.reserve(message.size() + type.size() + code.size() + 40);
+  body += "{\"error\":";
+  body += jsonQuote(message);
+  body += ",\"type\":";
+  body += jsonQuote(type);
+  if (!code.empty()) {
+    body += ",\"code\":";
+    body += jsonQuote(code);
+  }
+  body += '}';
+  return Response::json(std::move(body), status);
+}
+
+}  // namespace abx::sdk

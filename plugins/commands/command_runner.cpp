@@ -1,0 +1,110 @@
+// The child never sees the server's environment (tokens, provider keys): it
+// gets a fixed PATH, HOME and what the commands file declares, nothing else.
+#include "command_runner.h"
+
+#include <memory>
+
+#include "abx/sdk/json.h"
+#include "argv_template.h"
+#include "command_args.h"
+
+namespace abx::plugins::commands {
+namespace {
+
+void setEnv(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+  std::string prefix = name + "=";
+  for (auto& entry : env) {
+    if (entry.starts_with(prefix)) {
+      entry = prefix + value;
+      return;
+    }
+  }
+  env.push_back(prefix + value);
+}
+
+// The end of stderr is where tools put the reason they failed.
+std::string tail(const std::string& text, std::size_t max) {
+  std::string_view view(text);
+  while (!view.empty() && (view.back() == '\n' || view.back() == '\r')) view.remove_suffix(1);
+  if (view.size() <= max) return std::string(view);
+  view = view.substr(view.size() - max);
+  // Do not start inside a UTF-8 sequence.
+  while (!view.empty() && (static_cast<unsigned char>(view.front()) & 0xC0) == 0x80)
+    view.remove_prefix(1);
+  return "..." + std::string(view);
+}
+
+std::string secondsText(std::chrono::milliseconds ms) {
+  if (ms.count() % 1000 == 0) return std::to_string(ms.count() / 1000);
+  return valueText(sdk::CommandValue(static_cast<double>(ms.count()) / 1000.0));
+}
+
+}  // namespace
+
+std::vector<std::string> commandEnv(const DeclarativeCommand& command) {
+  std::vector<std::string> env{"PATH=/usr/local/bin:/usr/bin:/bin"};
+  for (auto& inherited : sdk::Subprocess::inheritEnv({"HOME"})) env.push_back(std::move(inherited));
+  for (const auto& [name, value] : command.env) setEnv(env, name, value);
+  return env;
+}
+
+sdk::SpawnOptions spawnOptions(const DeclarativeCommand& command, const sdk::CommandArgs& args) {
+  sdk::SpawnOptions options;
+  options.argv = expandArgv(command.argv, args);
+  options.env = commandEnv(command);
+  options.cwd = command.cwd;
+  options.stdin_pipe = false;
+  return options;
+}
+
+sdk::Result<std::string> interpretRun(const DeclarativeCommand& command,
+                                      const sdk::Completed& run) {
+  const std::string who = "Command '" + command.name + "'";
+  if (run.timed_out)
+    return sdk::Status::error(who + " timed out after " + secondsText(command.timeout) + " s",
+                              "TimeoutError");
+  if (run.truncated)
+    return sdk::Status::error(who + " output exceeded max_output_bytes (" +
+                                  std::to_string(command.max_output_bytes) + ")",
+                              "OutputLimitError");
+  if (run.exit_code != 0) {
+    std::string message = who + " exited with code " + std::to_string(run.exit_code);
+    if (std::string err = tail(run.err, kStderrTailBytes); !err.empty()) message += ": " + err;
+    return sdk::Status::error(std::move(message), "CommandError");
+  }
+  if (command.output == OutputMode::json) {
+    auto parsed = sdk::Json::parse(run.out);
+    if (!parsed)
+      return sdk::Status::error(who + " did not print valid JSON: " + parsed.status().message(),
+                                "ValueError");
+    return parsed->dump();
+  }
+  std::string_view text(run.out);
+  if (text.ends_with('\n')) text.remove_suffix(1);
+  return sdk::jsonQuote(text);
+}
+
+sdk::CommandSpec toCommandSpec(DeclarativeCommand command) {
+  sdk::CommandSpec spec;
+  spec.name = command.name;
+  spec.description = command.description;
+  spec.args = command.args;
+  spec.hidden = command.hidden;
+  spec.scopes = command.scopes;
+  // Shared, immutable: the fn may run on several worker threads at once.
+  auto shared = std::make_shared<const DeclarativeCommand>(std::move(command));
+  spec.fn = [shared](const sdk::CommandArgs& args) -> sdk::Result<std::string> {
+    sdk::RunLimits limits;
+    limits.timeout = shared->timeout;
+    limits.max_output_bytes = shared->max_output_bytes;
+    auto run = sdk::Subprocess::run(spawnOptions(*shared, args), limits);
+    if (!run)
+      return sdk::Status::error(
+          "Command '" + shared->name + "' could not start: " + run.status().message(),
+          run.status().type());
+    return interpretRun(*shared, *run);
+  };
+  return spec;
+}
+
+}  // namespace abx::plugins::commands

@@ -1,0 +1,55 @@
+// The plugin owns no commands of its own in code: compiled commands come
+// from other plugins through the same registry, so the handlers look the
+// registry up per request instead of copying it at start().
+#include "commands_plugin.h"
+
+#include "command_runner.h"
+#include "commands_file.h"
+#include "commands_routes.h"
+
+namespace abx::plugins::commands {
+
+sdk::Status CommandsPlugin::start(sdk::HostContext& host) {
+  if (auto s = host.routes().declareGroup(
+          {"commands", false, "Named commands: list them and run one with typed arguments"});
+      !s)
+    return s;
+
+  if (auto path = host.settings().path("commands_file"); path && !path->empty()) {
+    auto loaded = loadCommandsFile(*path);
+    if (!loaded) return loaded.status();
+    for (auto& command : *loaded) {
+      std::string name = command.name;
+      if (auto s = host.commands().add(toCommandSpec(std::move(command))); !s)
+        return sdk::Status::error(*path + ": command '" + name + "': " + s.message(), s.type());
+    }
+    host.log().info("loaded " + std::to_string(loaded->size()) + " command(s) from " + *path);
+  }
+
+  const sdk::CommandRegistry* registry = &host.commands();
+  sdk::RouteSpec list;
+  list.method = "GET";
+  list.path = "/commands";
+  list.endpoint = "commands_list";
+  list.group = "commands";
+  list.summary = "List the commands the caller may run";
+  list.scopes = {"commands:run"};
+  list.handler = [registry](const sdk::Request& r) { return listCommands(*registry, r); };
+  if (auto s = host.routes().add(std::move(list)); !s) return s;
+
+  sdk::RouteSpec run;
+  run.method = "POST";
+  run.path = "/commands/{name}";
+  run.endpoint = "commands_run";
+  run.group = "commands";
+  run.summary = "Run a named command with keyword arguments";
+  run.scopes = {"commands:run"};
+  run.handler = [registry](const sdk::Request& r) { return runCommand(*registry, r); };
+  return host.routes().add(std::move(run));
+}
+
+std::unique_ptr<sdk::Plugin> makeCommandsPlugin(sdk::HostContext&) {
+  return std::make_unique<CommandsPlugin>();
+}
+
+}  // namespace abx::plugins::commands

@@ -1,0 +1,107 @@
+// Test doubles for the commands plugin's unit tests: an in-memory command
+// registry, a route registry that records what start() registered, and a
+// gmock HostContext wiring them together.
+#pragma once
+
+#include <gmock/gmock.h>
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "abx/sdk/host_context.h"
+#include "abx/sdk/http.h"
+
+namespace abx::plugins::commands::testing {
+
+/** Like the kernel's registry: unique names, registration order, freezable. */
+class FakeCommandRegistry final : public sdk::CommandRegistry {
+ public:
+  sdk::Status add(sdk::CommandSpec command) override {
+    if (frozen) return sdk::Status::error("registry is frozen");
+    if (find(command.name))
+      return sdk::Status::error("command '" + command.name + "' is already registered",
+                                "ValueError");
+    commands_.push_back(std::move(command));
+    return sdk::Status::ok();
+  }
+  std::vector<const sdk::CommandSpec*> list() const override {
+    std::vector<const sdk::CommandSpec*> out;
+    for (const auto& c : commands_) out.push_back(&c);
+    return out;
+  }
+  const sdk::CommandSpec* find(std::string_view name) const override {
+    for (const auto& c : commands_)
+      if (c.name == name) return &c;
+    return nullptr;
+  }
+  bool frozen = false;
+
+ private:
+  std::deque<sdk::CommandSpec> commands_;
+};
+
+class FakeRouteRegistry final : public sdk::RouteRegistry {
+ public:
+  sdk::Status declareGroup(const sdk::GroupSpec& group) override {
+    groups.push_back(group);
+    return sdk::Status::ok();
+  }
+  sdk::Status add(sdk::RouteSpec route) override {
+    routes.push_back(std::move(route));
+    return sdk::Status::ok();
+  }
+  const sdk::RouteSpec* byEndpoint(std::string_view id) const {
+    for (const auto& r : routes)
+      if (r.endpoint == id) return &r;
+    return nullptr;
+  }
+  std::vector<sdk::GroupSpec> groups;
+  std::vector<sdk::RouteSpec> routes;
+};
+
+class FakeLogger final : public sdk::Logger {
+ public:
+  void log(sdk::LogLevel, std::string_view message) override { lines.emplace_back(message); }
+  std::vector<std::string> lines;
+};
+
+class MockHost : public sdk::HostContext {
+ public:
+  MOCK_METHOD(sdk::Logger&, log, (), (override));
+  MOCK_METHOD(sdk::EventBus&, events, (), (override));
+  MOCK_METHOD(sdk::RouteRegistry&, routes, (), (override));
+  MOCK_METHOD(sdk::CommandRegistry&, commands, (), (override));
+  MOCK_METHOD(sdk::ServiceRegistry&, services, (), (override));
+  MOCK_METHOD(const sdk::Settings&, settings, (), (const, override));
+  MOCK_METHOD(const sdk::PathGuard&, paths, (), (const, override));
+  MOCK_METHOD(sdk::Redactor&, redactor, (), (override));
+  MOCK_METHOD(const sdk::HostInfo&, info, (), (const, override));
+};
+
+/** A request as the kernel hands it over after admission. */
+inline sdk::Request makeRequest(std::string method, std::string path, std::string body = {},
+                                std::vector<std::string> scopes = {"*"}) {
+  sdk::Request r;
+  r.method = std::move(method);
+  r.path = std::move(path);
+  r.body = std::move(body);
+  if (!r.body.empty()) {
+    auto parsed = sdk::Json::parse(r.body);
+    if (parsed) r.json = *parsed;
+  }
+  r.identity.id = "test";
+  r.identity.scopes = std::move(scopes);
+  return r;
+}
+
+/** A POST /commands/{name} request. */
+inline sdk::Request runRequest(const std::string& name, std::string body = {},
+                               std::vector<std::string> scopes = {"*"}) {
+  auto r = makeRequest("POST", "/commands/" + name, std::move(body), std::move(scopes));
+  r.endpoint = "commands_run";
+  r.path_params["name"] = name;
+  return r;
+}
+
+}  // namespace abx::plugins::commands::testing

@@ -1,0 +1,120 @@
+// abx_test_echo.so: a plugin the integration tests load to drive every
+// pipeline step through real HTTP — a plain group "echo" (body, params,
+// a throwing handler, an SSE stream, a scoped route, a compiled command)
+// and an opt-in group "echo_optin".
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "abx/sdk/sdk.h"
+
+namespace {
+
+using namespace abx::sdk;
+
+class EchoPlugin final : public Plugin {
+ public:
+  Status start(HostContext& host) override {
+    auto& r = host.routes();
+    if (auto s = r.declareGroup({"echo", false, "test echo"}); !s) return s;
+    if (auto s = r.declareGroup({"echo_optin", true, "opt-in test group"}); !s) return s;
+
+    RouteSpec echo;
+    echo.method = "POST";
+    echo.path = "/echo";
+    echo.endpoint = "echo_post";
+    echo.group = "echo";
+    echo.max_request_bytes = 1024;
+    echo.handler = [](const Request& req) {
+      std::string query = "{";
+      bool first = true;
+      for (const auto& [k, v] : req.query) {
+        query += (first ? "" : ",") + jsonQuote(k) + ":" + jsonQuote(v);
+        first = false;
+      }
+      query += "}";
+      return Response::json("{\"body\":" + req.json.dump() + ",\"query\":" + query +
+                            ",\"identity\":" + jsonQuote(req.identity.id) + "}");
+    };
+    if (auto s = r.add(std::move(echo)); !s) return s;
+
+    RouteSpec item;
+    item.method = "GET";
+    item.path = "/echo/items/{id}";
+    item.endpoint = "echo_item";
+    item.group = "echo";
+    item.handler = [](const Request& req) {
+      return Response::json("{\"id\":" + jsonQuote(req.param("id").value_or("")) + "}");
+    };
+    if (auto s = r.add(std::move(item)); !s) return s;
+
+    RouteSpec fixed;  // registered after the template: shadowed by it
+    fixed.method = "GET";
+    fixed.path = "/echo/items/special";
+    fixed.endpoint = "echo_item_special";
+    fixed.group = "echo";
+    fixed.handler = [](const Request&) { return Response::json("{\"special\":true}"); };
+    if (auto s = r.add(std::move(fixed)); !s) return s;
+
+    RouteSpec boom;
+    boom.method = "GET";
+    boom.path = "/echo/throw";
+    boom.endpoint = "echo_throw";
+    boom.group = "echo";
+    boom.handler = [](const Request&) -> Response { throw std::runtime_error("kaboom"); };
+    if (auto s = r.add(std::move(boom)); !s) return s;
+
+    RouteSpec scoped;
+    scoped.method = "GET";
+    scoped.path = "/echo/scoped";
+    scoped.endpoint = "echo_scoped";
+    scoped.group = "echo";
+    scoped.scopes = {"echo:read"};
+    scoped.handler = [](const Request&) { return Response::json("{\"ok\":true}"); };
+    if (auto s = r.add(std::move(scoped)); !s) return s;
+
+    RouteSpec stream;
+    stream.method = "POST";
+    stream.path = "/echo/stream";
+    stream.endpoint = "echo_stream";
+    stream.group = "echo";
+    stream.streaming = true;
+    stream.stream_handler = [](const Request& req, SseStream& sse) -> std::optional<Response> {
+      auto count = req.json.integer("count", 3);
+      if (!count || *count <= 0) return Response::error(400, "Invalid 'count'", "ValueError");
+      auto delay = req.json.integer("delay_ms", 0);
+      for (std::int64_t i = 0; i < *count; ++i) {
+        if (*delay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(*delay));
+        if (!sse.event("progress", "{\"step\":" + std::to_string(i + 1) + "}")) return std::nullopt;
+      }
+      sse.event("done", "{\"total\":" + std::to_string(*count) + "}");
+      return std::nullopt;
+    };
+    if (auto s = r.add(std::move(stream)); !s) return s;
+
+    RouteSpec optin;
+    optin.method = "GET";
+    optin.path = "/echo-optin/ping";
+    optin.endpoint = "echo_optin_ping";
+    optin.group = "echo_optin";
+    optin.handler = [](const Request&) { return Response::json("{\"pong\":true}"); };
+    if (auto s = r.add(std::move(optin)); !s) return s;
+
+    CommandSpec add;
+    add.name = "add";
+    add.description = "Add two integers.";
+    add.args = {{"a", ArgType::integer, true, std::nullopt, "first"},
+                {"b", ArgType::integer, false, CommandValue{std::int64_t{1}}, "second"}};
+    add.fn = [](const CommandArgs& args) -> Result<std::string> {
+      return std::to_string(std::get<std::int64_t>(args.at("a")) +
+                            std::get<std::int64_t>(args.at("b")));
+    };
+    return host.commands().add(std::move(add));
+  }
+};
+
+std::unique_ptr<Plugin> make(HostContext&) { return std::make_unique<EchoPlugin>(); }
+
+}  // namespace
+
+ABX_DECLARE_PLUGIN(make, "test.echo", "0.0.1", ABX_KIND_CAPABILITY, nullptr)

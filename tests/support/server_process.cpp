@@ -1,0 +1,140 @@
+#include "server_process.h"
+
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/Net/StreamSocket.h>
+#include <Poco/StreamCopier.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace abx::testing {
+
+std::string serverBinary() { return ABX_SERVER_BINARY; }
+std::string pluginDir() { return ABX_PLUGIN_DIR; }
+std::string fixtureDir() { return ABX_FIXTURE_DIR; }
+std::string sourceDir() { return ABX_SOURCE_DIR; }
+
+ServerProcess::ServerProcess(ServerOptions options) {
+  char tmpl[] = "/tmp/abx-it-XXXXXX";
+  if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+  dir_ = tmpl;
+  std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>\"$ABX_TEST_STDERR\"",
+                                   serverBinary(), "serve", "--host", "127.0.0.1", "--port", "0",
+                                   "--plugin-dir", pluginDir()};
+  if (options.manifest) {
+    std::ofstream(dir_ + "/plugins.yaml") << *options.manifest;
+    argv.push_back("--plugins");
+    argv.push_back(dir_ + "/plugins.yaml");
+  }
+  argv.insert(argv.end(), options.args.begin(), options.args.end());
+  sdk::SpawnOptions spawn;
+  spawn.argv = argv;
+  spawn.env = sdk::Subprocess::inheritEnv({"PATH", "HOME", "LANG"});
+  spawn.env.push_back("ABX_TEST_STDERR=" + dir_ + "/stderr.txt");
+  spawn.env.push_back("ABX_SERVER_BASE_DIR=" + dir_);
+  for (const auto& [k, v] : options.env) spawn.env.push_back(k + "=" + v);
+  spawn.stdin_pipe = false;
+  auto started = sdk::Subprocess::spawn(spawn);
+  if (!started) throw std::runtime_error("spawn failed: " + started.status().message());
+  process_.emplace(std::move(started).value());
+  if (!options.expect_ready) return;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto line = process_->readLine(std::chrono::milliseconds(100));
+    if (line) {
+      out_ += line->text + "\n";
+      constexpr std::string_view kPrefix = "listening on 127.0.0.1:";
+      if (line->text.starts_with(kPrefix)) {
+        port_ = std::stoi(line->text.substr(kPrefix.size()));
+        return;
+      }
+    } else if (process_->outputDone() || process_->poll()) {
+      break;
+    }
+  }
+  throw std::runtime_error("server did not become ready; stderr:\n" + stderrText());
+}
+
+ServerProcess::~ServerProcess() {
+  if (process_ && !exit_code_) stop(std::chrono::seconds(5));
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+bool ServerProcess::running() { return process_ && !exit_code_ && !process_->poll(); }
+
+int ServerProcess::stop(std::chrono::milliseconds timeout) {
+  if (exit_code_) return *exit_code_;
+  ::kill(process_->pid(), SIGTERM);
+  auto code = process_->waitFor(timeout);
+  if (!code) code = process_->terminate({std::chrono::milliseconds(100), std::chrono::milliseconds(100)});
+  exit_code_ = code;
+  return *code;
+}
+
+std::optional<int> ServerProcess::waitExit(std::chrono::milliseconds timeout) {
+  if (exit_code_) return exit_code_;
+  auto code = process_->waitFor(timeout);
+  if (code) exit_code_ = code;
+  return code;
+}
+
+const std::string& ServerProcess::stderrText() {
+  std::ifstream in(dir_ + "/stderr.txt");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  err_ = ss.str();
+  return err_;
+}
+
+HttpResult http(int port, const std::string& method, const std::string& target,
+                const std::string& body,
+                const std::vector<std::pair<std::string, std::string>>& headers) {
+  Poco::Net::HTTPClientSession session("127.0.0.1", static_cast<Poco::UInt16>(port));
+  session.setTimeout(Poco::Timespan(20, 0));
+  Poco::Net::HTTPRequest request(method, target, Poco::Net::HTTPMessage::HTTP_1_1);
+  for (const auto& [k, v] : headers) request.add(k, v);
+  if (!body.empty() || method == "POST") {
+    request.setContentLength(static_cast<std::streamsize>(body.size()));
+    if (!request.has("Content-Type")) request.setContentType("application/json");
+  }
+  auto& out = session.sendRequest(request);
+  out << body;
+  Poco::Net::HTTPResponse response;
+  auto& in = session.receiveResponse(response);
+  HttpResult result;
+  result.status = static_cast<int>(response.getStatus());
+  Poco::StreamCopier::copyToString(in, result.body);
+  for (const auto& [k, v] : response) {
+    std::string name = k;
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    result.headers[name] = v;
+  }
+  return result;
+}
+
+std::string rawHttp(int port, const std::string& raw, std::chrono::milliseconds timeout) {
+  Poco::Net::StreamSocket socket(Poco::Net::SocketAddress("127.0.0.1", static_cast<Poco::UInt16>(port)));
+  socket.setReceiveTimeout(Poco::Timespan(static_cast<long>(timeout.count()) * 1000));
+  socket.sendBytes(raw.data(), static_cast<int>(raw.size()));
+  std::string out;
+  char buf[4096];
+  try {
+    while (true) {
+      int n = socket.receiveBytes(buf, sizeof buf);
+      if (n <= 0) break;
+      out.append(buf, static_cast<std::size_t>(n));
+    }
+  } catch (const Poco::TimeoutException&) {
+  }
+  return out;
+}
+
+}  // namespace abx::testing

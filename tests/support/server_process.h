@@ -1,0 +1,72 @@
+// ServerProcess: starts the real agent-sandbox-server binary on an
+// ephemeral port with a temporary manifest, waits for "listening on", and
+// stops it with SIGTERM. HttpClient: a small keep-alive HTTP/1.1 client on
+// POCO for the integration tests.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "abx/sdk/subprocess.h"
+
+namespace abx::testing {
+
+struct ServerOptions {
+  /** Manifest YAML text; written to a temp file. nullopt: no --plugins flag. */
+  std::optional<std::string> manifest;
+  std::vector<std::string> args;                /**< extra serve flags */
+  std::map<std::string, std::string> env;       /**< extra environment */
+  bool expect_ready = true;
+};
+
+class ServerProcess {
+ public:
+  explicit ServerProcess(ServerOptions options = {});
+  ~ServerProcess();
+
+  int port() const { return port_; }
+  bool running();
+  /** SIGTERM and wait; @return the exit code. */
+  int stop(std::chrono::milliseconds timeout = std::chrono::seconds(15));
+  /** Waits for exit (e.g. a start-up failure). @return the exit code. */
+  std::optional<int> waitExit(std::chrono::milliseconds timeout);
+  /** Everything the server printed on stderr so far (after exit: all of it). */
+  const std::string& stderrText();
+  const std::string& dir() const { return dir_; }
+
+ private:
+  void drain(std::chrono::milliseconds timeout);
+
+  std::string dir_;
+  std::optional<sdk::Subprocess> process_;
+  std::string out_, err_;
+  int port_ = 0;
+  std::optional<int> exit_code_;
+};
+
+struct HttpResult {
+  int status = 0;
+  std::string body;
+  std::map<std::string, std::string> headers;  /**< lower-case names */
+};
+
+/** One request on a new connection. */
+HttpResult http(int port, const std::string& method, const std::string& target,
+                const std::string& body = "",
+                const std::vector<std::pair<std::string, std::string>>& headers = {});
+
+/** Sends @p raw bytes and returns everything read until close or timeout. */
+std::string rawHttp(int port, const std::string& raw,
+                    std::chrono::milliseconds timeout = std::chrono::seconds(5));
+
+/** Paths the build gave the tests. */
+std::string serverBinary();
+std::string pluginDir();
+std::string fixtureDir();
+std::string sourceDir();
+
+}  // namespace abx::testing
