@@ -1,0 +1,233 @@
+// Integration: the real agent-sandbox-server binary on an ephemeral port,
+// driven over HTTP — pipeline order, auth, opt-in groups, SSE, keep-alive,
+// plugin loading failures, shutdown.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <thread>
+
+#include "support/server_process.h"
+
+namespace abx::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string echoManifest(const std::string& extra = "") {
+  return "plugins:\n"
+         "  - name: commands\n"
+         "    file: abx_commands.so\n"
+         "  - name: echo\n"
+         "    file: " +
+         fixtureDir() + "/abx_test_echo.so\n" + extra;
+}
+
+TEST(Server, HealthIsOpenAndCapabilitiesNeedTheToken) {
+  ServerProcess server({echoManifest(), {}, {{"ABX_SERVER_TOKEN", "s3cret-token"}}});
+  auto health = http(server.port(), "GET", "/health");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health.body, R"({"status":"ok"})");
+  EXPECT_EQ(health.headers["content-type"], "application/json");
+  EXPECT_EQ(http(server.port(), "GET", "/ready").status, 200);
+
+  auto denied = http(server.port(), "GET", "/capabilities");
+  EXPECT_EQ(denied.status, 401);
+  EXPECT_EQ(denied.body, R"({"error":"unauthorized","type":"AuthError"})");
+  EXPECT_EQ(http(server.port(), "GET", "/capabilities", "", {{"X-Access-Token", "wrong"}}).status,
+            401);
+  auto ok = http(server.port(), "GET", "/capabilities", "", {{"X-Access-Token", "s3cret-token"}});
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_THAT(ok.body, HasSubstr(R"("identity":{"id":"legacy","scopes":["*"]})"));
+  auto bearer =
+      http(server.port(), "GET", "/capabilities", "", {{"Authorization", "Bearer s3cret-token"}});
+  EXPECT_EQ(bearer.status, 200);
+}
+
+TEST(Server, TwoDifferentAccessTokensAreAmbiguous) {
+  ServerProcess server({echoManifest(), {}, {{"ABX_SERVER_TOKEN", "s3cret-token"}}});
+  auto raw = rawHttp(server.port(),
+                     "GET /capabilities HTTP/1.1\r\nHost: x\r\nX-Access-Token: s3cret-token\r\n"
+                     "X-Access-Token: other\r\nConnection: close\r\n\r\n");
+  EXPECT_THAT(raw, HasSubstr("HTTP/1.1 400"));
+  EXPECT_THAT(raw, HasSubstr(R"("code":"ambiguous_credentials")"));
+}
+
+TEST(Server, TheTokenNeverAppearsInLogs) {
+  ServerProcess server({echoManifest(), {}, {{"ABX_SERVER_TOKEN", "s3cret-token"}}});
+  http(server.port(), "GET", "/capabilities", "", {{"X-Access-Token", "s3cret-token-nope"}});
+  server.stop();
+  EXPECT_THAT(server.stderrText(), ::testing::Not(HasSubstr("s3cret-token")));
+}
+
+TEST(Server, OptInGroupIsDisabledUntilTheEnvironmentTurnsItOn) {
+  {
+    ServerProcess server({echoManifest()});
+    auto r = http(server.port(), "GET", "/echo-optin/ping");
+    EXPECT_EQ(r.status, 404);
+    EXPECT_EQ(r.body,
+              R"({"error":"Endpoint 'echo_optin_ping' is disabled","type":"PolicyError",)"
+              R"("code":"endpoint_disabled","endpoint":"echo_optin_ping",)"
+              R"("rule":"default:opt-in:echo_optin"})");
+    EXPECT_EQ(http(server.port(), "POST", "/echo", "{}").status, 200);
+  }
+  ServerProcess on({echoManifest(), {}, {{"ABX_SERVER_ENABLED_GROUPS", "echo_optin"}}});
+  auto r = http(on.port(), "GET", "/echo-optin/ping");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, R"({"pong":true})");
+}
+
+TEST(Server, UnknownEnabledGroupStopsStartupWithAHint) {
+  ServerProcess server({echoManifest(), {}, {{"ABX_SERVER_ENABLED_GROUPS", "echo_opt"}}, false});
+  auto code = server.waitExit(std::chrono::seconds(10));
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 2);
+  EXPECT_THAT(server.stderrText(), HasSubstr("unknown group 'echo_opt' (did you mean 'echo_optin'?)"));
+}
+
+TEST(Server, PipelineRejectionsOverHttp) {
+  ServerProcess server({echoManifest()});
+  auto dup = http(server.port(), "POST", "/echo?a=1&a=2", "{}");
+  EXPECT_EQ(dup.status, 400);
+  EXPECT_THAT(dup.body, HasSubstr(R"("code":"duplicate_parameter")"));
+  auto arrays = http(server.port(), "POST", "/echo?x=%20y&b[]=1&b[]=2", "{}");
+  EXPECT_EQ(arrays.status, 200);
+  EXPECT_THAT(arrays.body, HasSubstr(R"("query":{"x":" y"})"));
+
+  auto big = http(server.port(), "POST", "/echo", std::string(2000, ' '));
+  EXPECT_EQ(big.status, 413);
+  EXPECT_THAT(big.body, HasSubstr(R"("code":"request_too_large")"));
+  EXPECT_THAT(big.body, HasSubstr(R"("limit":1024)"));
+
+  auto bad = http(server.port(), "POST", "/echo", "{nope");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_THAT(bad.body, HasSubstr(R"("code":"invalid_json")"));
+
+  auto te = rawHttp(server.port(),
+                    "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                    "Content-Type: application/json\r\n\r\n2\r\n{}\r\n0\r\n\r\n");
+  EXPECT_THAT(te, HasSubstr("HTTP/1.1 400"));
+  EXPECT_THAT(te, HasSubstr("transfer_encoding_unsupported"));
+
+  auto thrown = http(server.port(), "GET", "/echo/throw");
+  EXPECT_EQ(thrown.status, 500);
+  EXPECT_THAT(thrown.body, HasSubstr("kaboom"));
+
+  auto missing = http(server.port(), "GET", "/echo/nothing/");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.body, R"({"error":"Not found: /echo/nothing","type":"ValueError"})");
+
+  auto item = http(server.port(), "GET", "/echo/items/a%20b/");
+  EXPECT_EQ(item.body, R"({"id":"a b"})");
+  // Registered after the template, so the template answers (registration order).
+  EXPECT_EQ(http(server.port(), "GET", "/echo/items/special").body, R"({"id":"special"})");
+
+  auto v1 = http(server.port(), "GET", "/v1/nothing");
+  EXPECT_EQ(v1.status, 404);
+  EXPECT_EQ(v1.body,
+            R"({"error":{"message":"Not found: /v1/nothing","type":"invalid_request_error",)"
+            R"("param":null,"code":null}})");
+}
+
+TEST(Server, KeepAliveSurvivesARejectedBody) {
+  ServerProcess server({echoManifest(), {}, {{"ABX_SERVER_TOKEN", "s3cret-token"}}});
+  // First request is rejected before its body is read; the second must still
+  // be parsed as a request on the same connection.
+  auto raw = rawHttp(server.port(),
+                     "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     "Content-Length: 7\r\n\r\n{\"a\":1}"
+                     "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_THAT(raw, HasSubstr("HTTP/1.1 401"));
+  EXPECT_THAT(raw, HasSubstr(R"({"status":"ok"})"));
+}
+
+TEST(Server, StreamingRouteSendsServerSentEvents) {
+  ServerProcess server({echoManifest()});
+  auto r = http(server.port(), "POST", "/echo/stream", R"({"count":2})");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-type"], "text/event-stream");
+  EXPECT_EQ(r.body,
+            "event: progress\ndata: {\"step\":1}\n\n"
+            "event: progress\ndata: {\"step\":2}\n\n"
+            "event: done\ndata: {\"total\":2}\n\n");
+  auto rejected = http(server.port(), "POST", "/echo/stream", R"({"count":0})");
+  EXPECT_EQ(rejected.status, 400);
+  EXPECT_EQ(rejected.headers["content-type"], "application/json");
+}
+
+TEST(Server, CompiledCommandsFromAnotherPluginRunThroughTheCommandsGroup) {
+  ServerProcess server({echoManifest()});
+  auto r = http(server.port(), "POST", "/commands/add", R"({"a":"40","b":2})");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, R"({"result":42})");
+  auto list = http(server.port(), "GET", "/commands");
+  EXPECT_THAT(list.body, HasSubstr(R"("name":"add")"));
+}
+
+TEST(Server, RequiredPluginFailureExitsTwoWithOneLine) {
+  ServerProcess server({"plugins:\n  - name: broken\n    file: " + fixtureDir() +
+                            "/start_fails.so\n",
+                        {},
+                        {},
+                        false});
+  auto code = server.waitExit(std::chrono::seconds(10));
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 2);
+  EXPECT_THAT(server.stderrText(),
+              HasSubstr(fixtureDir() + "/start_fails.so: start: backend unavailable on purpose"));
+}
+
+TEST(Server, OptionalPluginFailureLeavesADisabledRecord) {
+  ServerProcess server({echoManifest("  - name: broken\n    file: " + fixtureDir() +
+                                     "/start_fails.so\n    required: false\n"
+                                     "  - name: missing\n    file: nowhere.so\n    required: false\n"
+                                     "  - name: off\n    file: nowhere.so\n    enabled: false\n")});
+  // The failed plugin registered a route before failing: it must be gone.
+  EXPECT_EQ(http(server.port(), "GET", "/fixture/start_fails").status, 404);
+  auto caps = http(server.port(), "GET", "/capabilities");
+  EXPECT_THAT(caps.body, HasSubstr(R"("name":"broken")"));
+  EXPECT_THAT(caps.body, HasSubstr(R"("state":"failed")"));
+  EXPECT_THAT(caps.body,
+              HasSubstr(R"("error":{"stage":"start","message":"backend unavailable on purpose"})"));
+  EXPECT_THAT(caps.body, HasSubstr(R"("error":{"stage":"open","message":"no such file"})"));
+  EXPECT_THAT(caps.body, HasSubstr(R"("state":"disabled")"));
+}
+
+TEST(Server, AdapterModulesFromTheEnvironmentAreRequired) {
+  ServerProcess ok({echoManifest(), {}, {{"ABX_AGENTS_ADAPTER_MODULES", fixtureDir() + "/good.so"}}});
+  EXPECT_EQ(http(ok.port(), "GET", "/fixture/good").body, R"({"fixture":"good"})");
+
+  ServerProcess bad({echoManifest(),
+                     {},
+                     {{"ABX_AGENTS_ADAPTER_MODULES", fixtureDir() + "/abi_major_mismatch.so"}},
+                     false});
+  auto code = bad.waitExit(std::chrono::seconds(10));
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 2);
+  EXPECT_THAT(bad.stderrText(), HasSubstr("abi_major_mismatch.so: abi: plugin ABI 2.0"));
+}
+
+TEST(Server, RefusesNonLoopbackWithoutToken) {
+  ServerProcess server({echoManifest(), {"--host", "0.0.0.0"}, {}, false});
+  auto code = server.waitExit(std::chrono::seconds(10));
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 2);
+  EXPECT_THAT(server.stderrText(), HasSubstr("--insecure-no-auth"));
+}
+
+TEST(Server, SigtermLetsInFlightStreamsEndAndExitsZero) {
+  ServerProcess server({echoManifest()});
+  HttpResult slow;
+  std::thread client([&] {
+    slow = http(server.port(), "POST", "/echo/stream", R"({"count":50,"delay_ms":20})");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  EXPECT_EQ(server.stop(std::chrono::seconds(10)), 0);
+  client.join();
+  EXPECT_EQ(slow.status, 200);
+  EXPECT_THAT(slow.body, HasSubstr("event: progress"));
+  EXPECT_THAT(slow.body, ::testing::Not(HasSubstr("event: done\ndata: {\"total\":50}")));
+}
+
+}  // namespace
+}  // namespace abx::testing
