@@ -11,6 +11,9 @@ packages=(
   clang libclang-rt-14-dev clang-format
   curl wrk hyperfine python3 procps
 )
+# The benchmark installs its peer (rivet sandbox-agent) from npm; keep an
+# existing Node.js/npm (a newer one may be installed outside Debian).
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do
