@@ -54,7 +54,9 @@ std::string stringify(const Var& v) {
 
 }  // namespace
 
-Json::Json() : impl_(std::make_shared<Impl>(Impl{Var(Poco::JSON::Object::Ptr(new Poco::JSON::Object(Poco::JSON_PRESERVE_KEY_ORDER)))})) {}
+Json::Json()
+    : impl_(std::make_shared<Impl>(Impl{
+          Var(Poco::JSON::Object::Ptr(new Poco::JSON::Object(Poco::JSON_PRESERVE_KEY_ORDER)))})) {}
 Json::~Json() = default;
 Json::Json(const Json&) = default;
 Json::Json(Json&&) noexcept = default;
@@ -66,7 +68,20 @@ Result<Json> Json::parse(std::string_view text) {
   try {
     Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
     auto impl = std::make_shared<Impl>();
-    impl->root = parser.parse(std::string(text));
+    // POCO's ParseHandler refuses a top-level scalar ("Attempt to set value
+    // on an empty stack"), which RFC 8259 allows: parse it as the one element
+    // of an array. POCO rejects text after the end, so the wrapper cannot
+    // smuggle in a second value.
+    auto first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos && text[first] != '{' && text[first] != '[') {
+      auto wrapped = parser.parse("[" + std::string(text) + "]");
+      const auto& array = wrapped.extract<Poco::JSON::Array::Ptr>();
+      if (array->size() != 1)
+        return Status::error("Invalid JSON: more than one value", "ValueError");
+      impl->root = array->get(0);
+    } else {
+      impl->root = parser.parse(std::string(text));
+    }
     return Json(std::move(impl));
   } catch (const Poco::Exception& e) {
     return Status::error("Invalid JSON: " + e.message(), "ValueError");
@@ -179,17 +194,22 @@ Result<JsonScalar> Json::scalar(std::string_view key) const {
   const auto v = member(impl_->root, key);
   if (!v) return missing(key);
   switch (kindOf(*v)) {
-    case JsonKind::null: return JsonScalar{};
-    case JsonKind::boolean: return JsonScalar{v->extract<bool>()};
+    case JsonKind::null:
+      return JsonScalar{};
+    case JsonKind::boolean:
+      return JsonScalar{v->extract<bool>()};
     case JsonKind::integer:
       try {
         return JsonScalar{v->convert<Poco::Int64>()};
       } catch (const Poco::Exception&) {
         return JsonScalar{v->convert<double>()};
       }
-    case JsonKind::number: return JsonScalar{v->convert<double>()};
-    case JsonKind::string: return JsonScalar{v->extract<std::string>()};
-    default: return wrongType(key, "a string, number, boolean or null");
+    case JsonKind::number:
+      return JsonScalar{v->convert<double>()};
+    case JsonKind::string:
+      return JsonScalar{v->extract<std::string>()};
+    default:
+      return wrongType(key, "a string, number, boolean or null");
   }
 }
 
@@ -214,13 +234,27 @@ std::string jsonQuote(std::string_view text) {
     unsigned char c = s[i];
     if (c < 0x80) {
       switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
         default:
           if (c < 0x20) {
             out += "\\u00";

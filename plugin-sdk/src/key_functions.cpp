@@ -28,10 +28,14 @@ SseStream::~SseStream() = default;
 
 std::string_view argTypeName(ArgType type) {
   switch (type) {
-    case ArgType::string: return "string";
-    case ArgType::integer: return "integer";
-    case ArgType::floating: return "float";
-    case ArgType::boolean: return "boolean";
+    case ArgType::string:
+      return "string";
+    case ArgType::integer:
+      return "integer";
+    case ArgType::floating:
+      return "float";
+    case ArgType::boolean:
+      return "boolean";
   }
   return "string";
 }

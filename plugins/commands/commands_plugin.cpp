@@ -33,7 +33,8 @@ sdk::Status CommandsPlugin::start(sdk::HostContext& host) {
   list.endpoint = "commands_list";
   list.group = "commands";
   list.summary = "List the commands the caller may run";
-  list.scopes = {"commands:run"};
+  // No route scope: the scope a command needs ("commands:run" or
+  // "commands:run:<name>") depends on the command, so the handlers check it.
   list.handler = [registry](const sdk::Request& r) { return listCommands(*registry, r); };
   if (auto s = host.routes().add(std::move(list)); !s) return s;
 
@@ -43,7 +44,6 @@ sdk::Status CommandsPlugin::start(sdk::HostContext& host) {
   run.endpoint = "commands_run";
   run.group = "commands";
   run.summary = "Run a named command with keyword arguments";
-  run.scopes = {"commands:run"};
   run.handler = [registry](const sdk::Request& r) { return runCommand(*registry, r); };
   return host.routes().add(std::move(run));
 }

@@ -50,6 +50,8 @@ sdk::Response failure(const sdk::Status& status) {
 }  // namespace
 
 bool callerMaySee(const sdk::CommandSpec& command, const sdk::Identity& caller) {
+  // "commands:run" covers "commands:run:<name>", so either one admits (spec §10.2).
+  if (!caller.hasScope("commands:run:" + command.name)) return false;
   return std::all_of(command.scopes.begin(), command.scopes.end(),
                      [&](const std::string& scope) { return caller.hasScope(scope); });
 }

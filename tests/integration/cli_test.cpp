@@ -47,9 +47,10 @@ TEST(Cli, VersionAndHelp) {
 }
 
 TEST(Cli, PluginsAndCheckConfigProbeEveryEntry) {
-  auto manifest = writeManifest("plugins:\n  - name: commands\n    file: abx_commands.so\n"
-                                "  - name: old\n    file: " + fixtureDir() +
-                                "/abi_major_mismatch.so\n    required: false\n");
+  auto manifest = writeManifest(
+      "plugins:\n  - name: commands\n    file: abx_commands.so\n"
+      "  - name: old\n    file: " +
+      fixtureDir() + "/abi_major_mismatch.so\n    required: false\n");
   auto list = cli({"plugins", "--plugins", manifest, "--plugin-dir", pluginDir(), "--json"});
   EXPECT_EQ(list.exit_code, 0);
   EXPECT_THAT(list.out, HasSubstr(R"("name":"commands")"));
@@ -57,8 +58,8 @@ TEST(Cli, PluginsAndCheckConfigProbeEveryEntry) {
   EXPECT_THAT(list.out, HasSubstr(R"("error":{"stage":"abi")"));
   EXPECT_EQ(cli({"check-config", "--plugins", manifest, "--plugin-dir", pluginDir()}).exit_code, 0);
 
-  auto required = writeManifest("plugins:\n  - name: old\n    file: " + fixtureDir() +
-                                "/bad_fingerprint.so\n");
+  auto required =
+      writeManifest("plugins:\n  - name: old\n    file: " + fixtureDir() + "/bad_fingerprint.so\n");
   auto check = cli({"check-config", "--plugins", required, "--plugin-dir", pluginDir()});
   EXPECT_EQ(check.exit_code, 2);
   EXPECT_THAT(check.out, HasSubstr("fingerprint: build fingerprint mismatch on stdlib"));
@@ -69,9 +70,8 @@ TEST(Cli, HealthcheckExitCodes) {
   ServerProcess server;
   EXPECT_EQ(cli({"healthcheck", "--port", std::to_string(server.port())}).exit_code, 0);
   server.stop();
-  EXPECT_EQ(cli({"healthcheck", "--port", std::to_string(server.port()), "--timeout", "1"})
-                .exit_code,
-            1);
+  EXPECT_EQ(
+      cli({"healthcheck", "--port", std::to_string(server.port()), "--timeout", "1"}).exit_code, 1);
 }
 
 }  // namespace

@@ -65,10 +65,9 @@ TEST(Server, OptInGroupIsDisabledUntilTheEnvironmentTurnsItOn) {
     ServerProcess server({echoManifest()});
     auto r = http(server.port(), "GET", "/echo-optin/ping");
     EXPECT_EQ(r.status, 404);
-    EXPECT_EQ(r.body,
-              R"({"error":"Endpoint 'echo_optin_ping' is disabled","type":"PolicyError",)"
-              R"("code":"endpoint_disabled","endpoint":"echo_optin_ping",)"
-              R"("rule":"default:opt-in:echo_optin"})");
+    EXPECT_EQ(r.body, R"({"error":"Endpoint 'echo_optin_ping' is disabled","type":"PolicyError",)"
+                      R"("code":"endpoint_disabled","endpoint":"echo_optin_ping",)"
+                      R"("rule":"default:opt-in:echo_optin"})");
     EXPECT_EQ(http(server.port(), "POST", "/echo", "{}").status, 200);
   }
   ServerProcess on({echoManifest(), {}, {{"ABX_SERVER_ENABLED_GROUPS", "echo_optin"}}});
@@ -82,7 +81,8 @@ TEST(Server, UnknownEnabledGroupStopsStartupWithAHint) {
   auto code = server.waitExit(std::chrono::seconds(10));
   ASSERT_TRUE(code.has_value());
   EXPECT_EQ(*code, 2);
-  EXPECT_THAT(server.stderrText(), HasSubstr("unknown group 'echo_opt' (did you mean 'echo_optin'?)"));
+  EXPECT_THAT(server.stderrText(),
+              HasSubstr("unknown group 'echo_opt' (did you mean 'echo_optin'?)"));
 }
 
 TEST(Server, PipelineRejectionsOverHttp) {
@@ -165,11 +165,11 @@ TEST(Server, CompiledCommandsFromAnotherPluginRunThroughTheCommandsGroup) {
 }
 
 TEST(Server, RequiredPluginFailureExitsTwoWithOneLine) {
-  ServerProcess server({"plugins:\n  - name: broken\n    file: " + fixtureDir() +
-                            "/start_fails.so\n",
-                        {},
-                        {},
-                        false});
+  ServerProcess server(
+      {"plugins:\n  - name: broken\n    file: " + fixtureDir() + "/start_fails.so\n",
+       {},
+       {},
+       false});
   auto code = server.waitExit(std::chrono::seconds(10));
   ASSERT_TRUE(code.has_value());
   EXPECT_EQ(*code, 2);
@@ -178,10 +178,11 @@ TEST(Server, RequiredPluginFailureExitsTwoWithOneLine) {
 }
 
 TEST(Server, OptionalPluginFailureLeavesADisabledRecord) {
-  ServerProcess server({echoManifest("  - name: broken\n    file: " + fixtureDir() +
-                                     "/start_fails.so\n    required: false\n"
-                                     "  - name: missing\n    file: nowhere.so\n    required: false\n"
-                                     "  - name: off\n    file: nowhere.so\n    enabled: false\n")});
+  ServerProcess server(
+      {echoManifest("  - name: broken\n    file: " + fixtureDir() +
+                    "/start_fails.so\n    required: false\n"
+                    "  - name: missing\n    file: nowhere.so\n    required: false\n"
+                    "  - name: off\n    file: nowhere.so\n    enabled: false\n")});
   // The failed plugin registered a route before failing: it must be gone.
   EXPECT_EQ(http(server.port(), "GET", "/fixture/start_fails").status, 404);
   auto caps = http(server.port(), "GET", "/capabilities");
@@ -194,7 +195,8 @@ TEST(Server, OptionalPluginFailureLeavesADisabledRecord) {
 }
 
 TEST(Server, AdapterModulesFromTheEnvironmentAreRequired) {
-  ServerProcess ok({echoManifest(), {}, {{"ABX_AGENTS_ADAPTER_MODULES", fixtureDir() + "/good.so"}}});
+  ServerProcess ok(
+      {echoManifest(), {}, {{"ABX_AGENTS_ADAPTER_MODULES", fixtureDir() + "/good.so"}}});
   EXPECT_EQ(http(ok.port(), "GET", "/fixture/good").body, R"({"fixture":"good"})");
 
   ServerProcess bad({echoManifest(),
@@ -218,9 +220,8 @@ TEST(Server, RefusesNonLoopbackWithoutToken) {
 TEST(Server, SigtermLetsInFlightStreamsEndAndExitsZero) {
   ServerProcess server({echoManifest()});
   HttpResult slow;
-  std::thread client([&] {
-    slow = http(server.port(), "POST", "/echo/stream", R"({"count":50,"delay_ms":20})");
-  });
+  std::thread client(
+      [&] { slow = http(server.port(), "POST", "/echo/stream", R"({"count":50,"delay_ms":20})"); });
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
   EXPECT_EQ(server.stop(std::chrono::seconds(10)), 0);
   client.join();

@@ -25,9 +25,11 @@ ServerProcess::ServerProcess(ServerOptions options) {
   char tmpl[] = "/tmp/abx-it-XXXXXX";
   if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
   dir_ = tmpl;
-  std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>\"$ABX_TEST_STDERR\"",
-                                   serverBinary(), "serve", "--host", "127.0.0.1", "--port", "0",
-                                   "--plugin-dir", pluginDir()};
+  std::vector<std::string> argv = {
+      "/bin/sh",      "-c",       "exec \"$0\" \"$@\" 2>\"$ABX_TEST_STDERR\"",
+      serverBinary(), "serve",    "--host",
+      "127.0.0.1",    "--port",   "0",
+      "--plugin-dir", pluginDir()};
   if (options.manifest) {
     std::ofstream(dir_ + "/plugins.yaml") << *options.manifest;
     argv.push_back("--plugins");
@@ -74,7 +76,8 @@ int ServerProcess::stop(std::chrono::milliseconds timeout) {
   if (exit_code_) return *exit_code_;
   ::kill(process_->pid(), SIGTERM);
   auto code = process_->waitFor(timeout);
-  if (!code) code = process_->terminate({std::chrono::milliseconds(100), std::chrono::milliseconds(100)});
+  if (!code)
+    code = process_->terminate({std::chrono::milliseconds(100), std::chrono::milliseconds(100)});
   exit_code_ = code;
   return *code;
 }
@@ -121,7 +124,8 @@ HttpResult http(int port, const std::string& method, const std::string& target,
 }
 
 std::string rawHttp(int port, const std::string& raw, std::chrono::milliseconds timeout) {
-  Poco::Net::StreamSocket socket(Poco::Net::SocketAddress("127.0.0.1", static_cast<Poco::UInt16>(port)));
+  Poco::Net::StreamSocket socket(
+      Poco::Net::SocketAddress("127.0.0.1", static_cast<Poco::UInt16>(port)));
   socket.setReceiveTimeout(Poco::Timespan(static_cast<long>(timeout.count()) * 1000));
   socket.sendBytes(raw.data(), static_cast<int>(raw.size()));
   std::string out;

@@ -18,8 +18,8 @@ namespace abx::testing {
 struct ServerOptions {
   /** Manifest YAML text; written to a temp file. nullopt: no --plugins flag. */
   std::optional<std::string> manifest;
-  std::vector<std::string> args;                /**< extra serve flags */
-  std::map<std::string, std::string> env;       /**< extra environment */
+  std::vector<std::string> args;          /**< extra serve flags */
+  std::map<std::string, std::string> env; /**< extra environment */
   bool expect_ready = true;
 };
 
@@ -51,7 +51,7 @@ class ServerProcess {
 struct HttpResult {
   int status = 0;
   std::string body;
-  std::map<std::string, std::string> headers;  /**< lower-case names */
+  std::map<std::string, std::string> headers; /**< lower-case names */
 };
 
 /** One request on a new connection. */

@@ -225,6 +225,10 @@ std::vector<BadRoute> badRoutes() {
   out.push_back({"trailing_slash", spec("GET", "/x/", "x"), "must start with '/' and not end"});
   out.push_back({"no_leading_slash", spec("GET", "x", "x"), "must start with '/'"});
   out.push_back({"empty_path", spec("GET", "", "x"), "must start with '/'"});
+  // Requests are normalised before matching: these could never be reached.
+  out.push_back({"empty_segment", spec("GET", "/a//b", "x"), "could never match"});
+  out.push_back({"query", spec("GET", "/a?b=1", "x"), "could never match"});
+  out.push_back({"fragment", spec("GET", "/a#b", "x"), "could never match"});
   out.push_back(
       {"param_prefix", spec("GET", "/a/x{id}", "x"), "a parameter must be a whole segment"});
   out.push_back(

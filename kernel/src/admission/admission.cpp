@@ -6,8 +6,7 @@
 
 namespace abx::kernel {
 
-DefaultAdmission::DefaultAdmission(const RouteTable& routes,
-                                   const std::vector<GroupRecord>& groups,
+DefaultAdmission::DefaultAdmission(const RouteTable& routes, const std::vector<GroupRecord>& groups,
                                    const std::vector<std::string>& enabled_groups) {
   states_.resize(routes.size());
   for (const auto& route : routes.routes()) {
@@ -16,8 +15,8 @@ DefaultAdmission::DefaultAdmission(const RouteTable& routes,
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const GroupRecord& g) { return g.spec.name == group; });
     bool opt_in = it != groups.end() && it->spec.opt_in && group != "core";
-    bool env_on = std::find(enabled_groups.begin(), enabled_groups.end(), group) !=
-                  enabled_groups.end();
+    bool env_on =
+        std::find(enabled_groups.begin(), enabled_groups.end(), group) != enabled_groups.end();
     if (opt_in && env_on) {
       state = {true, "env:ABX_SERVER_ENABLED_GROUPS"};
     } else if (opt_in) {
@@ -75,9 +74,8 @@ sdk::Result<std::vector<std::string>> DefaultAdmission::parseEnabledGroups(
       if (std::find(known.begin(), known.end(), name) == known.end()) {
         std::string list;
         for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-        return sdk::Status::error("ABX_SERVER_ENABLED_GROUPS: unknown group '" +
-                                      std::string(name) + "'" + didYouMean(name, known) +
-                                      "; installed groups: " + list,
+        return sdk::Status::error("ABX_SERVER_ENABLED_GROUPS: unknown group '" + std::string(name) +
+                                      "'" + didYouMean(name, known) + "; installed groups: " + list,
                                   "ValueError");
       }
       out.emplace_back(name);

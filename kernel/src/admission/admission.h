@@ -19,12 +19,12 @@ namespace abx::kernel {
 /** A declared capability group and who declared it. */
 struct GroupRecord {
   sdk::GroupSpec spec;
-  std::string owner;  /**< plugin id, or "core" */
+  std::string owner; /**< plugin id, or "core" */
 };
 
 struct EndpointState {
   bool enabled = true;
-  std::string rule;  /**< the rule that decided, e.g. "default:opt-in:browser" */
+  std::string rule; /**< the rule that decided, e.g. "default:opt-in:browser" */
 };
 
 class Admission {

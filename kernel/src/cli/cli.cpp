@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
-#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -44,17 +44,20 @@ const std::vector<Command>& commands() {
        {"--host", "--port", "--pty-port", "--plugins", "--plugin-dir", "--policy", "--preset",
         "--base-dir", "--threads"},
        {"--insecure-no-auth"}},
-      {"healthcheck", "healthcheck [--host H] [--port P] [--timeout SECONDS]",
+      {"healthcheck",
+       "healthcheck [--host H] [--port P] [--timeout SECONDS]",
        "GET /health; exit 0 on 200, 1 otherwise (for Docker HEALTHCHECK and ready_cmd).",
        {"--host", "--port", "--timeout"},
        {}},
-      {"check-config", "check-config [--plugins MANIFEST] [--plugin-dir DIR] [--policy FILE]",
+      {"check-config",
+       "check-config [--plugins MANIFEST] [--plugin-dir DIR] [--policy FILE]",
        "Validate the manifest and probe every enabled plugin (open, entry, ABI,\n"
        "fingerprint, id, settings) without starting it. Exit 0 if every required\n"
        "plugin would load, 2 otherwise.",
        {"--plugins", "--plugin-dir", "--policy"},
        {"--json"}},
-      {"plugins", "plugins [--plugins MANIFEST] [--plugin-dir DIR] [--json]",
+      {"plugins",
+       "plugins [--plugins MANIFEST] [--plugin-dir DIR] [--json]",
        "List what the manifest would load and whether each plugin loads.",
        {"--plugins", "--plugin-dir"},
        {"--json"}},
@@ -121,8 +124,8 @@ bool parsePort(const std::string& text, int& port, const char* what) {
   char* end = nullptr;
   long v = std::strtol(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || v < 0 || v > 65535) {
-    std::fprintf(stderr, "agent-sandbox-server: %s must be a port number 0-65535, got '%s'\n",
-                 what, text.c_str());
+    std::fprintf(stderr, "agent-sandbox-server: %s must be a port number 0-65535, got '%s'\n", what,
+                 text.c_str());
     return false;
   }
   port = static_cast<int>(v);
@@ -261,8 +264,7 @@ int probeAll(const Parsed& p, bool json) {
       std::printf("%-16s %-9s %-9s %-24s %-8s %s\n", r.entry.name.c_str(), r.state.c_str(),
                   r.entry.required ? "yes" : "no", r.id.empty() ? "-" : r.id.c_str(),
                   r.version.empty() ? "-" : r.version.c_str(), r.path.c_str());
-      if (r.error)
-        std::printf("  %s: %s\n", r.error->stage.c_str(), r.error->message.c_str());
+      if (r.error) std::printf("  %s: %s\n", r.error->stage.c_str(), r.error->message.c_str());
     }
   }
   return failures;

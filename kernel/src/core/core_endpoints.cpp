@@ -39,15 +39,15 @@ std::string capabilities(const CoreState& state, const sdk::Identity& caller) {
     auto& s = groups[spec.group];
     ++s.total;
     if (st.enabled) ++s.enabled;
-    endpoints += (first ? "" : ",") + jsonQuote(spec.endpoint) + ":{\"method\":" +
-                 jsonQuote(spec.method) + ",\"path\":" + jsonQuote(spec.path) +
+    endpoints += (first ? "" : ",") + jsonQuote(spec.endpoint) +
+                 ":{\"method\":" + jsonQuote(spec.method) + ",\"path\":" + jsonQuote(spec.path) +
                  ",\"group\":" + jsonQuote(spec.group) + ",\"summary\":" + jsonQuote(spec.summary) +
                  ",\"streaming\":" + (spec.streaming ? "true" : "false") +
                  ",\"auth_required\":" + (spec.auth_required ? "true" : "false") +
                  ",\"enabled\":" + (st.enabled ? "true" : "false") +
-                 ",\"allowed\":" + (allowed ? "true" : "false") + ",\"rule\":" + jsonQuote(st.rule) +
-                 ",\"scopes\":" + jsonList(spec.scopes) + ",\"plugin\":" + jsonQuote(route->owner) +
-                 "}";
+                 ",\"allowed\":" + (allowed ? "true" : "false") +
+                 ",\"rule\":" + jsonQuote(st.rule) + ",\"scopes\":" + jsonList(spec.scopes) +
+                 ",\"plugin\":" + jsonQuote(route->owner) + "}";
     first = false;
   }
   endpoints += "}";
@@ -56,10 +56,10 @@ std::string capabilities(const CoreState& state, const sdk::Identity& caller) {
   first = true;
   for (const auto& [name, s] : groups) {
     group_flags += (first ? "" : ",") + jsonQuote(name) + ":" + (s.enabled > 0 ? "true" : "false");
-    summary += (first ? "" : ",") + jsonQuote(name) + ":{\"enabled\":" +
-               std::to_string(s.enabled) + ",\"total\":" + std::to_string(s.total) +
-               ",\"opt_in\":" + (s.opt_in ? "true" : "false") + ",\"plugin\":" + jsonQuote(s.owner) +
-               "}";
+    summary += (first ? "" : ",") + jsonQuote(name) + ":{\"enabled\":" + std::to_string(s.enabled) +
+               ",\"total\":" + std::to_string(s.total) +
+               ",\"opt_in\":" + (s.opt_in ? "true" : "false") +
+               ",\"plugin\":" + jsonQuote(s.owner) + "}";
     first = false;
   }
   group_flags += "}";
@@ -83,10 +83,11 @@ std::string capabilities(const CoreState& state, const sdk::Identity& caller) {
   plugins += "]";
 
   return "{\"api_version\":2,\"server_version\":" + jsonQuote(state.server_version) +
-         ",\"identity\":{\"id\":" + jsonQuote(caller.id) + ",\"scopes\":" + jsonList(caller.scopes) +
+         ",\"identity\":{\"id\":" + jsonQuote(caller.id) +
+         ",\"scopes\":" + jsonList(caller.scopes) +
          "},\"policy\":{\"preset\":\"default\",\"revision\":0},\"groups\":" + group_flags +
-         ",\"group_summary\":" + summary + ",\"endpoints\":" + endpoints + ",\"plugins\":" + plugins +
-         ",\"warnings\":" + jsonList(state.warnings) + "}";
+         ",\"group_summary\":" + summary + ",\"endpoints\":" + endpoints +
+         ",\"plugins\":" + plugins + ",\"warnings\":" + jsonList(state.warnings) + "}";
 }
 
 // Policy-only: the path is judged lexically, never looked up on disk, so the
@@ -97,8 +98,8 @@ std::string lexicalPathVerdict(const std::string& base, const std::string& path)
   if (p.is_relative()) p = fs::path(base) / p;
   auto norm = p.lexically_normal().string();
   auto within = [&](const std::string& root) {
-    return norm == root || (norm.starts_with(root) && norm.size() > root.size() &&
-                            norm[root.size()] == '/');
+    return norm == root ||
+           (norm.starts_with(root) && norm.size() > root.size() && norm[root.size()] == '/');
   };
   if (within("/proc") || within("/sys") || within("/dev")) return "path_denied";
   if (norm == "/" || !within(base)) return "path_not_allowed";
@@ -115,9 +116,9 @@ sdk::Response check(const CoreState& state, const sdk::Request& request) {
   if (!route) {
     std::vector<std::string> ids;
     for (const auto& r : dispatch->routes.routes()) ids.push_back(r->spec.endpoint);
-    return sdk::Response::error(
-        400, "Unknown endpoint '" + *endpoint + "'" + didYouMean(*endpoint, ids), "ValueError",
-        "unknown_endpoint");
+    return sdk::Response::error(400,
+                                "Unknown endpoint '" + *endpoint + "'" + didYouMean(*endpoint, ids),
+                                "ValueError", "unknown_endpoint");
   }
   auto st = dispatch->admission->state(*route);
   auto denied = dispatch->admission->admit(*route, request.identity);
@@ -126,12 +127,11 @@ sdk::Response check(const CoreState& state, const sdk::Request& request) {
   if (!path->empty()) path_verdict = lexicalPathVerdict(state.base_dir, *path);
   bool allowed = !denied && path_verdict.empty();
   if (!denied && !path_verdict.empty()) reason = path_verdict;
-  std::string body = "{\"endpoint\":" + jsonQuote(*endpoint) +
-                     ",\"enabled\":" + (st.enabled ? "true" : "false") +
-                     ",\"allowed\":" + (allowed ? "true" : "false") +
-                     ",\"rule\":" + jsonQuote(st.rule) +
-                     ",\"reason\":" + (reason.empty() ? "null" : jsonQuote(reason)) +
-                     ",\"scopes\":" + jsonList(route->spec.scopes) + "}";
+  std::string body =
+      "{\"endpoint\":" + jsonQuote(*endpoint) + ",\"enabled\":" + (st.enabled ? "true" : "false") +
+      ",\"allowed\":" + (allowed ? "true" : "false") + ",\"rule\":" + jsonQuote(st.rule) +
+      ",\"reason\":" + (reason.empty() ? "null" : jsonQuote(reason)) +
+      ",\"scopes\":" + jsonList(route->spec.scopes) + "}";
   return sdk::Response::json(std::move(body));
 }
 
@@ -160,9 +160,12 @@ void addCoreRoutes(RouteTable& routes, CoreState& state) {
   ready.auth_required = false;
   ready.handler = [&state](const sdk::Request&) {
     switch (state.readiness.load()) {
-      case Readiness::ready: return sdk::Response::json("{\"status\":\"ready\"}");
-      case Readiness::draining: return sdk::Response::json("{\"status\":\"draining\"}", 503);
-      default: return sdk::Response::json("{\"status\":\"starting\"}", 503);
+      case Readiness::ready:
+        return sdk::Response::json("{\"status\":\"ready\"}");
+      case Readiness::draining:
+        return sdk::Response::json("{\"status\":\"draining\"}", 503);
+      default:
+        return sdk::Response::json("{\"status\":\"starting\"}", 503);
     }
   };
   routes.add(std::move(ready), "core");

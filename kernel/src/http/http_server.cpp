@@ -83,8 +83,8 @@ class PocoExchange final : public Exchange {
     response_.sendBuffer(r.body.data(), r.body.size());
   }
 
-  void stream(const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer)
-      override {
+  void stream(
+      const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer) override {
     std::optional<sdk::Response> reply;
     bool begun = false;
     {
@@ -104,7 +104,8 @@ class PocoExchange final : public Exchange {
   bool drainUnread() {
     auto length = contentLength();
     if (!length || *length <= 0) return true;
-    auto remaining = static_cast<std::size_t>(*length) - std::min(consumed_, static_cast<std::size_t>(*length));
+    auto remaining =
+        static_cast<std::size_t>(*length) - std::min(consumed_, static_cast<std::size_t>(*length));
     if (remaining == 0) return true;
     if (remaining > (64u << 10)) return false;
     std::string sink;

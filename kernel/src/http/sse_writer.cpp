@@ -14,7 +14,8 @@ std::string sseFrame(std::string_view name, std::string_view data) {
   while (true) {
     std::size_t end = data.find('\n', start);
     frame += "data: ";
-    frame += data.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    frame +=
+        data.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     frame += '\n';
     if (end == std::string_view::npos) break;
     start = end + 1;

@@ -16,18 +16,17 @@ HostContextImpl::HostContextImpl(KernelServices& services, std::string plugin_id
       logger_(services.log, plugin_id_) {}
 
 sdk::Status HostContextImpl::closed(std::string_view what) const {
-  return sdk::Status::error(plugin_id_ + ": " + std::string(what) +
-                                " is accepted only during Plugin::start()",
-                            "RuntimeError");
+  return sdk::Status::error(
+      plugin_id_ + ": " + std::string(what) + " is accepted only during Plugin::start()",
+      "RuntimeError");
 }
 
 sdk::Status HostContextImpl::declareGroup(const sdk::GroupSpec& group) {
   if (!registering_) return closed("declareGroup");
-  bool valid = !group.name.empty() &&
-               std::all_of(group.name.begin(), group.name.end(), [](char c) {
-                 return std::islower(static_cast<unsigned char>(c)) ||
-                        std::isdigit(static_cast<unsigned char>(c)) || c == '_';
-               });
+  bool valid = !group.name.empty() && std::all_of(group.name.begin(), group.name.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  });
   if (!valid)
     return sdk::Status::error("group name must be [a-z0-9_]+, got '" + group.name + "'",
                               "ValueError");

@@ -103,10 +103,8 @@ sdk::Result<Manifest> loadManifest(const std::string& path,
     }
     ManifestEntry entry;
     entry.origin = "manifest";
-    if (!node["name"] || !node["name"].IsScalar())
-      return bad(path, where + ": 'name' is required");
-    if (!node["file"] || !node["file"].IsScalar())
-      return bad(path, where + ": 'file' is required");
+    if (!node["name"] || !node["name"].IsScalar()) return bad(path, where + ": 'name' is required");
+    if (!node["file"] || !node["file"].IsScalar()) return bad(path, where + ": 'file' is required");
     entry.name = node["name"].as<std::string>();
     entry.file = node["file"].as<std::string>();
     if (node["id"]) entry.id = node["id"].as<std::string>();

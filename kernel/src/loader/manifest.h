@@ -20,7 +20,7 @@ struct ManifestEntry {
   bool required = true;
   bool override_ = false;
   sdk::Settings settings;
-  std::string origin;            /**< "manifest" or "ABX_AGENTS_ADAPTER_MODULES" */
+  std::string origin; /**< "manifest" or "ABX_AGENTS_ADAPTER_MODULES" */
 };
 
 struct Manifest {

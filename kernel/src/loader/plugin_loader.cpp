@@ -17,9 +17,12 @@ PluginRecord::~PluginRecord() {
 
 std::string_view kindName(std::uint32_t kind) {
   switch (kind) {
-    case ABX_KIND_CAPABILITY: return "capability";
-    case ABX_KIND_ADAPTER: return "adapter";
-    default: return "unknown";
+    case ABX_KIND_CAPABILITY:
+      return "capability";
+    case ABX_KIND_ADAPTER:
+      return "adapter";
+    default:
+      return "unknown";
   }
 }
 
@@ -95,7 +98,8 @@ std::optional<LoadError> PluginLoader::probe(PluginRecord& r,
   }
   if (!r.library.has(ABX_PLUGIN_ENTRY_SYMBOL))
     return fail(r, "entry",
-                "no '" ABX_PLUGIN_ENTRY_SYMBOL "' symbol: not an agent-sandbox plugin "
+                "no '" ABX_PLUGIN_ENTRY_SYMBOL
+                "' symbol: not an agent-sandbox plugin "
                 "(declare one with ABX_DECLARE_PLUGIN)");
   const abx_plugin_info* info = nullptr;
   try {
@@ -123,9 +127,9 @@ std::optional<LoadError> PluginLoader::probe(PluginRecord& r,
   if (info->struct_size < offsetof(abx_plugin_info, destroy) + sizeof(void*))
     return fail(r, "abi", "descriptor too small (" + std::to_string(info->struct_size) + " bytes)");
   std::string warning;
-  if (auto mismatch = compareFingerprints(
-          ABX_BUILD_FINGERPRINT, r.info.build_fingerprint ? r.info.build_fingerprint : "",
-          &warning))
+  if (auto mismatch =
+          compareFingerprints(ABX_BUILD_FINGERPRINT,
+                              r.info.build_fingerprint ? r.info.build_fingerprint : "", &warning))
     return fail(r, "fingerprint", *mismatch);
   if (!warning.empty()) r.warnings.push_back(warning);
   if (!r.info.id || !*r.info.id) return fail(r, "entry", "descriptor has no id");
@@ -137,8 +141,7 @@ std::optional<LoadError> PluginLoader::probe(PluginRecord& r,
                 "manifest says id '" + *r.entry.id + "', the file is '" + r.id + "'");
   if (std::find(taken_ids.begin(), taken_ids.end(), r.id) != taken_ids.end())
     return fail(r, "duplicate_id", "another loaded plugin already has id '" + r.id + "'");
-  if (!r.info.create || !r.info.destroy)
-    return fail(r, "entry", "descriptor lacks create/destroy");
+  if (!r.info.create || !r.info.destroy) return fail(r, "entry", "descriptor lacks create/destroy");
   if (auto problem = validateSettings(r.info.config_schema, r.entry.settings))
     return fail(r, "config", *problem);
   r.state = "probed";
@@ -146,8 +149,7 @@ std::optional<LoadError> PluginLoader::probe(PluginRecord& r,
 }
 
 std::optional<LoadError> PluginLoader::start(PluginRecord& r, KernelServices& services,
-                                             RouteTable& routes,
-                                             std::vector<GroupRecord>& groups) {
+                                             RouteTable& routes, std::vector<GroupRecord>& groups) {
   // Marks to roll back to if the plugin fails: nothing of a failed plugin
   // (whose code may be half-initialised) stays reachable.
   const std::size_t route_mark = routes.size(), group_mark = groups.size(),

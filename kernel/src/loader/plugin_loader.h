@@ -5,7 +5,6 @@
 #pragma once
 
 #include <boost/dll/shared_library.hpp>
-
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -21,15 +20,16 @@ namespace abx::kernel {
 
 struct LoadError {
   std::string file;
-  std::string stage;  /**< open, entry, abi, fingerprint, id_mismatch, duplicate_id, config, create, start */
+  std::string
+      stage; /**< open, entry, abi, fingerprint, id_mismatch, duplicate_id, config, create, start */
   std::string message;
   std::string line() const { return file + ": " + stage + ": " + message; }
 };
 
 struct PluginRecord {
   ManifestEntry entry;
-  std::string path;          /**< absolute file */
-  std::string state;         /**< disabled | failed | probed | started | stopped */
+  std::string path;  /**< absolute file */
+  std::string state; /**< disabled | failed | probed | started | stopped */
   std::string id;
   std::string version;
   std::uint32_t kind = 0;

@@ -37,8 +37,7 @@ std::optional<std::string> validateSettings(const char* schema, const sdk::Setti
   if (!properties) return "the plugin's config schema has a bad 'properties'";
   auto known = properties->keys();
   for (const auto& key : given) {
-    if (!properties->has(key))
-      return "unknown setting '" + key + "'" + didYouMean(key, known);
+    if (!properties->has(key)) return "unknown setting '" + key + "'" + didYouMean(key, known);
     auto spec = properties->object(key);
     std::string type = spec ? spec->string("type", std::string()).value() : std::string();
     bool is_list = settings.lists.count(key) > 0;

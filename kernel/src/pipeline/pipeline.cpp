@@ -10,9 +10,7 @@ bool hasBody(std::string_view method) {
   return method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE";
 }
 
-bool knownMethod(std::string_view method) {
-  return method == "GET" || hasBody(method);
-}
+bool knownMethod(std::string_view method) { return method == "GET" || hasBody(method); }
 
 ApiError notFound(std::string_view path) {
   ApiError e;
@@ -172,8 +170,8 @@ void Pipeline::handle(Exchange& ex) const {
 
   if (hasBody(method)) {
     auto length = ex.contentLength();
-    std::size_t limit = route.spec.max_request_bytes ? route.spec.max_request_bytes
-                                                     : default_body_limit_;
+    std::size_t limit =
+        route.spec.max_request_bytes ? route.spec.max_request_bytes : default_body_limit_;
     if (length && *length < 0) {
       ApiError e;
       e.message = "Malformed Content-Length";

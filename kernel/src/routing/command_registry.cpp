@@ -9,11 +9,10 @@ sdk::Status CommandRegistry::add(sdk::CommandSpec command) {
   if (frozen_.load(std::memory_order_acquire))
     return sdk::Status::error("command registry is frozen: register commands in start()",
                               "RuntimeError");
-  bool valid = !command.name.empty() &&
-               std::all_of(command.name.begin(), command.name.end(), [](char c) {
-                 return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ||
-                        c == '.';
-               });
+  bool valid =
+      !command.name.empty() && std::all_of(command.name.begin(), command.name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+      });
   if (!valid)
     return sdk::Status::error("command name must be [A-Za-z0-9_.-]+, got '" + command.name + "'",
                               "ValueError");

@@ -23,7 +23,7 @@ class CommandRegistry final : public sdk::CommandRegistry {
 
  private:
   std::atomic<bool> frozen_{false};
-  mutable std::mutex mutex_;  // guards additions against reads during start-up
+  mutable std::mutex mutex_;               // guards additions against reads during start-up
   std::deque<sdk::CommandSpec> commands_;  // deque: stable addresses
 };
 

@@ -55,17 +55,24 @@ bool validIdentifier(std::string_view s) {
 
 sdk::Status RouteTable::add(sdk::RouteSpec spec, std::string owner) {
   if (!validMethod(spec.method))
-    return sdk::Status::error("route " + spec.endpoint + ": unsupported method '" + spec.method +
-                                  "'",
-                              "ValueError");
+    return sdk::Status::error(
+        "route " + spec.endpoint + ": unsupported method '" + spec.method + "'", "ValueError");
   if (spec.path.empty() || spec.path.front() != '/' ||
       (spec.path.size() > 1 && spec.path.back() == '/'))
     return sdk::Status::error("route " + spec.endpoint + ": path '" + spec.path +
                                   "' must start with '/' and not end with '/'",
                               "ValueError");
+  // The pipeline collapses "//" and strips "?..." / "#..." before matching,
+  // so such a route could never be reached.
+  if (spec.path.find("//") != std::string::npos ||
+      spec.path.find_first_of("?#") != std::string::npos)
+    return sdk::Status::error("route " + spec.endpoint + ": path '" + spec.path +
+                                  "' has an empty segment, '?' or '#' and could never match",
+                              "ValueError");
   if (!validIdentifier(spec.endpoint))
     return sdk::Status::error("route " + spec.method + " " + spec.path +
-                                  ": endpoint id must be [A-Za-z0-9_]+, got '" + spec.endpoint + "'",
+                                  ": endpoint id must be [A-Za-z0-9_]+, got '" + spec.endpoint +
+                                  "'",
                               "ValueError");
   if (spec.group.empty())
     return sdk::Status::error("route " + spec.endpoint + ": group is required", "ValueError");
@@ -85,9 +92,8 @@ sdk::Status RouteTable::add(sdk::RouteSpec spec, std::string owner) {
       s.param = true;
       literal = false;
       if (!validIdentifier(s.text))
-        return sdk::Status::error("route " + spec.endpoint + ": bad parameter '" +
-                                      std::string(seg) + "'",
-                                  "ValueError");
+        return sdk::Status::error(
+            "route " + spec.endpoint + ": bad parameter '" + std::string(seg) + "'", "ValueError");
     } else if (seg.find_first_of("{}") != std::string_view::npos) {
       return sdk::Status::error("route " + spec.endpoint + ": a parameter must be a whole segment",
                                 "ValueError");
@@ -97,8 +103,7 @@ sdk::Status RouteTable::add(sdk::RouteSpec spec, std::string owner) {
     route->segments.push_back(std::move(s));
   }
   for (const auto& existing : routes_) {
-    if (existing->spec.method != spec.method ||
-        existing->segments.size() != route->segments.size())
+    if (existing->spec.method != spec.method || existing->segments.size() != route->segments.size())
       continue;
     bool same = true;
     for (std::size_t i = 0; same && i < route->segments.size(); ++i) {

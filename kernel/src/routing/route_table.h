@@ -17,7 +17,7 @@ namespace abx::kernel {
 
 struct Route {
   sdk::RouteSpec spec;
-  std::string owner;   /**< plugin id, or "core" */
+  std::string owner; /**< plugin id, or "core" */
   std::size_t index = 0;
   /** Path segments; a param segment holds its name and param = true. */
   struct Segment {

@@ -15,8 +15,8 @@ namespace fs = std::filesystem;
 
 bool within(const std::string& path, const std::string& root) {
   if (root == "/") return true;
-  return path == root || (path.size() > root.size() && path.starts_with(root) &&
-                          path[root.size()] == '/');
+  return path == root ||
+         (path.size() > root.size() && path.starts_with(root) && path[root.size()] == '/');
 }
 
 // realpath() of the longest existing prefix, with the rest appended: a path
@@ -53,8 +53,7 @@ BaseDirPathGuard::BaseDirPathGuard(std::string base_dir) {
   base_ = resolve(fs::path(base_dir.empty() ? "/home/user" : base_dir));
 }
 
-sdk::PathCheck BaseDirPathGuard::check(std::string_view, std::string_view path,
-                                       sdk::PathOp) const {
+sdk::PathCheck BaseDirPathGuard::check(std::string_view, std::string_view path, sdk::PathOp) const {
   if (path.empty() || path.find('\0') != std::string_view::npos)
     return deny("invalid_path", "Invalid path", 400);
   fs::path p(path);
@@ -79,7 +78,9 @@ sdk::Result<int> BaseDirPathGuard::open(std::string_view endpoint, std::string_v
   // O_NOFOLLOW: a final component swapped for a symlink after check() fails
   // here with ELOOP instead of escaping the boundary.
   int fd = ::open(verdict.resolved.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) return sdk::Status::error(std::strerror(errno), errno == ENOENT ? "FileNotFoundError" : "OSError");
+  if (fd < 0)
+    return sdk::Status::error(std::strerror(errno),
+                              errno == ENOENT ? "FileNotFoundError" : "OSError");
   return fd;
 }
 

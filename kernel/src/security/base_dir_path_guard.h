@@ -17,8 +17,8 @@ class BaseDirPathGuard final : public sdk::PathGuard {
 
   sdk::PathCheck check(std::string_view endpoint, std::string_view path,
                        sdk::PathOp op) const override;
-  sdk::Result<int> open(std::string_view endpoint, std::string_view path, sdk::PathOp op,
-                        int flags, int mode) const override;
+  sdk::Result<int> open(std::string_view endpoint, std::string_view path, sdk::PathOp op, int flags,
+                        int mode) const override;
 
   const std::string& baseDir() const { return base_; }
 

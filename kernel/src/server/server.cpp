@@ -121,8 +121,8 @@ int Server::run() {
   // Core-only dispatch first, so /health and /ready answer while plugins load.
   auto boot = std::make_unique<Dispatch>();
   addCoreRoutes(boot->routes, core_);
-  boot->admission = std::make_unique<DefaultAdmission>(boot->routes, groups_,
-                                                       std::vector<std::string>{});
+  boot->admission =
+      std::make_unique<DefaultAdmission>(boot->routes, groups_, std::vector<std::string>{});
   pipeline.publish(boot.get());
   dispatches_.push_back(std::move(boot));
 
@@ -132,8 +132,8 @@ int Server::run() {
   try {
     port = http.listen(config_.host, config_.port);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "agent-sandbox-server: cannot listen on %s:%d: %s\n",
-                 config_.host.c_str(), config_.port, e.what());
+    std::fprintf(stderr, "agent-sandbox-server: cannot listen on %s:%d: %s\n", config_.host.c_str(),
+                 config_.port, e.what());
     return 2;
   }
   services_->info.http_port = port;

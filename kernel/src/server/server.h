@@ -21,7 +21,7 @@ inline constexpr const char* kServerVersion = "0.1.0";
 /** Loads every manifest entry in order into @p records (state, error). */
 struct BootResult {
   bool ok = true;
-  std::string fatal;  /**< the one line printed when a required plugin fails */
+  std::string fatal; /**< the one line printed when a required plugin fails */
 };
 
 class Server {

@@ -12,14 +12,14 @@ struct ServerConfig {
   std::string host = "127.0.0.1";
   int port = 9000;
   int pty_port = 9001;
-  std::string manifest;        /**< empty: none found; the server runs core only */
+  std::string manifest; /**< empty: none found; the server runs core only */
   bool manifest_explicit = false;
   std::string plugin_dir;
   std::string base_dir = "/home/user";
   std::string state_dir;
-  std::optional<std::string> token;            /**< ABX_SERVER_TOKEN */
-  std::optional<std::string> enabled_groups;   /**< ABX_SERVER_ENABLED_GROUPS */
-  std::optional<std::string> adapter_modules;  /**< ABX_AGENTS_ADAPTER_MODULES */
+  std::optional<std::string> token;           /**< ABX_SERVER_TOKEN */
+  std::optional<std::string> enabled_groups;  /**< ABX_SERVER_ENABLED_GROUPS */
+  std::optional<std::string> adapter_modules; /**< ABX_AGENTS_ADAPTER_MODULES */
   bool insecure_no_auth = false;
   int threads = 64;
   std::size_t max_request_bytes = 10u << 20;

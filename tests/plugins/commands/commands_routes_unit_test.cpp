@@ -90,6 +90,9 @@ TEST_F(CommandsRoutes, ListSkipsHiddenAndCommandsTheCallerMayNotSee) {
   EXPECT_EQ(names({"commands:run"}), "zeta,alpha");
   EXPECT_EQ(names({"commands:run", "admin:all"}), "zeta,admin,alpha");
   EXPECT_EQ(names({"commands:run", "ops:*"}), "zeta,both,alpha");
+  EXPECT_EQ(names({"commands:run:alpha"}), "alpha");
+  EXPECT_EQ(names({"commands:run:both", "ops:read"}), "both");
+  EXPECT_EQ(names({"files:read"}), "");
 }
 
 TEST_F(CommandsRoutes, ListKeepsRegistrationOrder) {

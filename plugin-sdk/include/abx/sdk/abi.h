@@ -47,10 +47,9 @@ class HostContext;
  * std::string, std::function and vtables cross the boundary. A different
  * compiler major only warns.
  */
-#define ABX_BUILD_FINGERPRINT                                                 \
-  "stdlib=" ABX_SDK_FP_STDLIB ";cxx11abi=" ABX_SDK_FP_DUALABI               \
-  ";debug=" ABX_SDK_FP_DEBUG ";ptr=" ABX_SDK_STR(__SIZEOF_POINTER__) ";cc=" \
-      ABX_SDK_FP_CC
+#define ABX_BUILD_FINGERPRINT                                                            \
+  "stdlib=" ABX_SDK_FP_STDLIB ";cxx11abi=" ABX_SDK_FP_DUALABI ";debug=" ABX_SDK_FP_DEBUG \
+  ";ptr=" ABX_SDK_STR(__SIZEOF_POINTER__) ";cc=" ABX_SDK_FP_CC
 
 #define ABX_PLUGIN_EXPORT extern "C" __attribute__((visibility("default")))
 #define ABX_PLUGIN_ENTRY_SYMBOL "abx_plugin_entry"

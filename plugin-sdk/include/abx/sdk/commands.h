@@ -42,8 +42,8 @@ struct CommandSpec {
   std::string name;
   std::string description;
   std::vector<CommandArg> args;
-  bool hidden = false;              /**< runnable, but not listed */
-  std::vector<std::string> scopes;  /**< extra scopes the caller needs */
+  bool hidden = false;             /**< runnable, but not listed */
+  std::vector<std::string> scopes; /**< extra scopes the caller needs */
   CommandFn fn;
 };
 

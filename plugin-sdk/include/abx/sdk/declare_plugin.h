@@ -16,27 +16,32 @@
  * @param schema   JSON Schema of the manifest `settings` object, or nullptr
  * Nothing here runs at dlopen time: the descriptor is constant-initialised.
  */
-#define ABX_DECLARE_PLUGIN(factory, id, version, kind, schema)                  \
-  namespace {                                                                   \
-  abx::sdk::Plugin* abx_plugin_create_(abx::sdk::HostContext* host) {           \
-    try {                                                                       \
-      return (factory)(*host).release();                                        \
-    } catch (...) {                                                             \
-      return nullptr;                                                           \
-    }                                                                           \
-  }                                                                             \
-  void abx_plugin_destroy_(abx::sdk::Plugin* plugin) {                          \
-    try {                                                                       \
-      delete plugin;                                                            \
-    } catch (...) {                                                             \
-    }                                                                           \
-  }                                                                             \
-  constexpr abx_plugin_info abx_plugin_info_{                                   \
-      sizeof(abx_plugin_info), ABX_SDK_ABI_MAJOR, ABX_SDK_ABI_MINOR,            \
-      ABX_BUILD_FINGERPRINT,   (id),              (version),                    \
-      (kind),                  (schema),          &abx_plugin_create_,          \
-      &abx_plugin_destroy_};                                                    \
-  }                                                                             \
-  ABX_PLUGIN_EXPORT const abx_plugin_info* abx_plugin_entry(void) noexcept {    \
-    return &abx_plugin_info_;                                                   \
+#define ABX_DECLARE_PLUGIN(factory, id, version, kind, schema)               \
+  namespace {                                                                \
+  abx::sdk::Plugin* abx_plugin_create_(abx::sdk::HostContext* host) {        \
+    try {                                                                    \
+      return (factory)(*host).release();                                     \
+    } catch (...) {                                                          \
+      return nullptr;                                                        \
+    }                                                                        \
+  }                                                                          \
+  void abx_plugin_destroy_(abx::sdk::Plugin* plugin) {                       \
+    try {                                                                    \
+      delete plugin;                                                         \
+    } catch (...) {                                                          \
+    }                                                                        \
+  }                                                                          \
+  constexpr abx_plugin_info abx_plugin_info_{sizeof(abx_plugin_info),        \
+                                             ABX_SDK_ABI_MAJOR,              \
+                                             ABX_SDK_ABI_MINOR,              \
+                                             ABX_BUILD_FINGERPRINT,          \
+                                             (id),                           \
+                                             (version),                      \
+                                             (kind),                         \
+                                             (schema),                       \
+                                             &abx_plugin_create_,            \
+                                             &abx_plugin_destroy_};          \
+  }                                                                          \
+  ABX_PLUGIN_EXPORT const abx_plugin_info* abx_plugin_entry(void) noexcept { \
+    return &abx_plugin_info_;                                                \
   }

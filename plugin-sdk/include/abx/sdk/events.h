@@ -15,9 +15,9 @@
 namespace abx::sdk {
 
 struct Event {
-  std::uint64_t seq = 0;  /**< per topic, starts at 1, never reused */
+  std::uint64_t seq = 0; /**< per topic, starts at 1, never reused */
   std::string type;
-  std::string data;       /**< usually JSON text */
+  std::string data; /**< usually JSON text */
   /** A gap marker: `missed` events were dropped before `seq`. */
   bool gap = false;
   std::uint64_t missed = 0;

@@ -27,16 +27,16 @@ using ParamMap = std::map<std::string, std::string, std::less<>>;
 /** One HTTP request after the pipeline admitted it. LIFETIME: the call. */
 struct Request {
   std::string method;
-  std::string path;      /**< normalised: no trailing slash, no query */
-  std::string endpoint;  /**< the matched endpoint id */
-  ParamMap path_params;  /**< from `{param}` segments, percent-decoded */
-  ParamMap query;        /**< decoded; duplicates were already rejected */
+  std::string path;     /**< normalised: no trailing slash, no query */
+  std::string endpoint; /**< the matched endpoint id */
+  ParamMap path_params; /**< from `{param}` segments, percent-decoded */
+  ParamMap query;       /**< decoded; duplicates were already rejected */
   /** Repeated `name[]=a&name[]=b` parameters, keyed by `name` (qs-style arrays). */
   std::map<std::string, std::vector<std::string>, std::less<>> query_arrays;
   /** Header names lower-case, in arrival order. */
   std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;      /**< raw body, bounded by the route's limit */
-  Json json;             /**< parsed body object (empty object if no body) */
+  std::string body; /**< raw body, bounded by the route's limit */
+  Json json;        /**< parsed body object (empty object if no body) */
   Identity identity;
 
   ABX_SDK_API std::optional<std::string_view> header(std::string_view lower_name) const;
@@ -62,8 +62,8 @@ struct Response {
    * The error body of every non-/v1 route:
    * {"error": message, "type": type[, "code": code]}.
    */
-  ABX_SDK_API static Response error(int status, std::string_view message,
-                                    std::string_view type, std::string_view code = {});
+  ABX_SDK_API static Response error(int status, std::string_view message, std::string_view type,
+                                    std::string_view code = {});
 };
 
 /**

@@ -14,9 +14,9 @@ enum class PathOp { read, write, remove, list };
 /** The verdict on one path. A denial never says whether the path exists. */
 struct PathCheck {
   bool allowed = false;
-  std::string resolved;  /**< the real absolute path when allowed */
-  int status = 403;      /**< HTTP status of a denial (403, or 400 for bad input) */
-  std::string code;      /**< path_not_allowed, path_denied, read_only, symlink_denied */
+  std::string resolved; /**< the real absolute path when allowed */
+  int status = 403;     /**< HTTP status of a denial (403, or 400 for bad input) */
+  std::string code;     /**< path_not_allowed, path_denied, read_only, symlink_denied */
   std::string message;
 };
 
@@ -30,8 +30,8 @@ class ABX_SDK_API PathGuard {
    * O_CLOEXEC. @return the fd (caller closes) or the denial as a Status whose
    * type is PermissionError and whose message is the check's code.
    */
-  virtual Result<int> open(std::string_view endpoint, std::string_view path, PathOp op,
-                           int flags, int mode = 0644) const = 0;
+  virtual Result<int> open(std::string_view endpoint, std::string_view path, PathOp op, int flags,
+                           int mode = 0644) const = 0;
 
  protected:
   ~PathGuard();

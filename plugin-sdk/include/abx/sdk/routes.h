@@ -11,14 +11,14 @@ namespace abx::sdk {
 
 /** One endpoint: one id, one group, one method and path template. */
 struct RouteSpec {
-  std::string method;    /**< GET, POST, PUT, PATCH or DELETE */
-  std::string path;      /**< "/process/{pid}/signal": `{name}` matches one segment */
-  std::string endpoint;  /**< unique id, snake_case: "process_signal" */
-  std::string group;     /**< capability group the plugin declared */
-  std::string summary;   /**< one line for GET /capabilities */
+  std::string method;              /**< GET, POST, PUT, PATCH or DELETE */
+  std::string path;                /**< "/process/{pid}/signal": `{name}` matches one segment */
+  std::string endpoint;            /**< unique id, snake_case: "process_signal" */
+  std::string group;               /**< capability group the plugin declared */
+  std::string summary;             /**< one line for GET /capabilities */
   std::vector<std::string> scopes; /**< default scopes (all required) */
   bool auth_required = true;
-  bool streaming = false;          /**< true: stream_handler, SSE path */
+  bool streaming = false;            /**< true: stream_handler, SSE path */
   std::size_t max_request_bytes = 0; /**< body cap; 0 takes the host default */
   Handler handler;
   StreamHandler stream_handler;
@@ -26,8 +26,8 @@ struct RouteSpec {
 
 /** A capability group a plugin owns. */
 struct GroupSpec {
-  std::string name;         /**< "file_ops", "browser"; never "core" */
-  bool opt_in = false;      /**< true: off unless an operator turns it on */
+  std::string name;    /**< "file_ops", "browser"; never "core" */
+  bool opt_in = false; /**< true: off unless an operator turns it on */
   std::string description;
 };
 

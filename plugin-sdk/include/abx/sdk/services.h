@@ -19,8 +19,7 @@ namespace abx::sdk {
 class ABX_SDK_API ServiceRegistry {
  public:
   /** Registers @p instance as @p name; a second provider of the same name fails. */
-  virtual Status provideRaw(std::string_view service_id, std::string_view name,
-                            void* instance) = 0;
+  virtual Status provideRaw(std::string_view service_id, std::string_view name, void* instance) = 0;
   virtual void* findRaw(std::string_view service_id, std::string_view name) const = 0;
   /** Every (name, instance) provided for @p service_id, in registration order. */
   virtual std::vector<std::pair<std::string, void*>> allRaw(std::string_view service_id) const = 0;

@@ -28,11 +28,11 @@ struct Settings {
 /** Facts about the host a plugin may need. */
 struct HostInfo {
   std::string server_version;
-  std::string host;          /**< bind address */
+  std::string host; /**< bind address */
   int http_port = 9000;
   int pty_port = 9001;
-  std::string base_dir;      /**< ABX_SERVER_BASE_DIR or --base-dir */
-  std::string state_dir;     /**< where plugins may persist state */
+  std::string base_dir;  /**< ABX_SERVER_BASE_DIR or --base-dir */
+  std::string state_dir; /**< where plugins may persist state */
 };
 
 }  // namespace abx::sdk

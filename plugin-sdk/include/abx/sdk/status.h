@@ -40,7 +40,7 @@ class ABX_SDK_API Status {
 template <class T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}       // NOLINT: implicit by design
   Result(Status error) : v_(std::move(error)) {}  // NOLINT
   bool isOk() const noexcept { return v_.index() == 0; }
   explicit operator bool() const noexcept { return isOk(); }

@@ -34,8 +34,8 @@ struct SpawnOptions {
 
 /** Grace periods of the kill ladder; tests shorten them. */
 struct KillLadder {
-  std::chrono::milliseconds interrupt_grace{2000};  /**< after SIGINT */
-  std::chrono::milliseconds terminate_grace{2000};  /**< after SIGTERM */
+  std::chrono::milliseconds interrupt_grace{2000}; /**< after SIGINT */
+  std::chrono::milliseconds terminate_grace{2000}; /**< after SIGTERM */
 };
 
 enum class OutputStream { out, err };
@@ -53,7 +53,7 @@ struct OutputChunk {
 
 /** What Subprocess::run() collected. */
 struct Completed {
-  int exit_code = 0;  /**< negative: killed by that signal (Python's convention) */
+  int exit_code = 0; /**< negative: killed by that signal (Python's convention) */
   std::string out;
   std::string err;
   bool timed_out = false;
