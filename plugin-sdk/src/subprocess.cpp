@@ -17,6 +17,8 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <system_error>
 #include <utility>
 
@@ -313,7 +315,11 @@ Result<Subprocess> Subprocess::spawn(const SpawnOptions& options) {
   argv.push_back(nullptr);
   std::vector<char*> envp;
   envp.reserve(options.env.size() + 1);
-  for (const std::string& e : options.env) envp.push_back(const_cast<char*>(e.c_str()));
+  for (const std::string& e : options.env) {
+    // The server's own secrets never reach a child, whoever built the list.
+    if (isProtectedEnvName(std::string_view(e).substr(0, e.find('=')))) continue;
+    envp.push_back(const_cast<char*>(e.c_str()));
+  }
   envp.push_back(nullptr);
 
   pid_t pid = -1;
@@ -716,11 +722,34 @@ Result<Completed> Subprocess::run(const SpawnOptions& options, const RunLimits& 
   return done;
 }
 
+namespace {
+std::mutex protected_mutex;
+// Null until the host turns protection on.
+std::shared_ptr<const std::vector<std::string>> protected_names;
+}  // namespace
+
+void Subprocess::protectEnvironment(std::vector<std::string> names) {
+  auto next = std::make_shared<const std::vector<std::string>>(std::move(names));
+  std::lock_guard lock(protected_mutex);
+  protected_names = std::move(next);
+}
+
+bool Subprocess::isProtectedEnvName(std::string_view name) {
+  std::shared_ptr<const std::vector<std::string>> names;
+  {
+    std::lock_guard lock(protected_mutex);
+    names = protected_names;
+  }
+  if (!names) return false;
+  if (name.starts_with("ABX_SERVER_")) return true;
+  return std::find(names->begin(), names->end(), name) != names->end();
+}
+
 std::vector<std::string> Subprocess::inheritEnv(std::initializer_list<std::string_view> names) {
   std::vector<std::string> out;
   for (std::string_view name : names) {
     if (name.empty() || name.find('=') != std::string_view::npos) continue;
-    if (name.starts_with("ABX_SERVER_")) continue;
+    if (name.starts_with("ABX_SERVER_") || isProtectedEnvName(name)) continue;
     const bool seen = std::any_of(out.begin(), out.end(), [&](const std::string& e) {
       return e.compare(0, name.size(), name) == 0 && e[name.size()] == '=';
     });

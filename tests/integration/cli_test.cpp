@@ -62,7 +62,8 @@ TEST(Cli, PluginsAndCheckConfigProbeEveryEntry) {
       writeManifest("plugins:\n  - name: old\n    file: " + fixtureDir() + "/bad_fingerprint.so\n");
   auto check = cli({"check-config", "--plugins", required, "--plugin-dir", pluginDir()});
   EXPECT_EQ(check.exit_code, 2);
-  EXPECT_THAT(check.out, HasSubstr("fingerprint: build fingerprint mismatch on stdlib"));
+  EXPECT_THAT(check.err,
+              HasSubstr("bad_fingerprint.so: fingerprint: build fingerprint mismatch on stdlib"));
   std::remove(manifest.c_str());
 }
 

@@ -97,7 +97,7 @@ TEST(Server, PipelineRejectionsOverHttp) {
   auto big = http(server.port(), "POST", "/echo", std::string(2000, ' '));
   EXPECT_EQ(big.status, 413);
   EXPECT_THAT(big.body, HasSubstr(R"("code":"request_too_large")"));
-  EXPECT_THAT(big.body, HasSubstr(R"("limit":1024)"));
+  EXPECT_THAT(big.body, HasSubstr(R"("limit":"max_request_bytes")"));
 
   auto bad = http(server.port(), "POST", "/echo", "{nope");
   EXPECT_EQ(bad.status, 400);

@@ -92,6 +92,42 @@ class EchoPlugin final : public Plugin {
     };
     if (auto s = r.add(std::move(stream)); !s) return s;
 
+    // The PathGuard as plugins see it: the endpoint's policy paths rule.
+    RouteSpec guarded;
+    guarded.method = "GET";
+    guarded.path = "/echo/path";
+    guarded.endpoint = "echo_path";
+    guarded.group = "echo";
+    guarded.handler = [&host](const Request& req) {
+      auto op_name = req.queryParam("op").value_or("read");
+      PathOp op = op_name == "write"    ? PathOp::write
+                  : op_name == "remove" ? PathOp::remove
+                                        : PathOp::read;
+      auto verdict = host.paths().check("echo_path", req.queryParam("path").value_or(""), op);
+      if (!verdict.allowed)
+        return Response::error(verdict.status, verdict.message, "PermissionError", verdict.code);
+      return Response::json("{\"resolved\":" + jsonQuote(verdict.resolved) + "}");
+    };
+    if (auto s = r.add(std::move(guarded)); !s) return s;
+
+    // Reports the effective policy rule the kernel attached to the request.
+    RouteSpec limits;
+    limits.method = "GET";
+    limits.path = "/echo/policy";
+    limits.endpoint = "echo_policy";
+    limits.group = "echo";
+    limits.handler = [](const Request& req) {
+      const auto& p = *req.policy;
+      std::string body =
+          "{\"rule\":" + jsonQuote(p.rule) + ",\"timeout_seconds\":" +
+          (p.limits.timeout_seconds ? std::to_string(static_cast<int>(*p.limits.timeout_seconds))
+                                    : "null") +
+          ",\"overwrite\":" +
+          (p.params.overwrite ? (*p.params.overwrite ? "true" : "false") : "null") + "}";
+      return Response::json(body);
+    };
+    if (auto s = r.add(std::move(limits)); !s) return s;
+
     RouteSpec optin;
     optin.method = "GET";
     optin.path = "/echo-optin/ping";

@@ -25,6 +25,14 @@ ServerProcess::ServerProcess(ServerOptions options) {
   char tmpl[] = "/tmp/abx-it-XXXXXX";
   if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
   dir_ = tmpl;
+  auto expand = [&](std::string text) {
+    for (std::size_t pos; (pos = text.find("{dir}")) != std::string::npos;)
+      text.replace(pos, 5, dir_);
+    return text;
+  };
+  for (const auto& [name, text] : options.files) std::ofstream(dir_ + "/" + name) << expand(text);
+  for (auto& a : options.args) a = expand(a);
+  for (auto& [k, v] : options.env) v = expand(v);
   std::vector<std::string> argv = {
       "/bin/sh",      "-c",       "exec \"$0\" \"$@\" 2>\"$ABX_TEST_STDERR\"",
       serverBinary(), "serve",    "--host",

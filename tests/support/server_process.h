@@ -21,6 +21,9 @@ struct ServerOptions {
   std::vector<std::string> args;          /**< extra serve flags */
   std::map<std::string, std::string> env; /**< extra environment */
   bool expect_ready = true;
+  /** Files written into the server's temp dir before start (name -> text).
+   *  "{dir}" in args, env values and file texts becomes that dir. */
+  std::map<std::string, std::string> files;
 };
 
 class ServerProcess {
@@ -29,6 +32,7 @@ class ServerProcess {
   ~ServerProcess();
 
   int port() const { return port_; }
+  pid_t pid() const { return process_->pid(); }
   bool running();
   /** SIGTERM and wait; @return the exit code. */
   int stop(std::chrono::milliseconds timeout = std::chrono::seconds(15));

@@ -205,7 +205,7 @@ std::vector<GroupRecord> testGroups() {
 
 std::unique_ptr<Dispatch> makeDispatch(const std::vector<std::string>& enabled_groups = {}) {
   auto d = std::make_unique<Dispatch>();
-  auto& t = d->routes;
+  auto& t = *d->routes;
   auto add = [&](RouteSpec s) {
     auto id = s.endpoint;
     auto status = t.add(std::move(s), "test");
@@ -262,7 +262,9 @@ class PipelineTest : public ::testing::Test {
         auth_(std::move(token)),
         audit_(mode, sink_),
         dispatch_(makeDispatch(enabled_groups)),
-        pipeline_(auth_, audit_, 1024) {
+        pipeline_(1024) {
+    dispatch_->auth = &auth_;
+    dispatch_->audit = &audit_;
     pipeline_.publish(dispatch_.get());
   }
   ~PipelineTest() override {
@@ -474,7 +476,7 @@ class EnabledBrowserTest : public PipelineTest {
 TEST_F(EnabledBrowserTest, EnabledGroupIsAdmittedWithEnvRule) {
   auto ex = run(FakeExchange("GET", "/browser/go").token());
   EXPECT_EQ(ex.response().status, 200);
-  const auto* r = dispatch_->routes.findEndpoint("browser_go");
+  const auto* r = dispatch_->routes->findEndpoint("browser_go");
   ASSERT_NE(r, nullptr);
   auto state = dispatch_->admission->state(*r);
   EXPECT_TRUE(state.enabled);
@@ -491,7 +493,7 @@ TEST_F(EnabledBrowserTest, EnabledGroupIsAdmittedWithEnvRule) {
 TEST(DefaultAdmission, StatesPerGroup) {
   auto d = makeDispatch();
   auto state = [&](const char* id) {
-    const auto* r = d->routes.findEndpoint(id);
+    const auto* r = d->routes->findEndpoint(id);
     EXPECT_NE(r, nullptr) << id;
     return r ? d->admission->state(*r) : abx::kernel::EndpointState{};
   };
@@ -501,9 +503,12 @@ TEST(DefaultAdmission, StatesPerGroup) {
   EXPECT_EQ(state("health").rule, "default:core");
   EXPECT_FALSE(state("browser_go").enabled);
   EXPECT_EQ(state("browser_go").rule, "default:opt-in:browser");
-  // Enabling a non-opt-in group changes nothing.
+  // The environment layer is a group selector that comes later than the
+  // default layer, so it is the rule that decides even for a group already on.
   auto e = makeDispatch({"echo"});
-  EXPECT_EQ(e->admission->state(*e->routes.findEndpoint("echo_get")).rule, "default:echo");
+  auto echo = e->admission->state(*e->routes->findEndpoint("echo_get"));
+  EXPECT_TRUE(echo.enabled);
+  EXPECT_EQ(echo.rule, "env:ABX_SERVER_ENABLED_GROUPS");
 }
 
 TEST(DefaultAdmission, CoreCannotBeOptIn) {
@@ -578,9 +583,9 @@ TEST(CheckScopes, MissingScopeIs403WithEndpointAndScope) {
   // DefaultAdmission::admit goes through the same check.
   DefaultAdmission admission(table, {{{"file_ops", false, ""}, "abx.files"}}, {});
   auto via = admission.admit(r, ci);
-  ASSERT_TRUE(via);
-  EXPECT_EQ(via->status, 403);
-  EXPECT_FALSE(admission.admit(r, admin));
+  ASSERT_TRUE(via.error);
+  EXPECT_EQ(via.error->status, 403);
+  EXPECT_FALSE(admission.admit(r, admin).error);
 }
 
 // ---------------------------------------------------------------- step 5
@@ -637,7 +642,7 @@ TEST_F(PipelineTest, OversizeBodyIs413WithRouteLimit) {
   EXPECT_EQ(ex.response().status, 413);
   EXPECT_EQ(ex.response().body,
             R"({"error":"Request body too large: 65 bytes; the limit is 64","type":"ValueError",)"
-            R"("code":"request_too_large","limit":64})");
+            R"("code":"request_too_large","endpoint":"echo_post","limit":"max_request_bytes"})");
   EXPECT_EQ(ex.responseHeader("Connection"), "close");
   EXPECT_EQ(ex.body_reads, 0);  // refused on Content-Length, before reading
 }
@@ -652,7 +657,8 @@ TEST_F(PipelineTest, BodyExactlyAtLimitIsAccepted) {
 TEST_F(PipelineTest, RouteWithoutLimitUsesHostDefault) {
   auto ex = run(FakeExchange("POST", "/echo/big").token().contentLength(1025));
   EXPECT_EQ(ex.response().status, 413);
-  EXPECT_THAT(ex.response().body, HasSubstr(R"("limit":1024)"));
+  EXPECT_THAT(ex.response().body, HasSubstr("the limit is 1024"));
+  EXPECT_THAT(ex.response().body, HasSubstr(R"("limit":"max_request_bytes")"));
 }
 
 TEST_F(PipelineTest, InvalidJsonIs400) {
@@ -725,9 +731,11 @@ TEST_F(PipelineTest, HandlerSeesHeadersLowerCasedAndPathParams) {
     return Response::json("{}", 201);
   };
   auto d = std::make_unique<Dispatch>();
-  ASSERT_TRUE(d->routes.add(std::move(s), "test").isOk());
+  ASSERT_TRUE(d->routes->add(std::move(s), "test").isOk());
   d->admission =
-      std::make_unique<DefaultAdmission>(d->routes, testGroups(), std::vector<std::string>{});
+      std::make_unique<DefaultAdmission>(*d->routes, testGroups(), std::vector<std::string>{});
+  d->auth = &auth_;
+  d->audit = &audit_;
   pipeline_.publish(d.get());
   auto ex = run(FakeExchange("GET", "/capture/x%2Fy?z=1").token().header("X-Custom", "V"));
   pipeline_.publish(dispatch_.get());

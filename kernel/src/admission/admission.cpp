@@ -1,34 +1,23 @@
 #include "admission/admission.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include "policy/policy_engine.h"
 #include "text/did_you_mean.h"
 
 namespace abx::kernel {
 
-DefaultAdmission::DefaultAdmission(const RouteTable& routes, const std::vector<GroupRecord>& groups,
-                                   const std::vector<std::string>& enabled_groups) {
-  states_.resize(routes.size());
-  for (const auto& route : routes.routes()) {
-    const auto& group = route->spec.group;
-    auto& state = states_[route->index];
-    auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const GroupRecord& g) { return g.spec.name == group; });
-    bool opt_in = it != groups.end() && it->spec.opt_in && group != "core";
-    bool env_on =
-        std::find(enabled_groups.begin(), enabled_groups.end(), group) != enabled_groups.end();
-    if (opt_in && env_on) {
-      state = {true, "env:ABX_SERVER_ENABLED_GROUPS"};
-    } else if (opt_in) {
-      state = {false, "default:opt-in:" + group};
-    } else {
-      state = {true, "default:" + group};
-    }
-  }
+PolicyAdmission::PolicyAdmission(const RouteTable& routes,
+                                 std::shared_ptr<const CompiledPolicy> compiled)
+    : compiled_(std::move(compiled)) {
+  runtime_.reserve(routes.size());
+  for (std::size_t i = 0; i < routes.size(); ++i) runtime_.push_back(std::make_unique<Runtime>());
 }
 
-std::optional<ApiError> checkScopes(const Route& route, const sdk::Identity& caller) {
-  for (const auto& scope : route.spec.scopes) {
+std::optional<ApiError> checkScopes(const Route& route, const std::vector<std::string>& scopes,
+                                    const sdk::Identity& caller) {
+  for (const auto& scope : scopes) {
     if (caller.hasScope(scope)) continue;
     ApiError e;
     e.status = 403;
@@ -41,22 +30,113 @@ std::optional<ApiError> checkScopes(const Route& route, const sdk::Identity& cal
   return std::nullopt;
 }
 
-std::optional<ApiError> DefaultAdmission::admit(const Route& route,
-                                                const sdk::Identity& caller) const {
-  const auto& state = states_[route.index];
-  if (!state.enabled) {
+std::optional<ApiError> checkScopes(const Route& route, const sdk::Identity& caller) {
+  return checkScopes(route, route.spec.scopes, caller);
+}
+
+namespace {
+
+ApiError tooMany(const Route& route, std::string message, std::string code, std::string limit,
+                 std::int64_t retry_after) {
+  ApiError e;
+  e.status = 429;
+  e.message = std::move(message);
+  e.type = "ResourceError";
+  e.code = std::move(code);
+  e.fields = {{"endpoint", route.spec.endpoint}, {"limit", std::move(limit)}};
+  e.retry_after = retry_after;
+  return e;
+}
+
+}  // namespace
+
+// A token bucket per (endpoint, identity): rate_per_minute tokens, refilled
+// continuously, so a burst of up to the whole minute's allowance is allowed.
+std::optional<ApiError> PolicyAdmission::takeRateToken(const Route& route,
+                                                       const sdk::EndpointPolicy& policy,
+                                                       const sdk::Identity& caller) const {
+  const double capacity = *policy.limits.rate_per_minute;
+  const double per_second = capacity / 60.0;
+  auto& rt = *runtime_[route.index];
+  auto now = std::chrono::steady_clock::now();
+  std::lock_guard lock(rt.mutex);
+  auto [it, fresh] = rt.buckets.try_emplace(caller.id, Bucket{capacity, now});
+  Bucket& b = it->second;
+  if (!fresh) {
+    double elapsed = std::chrono::duration<double>(now - b.updated).count();
+    b.tokens = std::min(capacity, b.tokens + elapsed * per_second);
+    b.updated = now;
+  }
+  if (b.tokens >= 1.0) {
+    b.tokens -= 1.0;
+    return std::nullopt;
+  }
+  auto wait = static_cast<std::int64_t>(std::ceil((1.0 - b.tokens) / per_second));
+  return tooMany(route,
+                 "Rate limit exceeded for endpoint '" + route.spec.endpoint + "': " +
+                     std::to_string(static_cast<long long>(capacity)) + " requests per minute",
+                 "rate_limited", "rate_per_minute", std::max<std::int64_t>(1, wait));
+}
+
+Verdict PolicyAdmission::admit(const Route& route, const sdk::Identity& caller) const {
+  Verdict v;
+  const auto& policy = compiled_->endpoints[route.index];
+  if (!policy.enabled) {
     ApiError e;
     e.status = 404;
     e.message = "Endpoint '" + route.spec.endpoint + "' is disabled";
     e.type = "PolicyError";
     e.code = "endpoint_disabled";
-    e.fields = {{"endpoint", route.spec.endpoint}, {"rule", state.rule}};
-    return e;
+    e.fields = {{"endpoint", route.spec.endpoint}, {"rule", policy.rule}};
+    v.error = std::move(e);
+    return v;
   }
-  return checkScopes(route, caller);
+  if (auto denied = checkScopes(route, policy.scopes, caller)) {
+    v.error = std::move(denied);
+    return v;
+  }
+  if (policy.limits.rate_per_minute) {
+    if (auto limited = takeRateToken(route, policy, caller)) {
+      v.error = std::move(limited);
+      return v;
+    }
+  }
+  if (policy.limits.max_concurrency) {
+    auto& counter = runtime_[route.index]->in_flight;
+    if (counter.fetch_add(1, std::memory_order_acq_rel) >= *policy.limits.max_concurrency) {
+      counter.fetch_sub(1, std::memory_order_acq_rel);
+      v.error = tooMany(route,
+                        "Too many concurrent requests to endpoint '" + route.spec.endpoint +
+                            "': at most " + std::to_string(*policy.limits.max_concurrency),
+                        "concurrency_limited", "max_concurrency", 1);
+      return v;
+    }
+    v.lease = AdmissionLease(&counter);
+  }
+  return v;
 }
 
-EndpointState DefaultAdmission::state(const Route& route) const { return states_[route.index]; }
+EndpointState PolicyAdmission::state(const Route& route) const {
+  const auto& p = compiled_->endpoints[route.index];
+  return {p.enabled, p.rule};
+}
+
+namespace {
+std::shared_ptr<const CompiledPolicy> compileDefault(const RouteTable& routes,
+                                                     const std::vector<GroupRecord>& groups,
+                                                     const std::vector<std::string>& enabled) {
+  PolicyInputs in;
+  in.routes = &routes;
+  in.groups = groups;
+  in.env_groups = enabled;
+  // The default and environment layers cannot fail validation.
+  return *compilePolicy(in, 0);
+}
+}  // namespace
+
+DefaultAdmission::DefaultAdmission(const RouteTable& routes, const std::vector<GroupRecord>& groups,
+                                   const std::vector<std::string>& enabled_groups)
+    : PolicyAdmission(routes, compileDefault(routes, groups, enabled_groups)) {}
 
 sdk::Result<std::vector<std::string>> DefaultAdmission::parseEnabledGroups(
     std::string_view value, const std::vector<GroupRecord>& groups) {

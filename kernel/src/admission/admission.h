@@ -1,17 +1,25 @@
 // Admission: step 4 of the pipeline — is the matched endpoint enabled, does
-// the caller hold its scopes, is it within its limits. DefaultAdmission is
-// the default layer (opt-in groups start off) plus ABX_SERVER_ENABLED_GROUPS;
-// the policy engine replaces it behind the same interface.
+// the caller hold its scopes, is it within its rate and concurrency limits.
+// PolicyAdmission decides from a CompiledPolicy (every layer merged); an
+// unconfigured server runs it with the default layer alone.
 #pragma once
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "abx/sdk/http.h"
+#include "abx/sdk/policy.h"
 #include "abx/sdk/routes.h"
 #include "abx/sdk/status.h"
 #include "pipeline/api_error.h"
+#include "policy/compiled_policy.h"
 #include "routing/route_table.h"
 
 namespace abx::kernel {
@@ -27,35 +35,86 @@ struct EndpointState {
   std::string rule; /**< the rule that decided, e.g. "default:opt-in:browser" */
 };
 
+/** Holds one of an endpoint's max_concurrency slots until destroyed. */
+class AdmissionLease {
+ public:
+  AdmissionLease() = default;
+  explicit AdmissionLease(std::atomic<std::uint32_t>* counter) : counter_(counter) {}
+  AdmissionLease(AdmissionLease&& o) noexcept : counter_(std::exchange(o.counter_, nullptr)) {}
+  AdmissionLease& operator=(AdmissionLease&& o) noexcept {
+    release();
+    counter_ = std::exchange(o.counter_, nullptr);
+    return *this;
+  }
+  ~AdmissionLease() { release(); }
+
+ private:
+  void release() {
+    if (counter_) counter_->fetch_sub(1, std::memory_order_acq_rel);
+    counter_ = nullptr;
+  }
+  std::atomic<std::uint32_t>* counter_ = nullptr;
+};
+
+struct Verdict {
+  std::optional<ApiError> error; /**< set: reject with this */
+  AdmissionLease lease;          /**< keep until the handler returns */
+};
+
 class Admission {
  public:
   virtual ~Admission() = default;
-  /** nullopt admits the call; otherwise the rejection to send. */
-  virtual std::optional<ApiError> admit(const Route& route, const sdk::Identity& caller) const = 0;
+  virtual Verdict admit(const Route& route, const sdk::Identity& caller) const = 0;
   virtual EndpointState state(const Route& route) const = 0;
+  virtual const sdk::EndpointPolicy& policy(const Route& route) const = 0;
+  virtual const CompiledPolicy& compiled() const = 0;
 };
 
-class DefaultAdmission final : public Admission {
+class PolicyAdmission : public Admission {
  public:
-  /**
-   * @param enabled_groups groups ABX_SERVER_ENABLED_GROUPS turned on
-   * (already validated by parseEnabledGroups).
-   */
+  PolicyAdmission(const RouteTable& routes, std::shared_ptr<const CompiledPolicy> compiled);
+
+  Verdict admit(const Route& route, const sdk::Identity& caller) const override;
+  EndpointState state(const Route& route) const override;
+  const sdk::EndpointPolicy& policy(const Route& route) const override {
+    return compiled_->endpoints[route.index];
+  }
+  const CompiledPolicy& compiled() const override { return *compiled_; }
+  const std::shared_ptr<const CompiledPolicy>& shared() const { return compiled_; }
+
+ private:
+  struct Bucket {
+    double tokens = 0;
+    std::chrono::steady_clock::time_point updated;
+  };
+  // Per-endpoint counters; only endpoints with limits ever touch them.
+  struct Runtime {
+    std::atomic<std::uint32_t> in_flight{0};
+    std::mutex mutex;
+    std::unordered_map<std::string, Bucket> buckets;  // by identity id
+  };
+  std::optional<ApiError> takeRateToken(const Route& route, const sdk::EndpointPolicy& policy,
+                                        const sdk::Identity& caller) const;
+
+  std::shared_ptr<const CompiledPolicy> compiled_;
+  std::vector<std::unique_ptr<Runtime>> runtime_;
+};
+
+/** The default layer plus ABX_SERVER_ENABLED_GROUPS, with no policy source. */
+class DefaultAdmission final : public PolicyAdmission {
+ public:
   DefaultAdmission(const RouteTable& routes, const std::vector<GroupRecord>& groups,
                    const std::vector<std::string>& enabled_groups);
-
-  std::optional<ApiError> admit(const Route& route, const sdk::Identity& caller) const override;
-  EndpointState state(const Route& route) const override;
 
   /** Parses the comma list; an unknown group is an error with a did-you-mean hint. */
   static sdk::Result<std::vector<std::string>> parseEnabledGroups(
       std::string_view value, const std::vector<GroupRecord>& groups);
-
- private:
-  std::vector<EndpointState> states_;  // indexed by Route::index
 };
 
-/** 403 missing_scope when @p caller lacks one of the route's scopes. */
+/** 403 missing_scope when @p caller lacks one of @p scopes (all required). */
+std::optional<ApiError> checkScopes(const Route& route, const std::vector<std::string>& scopes,
+                                    const sdk::Identity& caller);
+/** The same with the route's own default scopes. */
 std::optional<ApiError> checkScopes(const Route& route, const sdk::Identity& caller);
 
 }  // namespace abx::kernel

@@ -1,16 +1,21 @@
 // AuditLog: one JSONL record per audited request (time, identity, endpoint,
 // decision, rule, status, duration) — never bodies, headers or secrets.
-// Mode "deny" (the default) records only rejected calls, "all" every call.
+// Which calls are recorded is each endpoint's `audit` rule (off | deny |
+// all; default deny) unless the log was built with a level that overrides
+// it for every endpoint.
 #pragma once
 
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "abx/sdk/policy.h"
+
 namespace abx::kernel {
 
-enum class AuditMode { off, deny, all };
+using AuditMode = sdk::AuditLevel;
 
 struct AuditEntry {
   std::string_view identity;
@@ -26,18 +31,22 @@ struct AuditEntry {
 
 class AuditLog {
  public:
-  /** Writes to @p sink (not owned; stderr by default). */
-  explicit AuditLog(AuditMode mode = AuditMode::deny, std::FILE* sink = stderr)
-      : mode_(mode), sink_(sink) {}
+  /** Writes to @p sink (not owned); each endpoint's rule decides what. */
+  explicit AuditLog(std::FILE* sink = stderr) : sink_(sink) {}
+  /** Writes to @p sink with @p forced as every endpoint's level. */
+  AuditLog(AuditMode forced, std::FILE* sink) : forced_(forced), sink_(sink) {}
+  /** Opens @p path for appending (0600); nullptr sink on failure. */
+  static std::FILE* openFile(const std::string& path);
 
-  bool wants(bool allowed) const {
-    return mode_ == AuditMode::all || (mode_ == AuditMode::deny && !allowed);
+  bool wants(bool allowed, AuditMode endpoint_level = AuditMode::deny) const {
+    auto level = forced_.value_or(endpoint_level);
+    return level == AuditMode::all || (level == AuditMode::deny && !allowed);
   }
   void record(const AuditEntry& entry);
   static std::string format(const AuditEntry& entry);
 
  private:
-  AuditMode mode_;
+  std::optional<AuditMode> forced_;
   std::FILE* sink_;
   std::mutex mutex_;
 };

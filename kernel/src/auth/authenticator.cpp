@@ -1,5 +1,8 @@
 #include "auth/authenticator.h"
 
+#include <Poco/SHA2Engine.h>
+
+#include <algorithm>
 #include <cctype>
 
 namespace abx::kernel {
@@ -15,12 +18,35 @@ bool constantTimeEquals(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-Authenticator::Authenticator(std::optional<std::string> token) : token_(std::move(token)) {
-  if (token_ && token_->empty()) token_.reset();
+std::array<unsigned char, 32> sha256Digest(std::string_view text) {
+  Poco::SHA2Engine engine(Poco::SHA2Engine::SHA_256);
+  engine.update(text.data(), static_cast<unsigned>(text.size()));
+  const auto& d = engine.digest();
+  std::array<unsigned char, 32> out{};
+  std::copy_n(d.begin(), std::min<std::size_t>(d.size(), out.size()), out.begin());
+  return out;
+}
+
+namespace {
+std::vector<TokenIdentity> legacyIdentity(const std::optional<std::string>& token) {
+  if (!token || token->empty()) return {};
+  return {TokenIdentity{"legacy", sha256Digest(*token), {"*"}}};
+}
+}  // namespace
+
+Authenticator::Authenticator(std::optional<std::string> token)
+    : Authenticator(legacyIdentity(token)) {}
+
+Authenticator::Authenticator(std::vector<TokenIdentity> identities)
+    : identities_(std::move(identities)) {
   open_identity_.id = "anonymous";
   open_identity_.scopes = {"*"};
-  token_identity_.id = "legacy";
-  token_identity_.scopes = {"*"};
+  for (const auto& identity : identities_) {
+    sdk::Identity caller;
+    caller.id = identity.id;
+    caller.scopes = identity.scopes;
+    callers_.push_back(std::move(caller));
+  }
 }
 
 namespace {
@@ -50,7 +76,7 @@ std::optional<std::string_view> bearer(std::string_view header) {
 std::variant<sdk::Identity, ApiError> Authenticator::authenticate(
     const std::vector<std::string_view>& access_tokens,
     std::optional<std::string_view> authorization) const {
-  if (!token_) return open_identity_;
+  if (identities_.empty()) return open_identity_;
   std::optional<std::string_view> presented;
   for (auto value : access_tokens) {
     if (presented && *presented != value) {
@@ -64,8 +90,19 @@ std::variant<sdk::Identity, ApiError> Authenticator::authenticate(
     presented = value;
   }
   if (!presented && authorization) presented = bearer(*authorization);
-  if (!presented || !constantTimeEquals(*presented, *token_)) return unauthorized();
-  return token_identity_;
+  if (!presented) return unauthorized();
+  // Digests have one length, so comparing against every identity without
+  // stopping early takes the same time whichever one (if any) matches.
+  auto digest = sha256Digest(*presented);
+  std::string_view d(reinterpret_cast<const char*>(digest.data()), digest.size());
+  std::size_t found = identities_.size();
+  for (std::size_t i = 0; i < identities_.size(); ++i) {
+    std::string_view candidate(reinterpret_cast<const char*>(identities_[i].digest.data()),
+                               identities_[i].digest.size());
+    if (constantTimeEquals(d, candidate) && found == identities_.size()) found = i;
+  }
+  if (found == identities_.size()) return unauthorized();
+  return callers_[found];
 }
 
 }  // namespace abx::kernel

@@ -1,8 +1,11 @@
-// Authenticator: ABX_SERVER_TOKEN checked against X-Access-Token or
-// Authorization: Bearer, in constant time. With no token the server is open
-// and every caller is the identity "anonymous".
+// Authenticator: the presented token (X-Access-Token or Authorization:
+// Bearer) is hashed with SHA-256 and compared in constant time with every
+// identity's digest — the legacy ABX_SERVER_TOKEN (identity "legacy", scope
+// "*") and the policy's auth.tokens. With no identity the server is open and
+// every caller is "anonymous".
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,14 +14,17 @@
 
 #include "abx/sdk/http.h"
 #include "pipeline/api_error.h"
+#include "policy/compiled_policy.h"
 
 namespace abx::kernel {
 
 class Authenticator {
  public:
+  /** The legacy form: one token, identity "legacy" with scope "*". */
   explicit Authenticator(std::optional<std::string> token);
+  explicit Authenticator(std::vector<TokenIdentity> identities);
 
-  bool enabled() const { return token_.has_value(); }
+  bool enabled() const { return !identities_.empty(); }
 
   /**
    * @param access_tokens every X-Access-Token header value, in order
@@ -35,10 +41,13 @@ class Authenticator {
   const sdk::Identity& openIdentity() const { return open_identity_; }
 
  private:
-  std::optional<std::string> token_;
+  std::vector<TokenIdentity> identities_;
+  std::vector<sdk::Identity> callers_;  // parallel to identities_
   sdk::Identity open_identity_;
-  sdk::Identity token_identity_;
 };
+
+/** SHA-256 of @p text. */
+std::array<unsigned char, 32> sha256Digest(std::string_view text);
 
 /** Equal contents, in time that depends only on the lengths. */
 bool constantTimeEquals(std::string_view a, std::string_view b);

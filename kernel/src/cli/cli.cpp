@@ -17,6 +17,7 @@
 #include "abx/sdk/version.h"
 #include "loader/manifest.h"
 #include "loader/plugin_loader.h"
+#include "policy/policy_decision.h"
 #include "server/server.h"
 #include "text/did_you_mean.h"
 
@@ -50,12 +51,18 @@ const std::vector<Command>& commands() {
        {"--host", "--port", "--timeout"},
        {}},
       {"check-config",
-       "check-config [--plugins MANIFEST] [--plugin-dir DIR] [--policy FILE]",
-       "Validate the manifest and probe every enabled plugin (open, entry, ABI,\n"
-       "fingerprint, id, settings) without starting it. Exit 0 if every required\n"
-       "plugin would load, 2 otherwise.",
-       {"--plugins", "--plugin-dir", "--policy"},
-       {"--json"}},
+       "check-config [--plugins MANIFEST] [--plugin-dir DIR] [--policy FILE] [--preset NAME]\n"
+       "      [--strict] [--json] [--explain ENDPOINT [--path P] [--scopes S,S] [--op read]]",
+       "Load and start every plugin as serve would, read the policy from the same\n"
+       "sources (--policy/--preset, ABX_SERVER_POLICY, ABX_SERVER_POLICY_FILE,\n"
+       "/etc/agent-sandbox/server-policy.json) and compile it. Exit 0 when the\n"
+       "configuration is valid, 2 otherwise. --strict turns warnings (a glob that\n"
+       "matches no endpoint) into errors. --explain prints the verdict the server\n"
+       "would give a caller holding --scopes (default *) on ENDPOINT, for --path\n"
+       "with --op (read, write, remove, list), and the rule that decided.",
+       {"--plugins", "--plugin-dir", "--policy", "--preset", "--explain", "--path", "--scopes",
+        "--op"},
+       {"--json", "--strict"}},
       {"plugins",
        "plugins [--plugins MANIFEST] [--plugin-dir DIR] [--json]",
        "List what the manifest would load and whether each plugin loads.",
@@ -143,19 +150,15 @@ ServerConfig baseConfig(const Parsed& p) {
   return c;
 }
 
-int refusePolicy(const Parsed& p) {
-  if (p.options.count("--policy") || p.options.count("--preset")) {
-    std::fprintf(stderr,
-                 "agent-sandbox-server: --policy/--preset: this build has no policy engine yet; "
-                 "it serves the default layer only (see docs/configuration.md)\n");
-    return 2;
-  }
-  return 0;
+void applyPolicyOptions(const Parsed& p, ServerConfig& c) {
+  if (auto it = p.options.find("--policy"); it != p.options.end()) c.policy_file = it->second;
+  if (auto it = p.options.find("--preset"); it != p.options.end()) c.preset = it->second;
+  c.strict = p.flags.count("--strict") > 0;
 }
 
 int serve(const Parsed& p) {
-  if (int rc = refusePolicy(p)) return rc;
   ServerConfig c = baseConfig(p);
+  applyPolicyOptions(p, c);
   if (c.manifest_explicit && !std::filesystem::exists(c.manifest)) {
     std::fprintf(stderr, "agent-sandbox-server: %s: no such plugin manifest\n", c.manifest.c_str());
     return 2;
@@ -270,6 +273,88 @@ int probeAll(const Parsed& p, bool json) {
   return failures;
 }
 
+std::vector<std::string> splitScopes(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    auto s = text.substr(start, end - start);
+    if (!s.empty()) out.push_back(s);
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string jsonStrings(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + sdk::jsonQuote(items[i]);
+  return out + "]";
+}
+
+int checkConfig(const Parsed& p) {
+  bool json = p.flags.count("--json") > 0;
+  ServerConfig c = baseConfig(p);
+  applyPolicyOptions(p, c);
+  if (c.manifest_explicit && !std::filesystem::exists(c.manifest)) {
+    std::fprintf(stderr, "agent-sandbox-server: %s: no such plugin manifest\n", c.manifest.c_str());
+    return 2;
+  }
+  // Plugins start for real: their routes are what the policy is checked against.
+  Server server(c);
+  if (auto error = server.boot()) {
+    if (json)
+      std::printf("{\"ok\":false,\"error\":%s}\n", sdk::jsonQuote(*error).c_str());
+    else
+      std::fprintf(stderr, "agent-sandbox-server: %s\n", error->c_str());
+    return 2;
+  }
+  const Dispatch& dispatch = *server.pipeline().current();
+  const CompiledPolicy& policy = dispatch.admission->compiled();
+  std::string explained;
+  if (auto it = p.options.find("--explain"); it != p.options.end()) {
+    const Route* route = dispatch.routes->findEndpoint(it->second);
+    if (!route) {
+      std::vector<std::string> ids;
+      for (const auto& r : dispatch.routes->routes()) ids.push_back(r->spec.endpoint);
+      std::fprintf(stderr, "agent-sandbox-server: unknown endpoint '%s'%s\n", it->second.c_str(),
+                   didYouMean(it->second, ids).c_str());
+      return 2;
+    }
+    sdk::Identity caller;
+    caller.id = "explain";
+    if (auto s = p.options.find("--scopes"); s != p.options.end())
+      caller.scopes = splitScopes(s->second);
+    auto op = parsePathOp(p.options.count("--op") ? p.options.at("--op") : "read");
+    if (!op) {
+      std::fprintf(stderr, "agent-sandbox-server: --op must be read, write, remove or list\n");
+      return 2;
+    }
+    std::optional<std::string> path;
+    if (auto s = p.options.find("--path"); s != p.options.end()) path = s->second;
+    auto decision = decide(dispatch, *route, caller, path, *op);
+    explained = decisionJson(decision);
+    if (!json)
+      std::printf("%s: %s (rule %s%s%s)\n", decision.endpoint.c_str(),
+                  decision.allowed ? "allowed" : "denied", decision.rule.c_str(),
+                  decision.reason.empty() ? "" : ", reason ", decision.reason.c_str());
+  }
+  if (json) {
+    std::string out = "{\"ok\":true,\"preset\":" + sdk::jsonQuote(policy.preset) +
+                      ",\"sources\":" + jsonStrings(policy.sources) +
+                      ",\"endpoints\":" + std::to_string(dispatch.routes->size()) +
+                      ",\"warnings\":" + jsonStrings(policy.warnings);
+    if (!explained.empty()) out += ",\"explain\":" + explained;
+    std::printf("%s}\n", out.c_str());
+  } else {
+    for (const auto& w : policy.warnings) std::printf("warning: %s\n", w.c_str());
+    std::printf("configuration ok: %zu endpoints, preset %s, policy %s\n", dispatch.routes->size(),
+                policy.preset.c_str(),
+                policy.sources.empty() ? "none" : policy.sources.back().c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int runCli(int argc, char** argv) {
@@ -307,12 +392,7 @@ int runCli(int argc, char** argv) {
     return 0;
   }
   if (name == "plugins") return probeAll(*parsed, parsed->flags.count("--json") > 0) < 0 ? 2 : 0;
-  // check-config
-  if (int rc = refusePolicy(*parsed)) return rc;
-  int failures = probeAll(*parsed, parsed->flags.count("--json") > 0);
-  if (failures != 0) return 2;
-  if (!parsed->flags.count("--json")) std::printf("configuration ok\n");
-  return 0;
+  return checkConfig(*parsed);
 }
 
 }  // namespace abx::kernel

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 
+#include "policy/policy_decision.h"
 #include "text/did_you_mean.h"
 
 namespace abx::kernel {
@@ -32,21 +33,26 @@ std::string capabilities(const CoreState& state, const sdk::Identity& caller) {
   }
   std::string endpoints = "{";
   bool first = true;
-  for (const auto& route : dispatch->routes.routes()) {
+  for (const auto& route : dispatch->routes->routes()) {
     const auto& spec = route->spec;
-    auto st = dispatch->admission->state(*route);
-    bool allowed = st.enabled && !checkScopes(*route, caller);
+    const auto& policy = dispatch->admission->policy(*route);
+    auto decision = decide(*dispatch, *route, caller, std::nullopt, sdk::PathOp::read);
+    // The effective rule's fields (scopes, limits, paths, params, audit),
+    // without its enclosing braces, so they sit beside the route's own.
+    std::string rule_fields = endpointPolicyJson(policy);
+    rule_fields = rule_fields.substr(1, rule_fields.size() - 2);
     auto& s = groups[spec.group];
     ++s.total;
-    if (st.enabled) ++s.enabled;
+    if (policy.enabled) ++s.enabled;
     endpoints += (first ? "" : ",") + jsonQuote(spec.endpoint) +
                  ":{\"method\":" + jsonQuote(spec.method) + ",\"path\":" + jsonQuote(spec.path) +
                  ",\"group\":" + jsonQuote(spec.group) + ",\"summary\":" + jsonQuote(spec.summary) +
                  ",\"streaming\":" + (spec.streaming ? "true" : "false") +
                  ",\"auth_required\":" + (spec.auth_required ? "true" : "false") +
-                 ",\"enabled\":" + (st.enabled ? "true" : "false") +
-                 ",\"allowed\":" + (allowed ? "true" : "false") +
-                 ",\"rule\":" + jsonQuote(st.rule) + ",\"scopes\":" + jsonList(spec.scopes) +
+                 ",\"enabled\":" + (policy.enabled ? "true" : "false") +
+                 ",\"allowed\":" + (decision.allowed ? "true" : "false") +
+                 ",\"reason\":" + (decision.reason.empty() ? "null" : jsonQuote(decision.reason)) +
+                 ",\"rule\":" + jsonQuote(policy.rule) + "," + rule_fields +
                  ",\"plugin\":" + jsonQuote(route->owner) + "}";
     first = false;
   }
@@ -64,6 +70,9 @@ std::string capabilities(const CoreState& state, const sdk::Identity& caller) {
   }
   group_flags += "}";
   summary += "}";
+
+  std::vector<std::string> warnings = state.warnings;
+  for (const auto& w : dispatch->admission->compiled().warnings) warnings.push_back(w);
 
   std::string plugins = "[";
   first = true;
@@ -85,53 +94,56 @@ std::string capabilities(const CoreState& state, const sdk::Identity& caller) {
   return "{\"api_version\":2,\"server_version\":" + jsonQuote(state.server_version) +
          ",\"identity\":{\"id\":" + jsonQuote(caller.id) +
          ",\"scopes\":" + jsonList(caller.scopes) +
-         "},\"policy\":{\"preset\":\"default\",\"revision\":0},\"groups\":" + group_flags +
-         ",\"group_summary\":" + summary + ",\"endpoints\":" + endpoints +
-         ",\"plugins\":" + plugins + ",\"warnings\":" + jsonList(state.warnings) + "}";
+         "},\"policy\":{\"preset\":" + jsonQuote(dispatch->admission->compiled().preset) +
+         ",\"revision\":" + std::to_string(dispatch->admission->compiled().revision) +
+         ",\"sources\":" + jsonList(dispatch->admission->compiled().sources) +
+         "},\"groups\":" + group_flags + ",\"group_summary\":" + summary +
+         ",\"endpoints\":" + endpoints + ",\"plugins\":" + plugins +
+         ",\"warnings\":" + jsonList(warnings) + "}";
 }
 
-// Policy-only: the path is judged lexically, never looked up on disk, so the
-// check cannot be used to learn whether a path exists.
-std::string lexicalPathVerdict(const std::string& base, const std::string& path) {
-  namespace fs = std::filesystem;
-  fs::path p(path);
-  if (p.is_relative()) p = fs::path(base) / p;
-  auto norm = p.lexically_normal().string();
-  auto within = [&](const std::string& root) {
-    return norm == root ||
-           (norm.starts_with(root) && norm.size() > root.size() && norm[root.size()] == '/');
-  };
-  if (within("/proc") || within("/sys") || within("/dev")) return "path_denied";
-  if (norm == "/" || !within(base)) return "path_not_allowed";
-  return "";
-}
-
+// Policy-only: paths are judged lexically and the filesystem is never
+// consulted, so the check cannot tell whether a path exists.
 sdk::Response check(const CoreState& state, const sdk::Request& request) {
   auto endpoint = request.json.string("endpoint");
   if (!endpoint) return sdk::Response::error(400, endpoint.status().message(), "ValueError");
   auto path = request.json.string("path", std::string());
   if (!path) return sdk::Response::error(400, path.status().message(), "ValueError");
+  auto paths = request.json.stringList("paths", std::vector<std::string>{});
+  if (!paths) return sdk::Response::error(400, paths.status().message(), "ValueError");
+  auto op_name = request.json.string("op", std::string("read"));
+  if (!op_name) return sdk::Response::error(400, op_name.status().message(), "ValueError");
+  auto op = parsePathOp(*op_name);
+  if (!op)
+    return sdk::Response::error(400, "Field 'op' must be one of read, write, remove, list",
+                                "ValueError");
   const Dispatch* dispatch = state.pipeline->current();
-  const Route* route = dispatch->routes.findEndpoint(*endpoint);
+  const Route* route = dispatch->routes->findEndpoint(*endpoint);
   if (!route) {
     std::vector<std::string> ids;
-    for (const auto& r : dispatch->routes.routes()) ids.push_back(r->spec.endpoint);
+    for (const auto& r : dispatch->routes->routes()) ids.push_back(r->spec.endpoint);
     return sdk::Response::error(400,
                                 "Unknown endpoint '" + *endpoint + "'" + didYouMean(*endpoint, ids),
                                 "ValueError", "unknown_endpoint");
   }
-  auto st = dispatch->admission->state(*route);
-  auto denied = dispatch->admission->admit(*route, request.identity);
-  std::string reason = denied ? denied->code : "";
-  std::string path_verdict;
-  if (!path->empty()) path_verdict = lexicalPathVerdict(state.base_dir, *path);
-  bool allowed = !denied && path_verdict.empty();
-  if (!denied && !path_verdict.empty()) reason = path_verdict;
-  std::string body =
-      "{\"endpoint\":" + jsonQuote(*endpoint) + ",\"enabled\":" + (st.enabled ? "true" : "false") +
-      ",\"allowed\":" + (allowed ? "true" : "false") + ",\"rule\":" + jsonQuote(st.rule) +
-      ",\"reason\":" + (reason.empty() ? "null" : jsonQuote(reason)) +
-      ",\"scopes\":" + jsonList(route->spec.scopes) + "}";
+  std::optional<std::string> single;
+  if (!path->empty()) single = *path;
+  auto decision = decide(*dispatch, *route, request.identity, single, *op);
+  std::string body = decisionJson(decision);
+  if (!paths->empty()) {
+    std::string each = "[";
+    for (std::size_t i = 0; i < paths->size(); ++i) {
+      auto d = decide(*dispatch, *route, request.identity, (*paths)[i], *op);
+      if (!d.allowed && decision.allowed) decision = d;  // the first denial decides overall
+      each += (i ? "," : "") + std::string("{\"path\":") + jsonQuote((*paths)[i]) +
+              ",\"allowed\":" + (d.allowed ? "true" : "false") +
+              ",\"reason\":" + (d.reason.empty() ? "null" : jsonQuote(d.reason)) + "}";
+    }
+    each += "]";
+    body = decisionJson(decision);
+    body.pop_back();
+    body += ",\"paths\":" + each + "}";
+  }
   return sdk::Response::json(std::move(body));
 }
 

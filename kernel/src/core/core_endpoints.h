@@ -24,7 +24,6 @@ struct CoreState {
   const std::deque<PluginRecord>* plugins = nullptr;
   const std::vector<GroupRecord>* groups = nullptr;
   std::string server_version;
-  std::string base_dir;
   std::vector<std::string> warnings;
 };
 

@@ -31,7 +31,7 @@ class HostContextImpl final : public sdk::HostContext,
   sdk::CommandRegistry& commands() override { return *this; }
   sdk::ServiceRegistry& services() override { return *this; }
   const sdk::Settings& settings() const override { return settings_; }
-  const sdk::PathGuard& paths() const override { return services_.paths; }
+  const sdk::PathGuard& paths() const override { return *services_.paths; }
   sdk::Redactor& redactor() override { return services_.redactor; }
   const sdk::HostInfo& info() const override { return services_.info; }
 

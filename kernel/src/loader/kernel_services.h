@@ -2,6 +2,8 @@
 // exposes. One instance per process; it outlives every plugin.
 #pragma once
 
+#include <memory>
+
 #include "abx/sdk/settings.h"
 #include "events/event_bus.h"
 #include "logging/log_sink.h"
@@ -14,7 +16,7 @@ namespace abx::kernel {
 
 struct KernelServices {
   explicit KernelServices(sdk::HostInfo host_info)
-      : info(std::move(host_info)), log(redactor), paths(info.base_dir) {}
+      : info(std::move(host_info)), log(redactor), default_paths(info.base_dir) {}
 
   sdk::HostInfo info;
   SecretRedactor redactor;
@@ -22,7 +24,9 @@ struct KernelServices {
   EventBus events;
   CommandRegistry commands;
   ServiceRegistry services;
-  BaseDirPathGuard paths;
+  BaseDirPathGuard default_paths;
+  /** What plugins get; the server points it at its policy-aware guard. */
+  const sdk::PathGuard* paths = &default_paths;
 };
 
 }  // namespace abx::kernel

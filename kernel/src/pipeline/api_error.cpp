@@ -28,7 +28,6 @@ sdk::Response renderError(std::string_view path, const ApiError& e) {
     body = "{\"error\":" + sdk::jsonQuote(e.message) + ",\"type\":" + sdk::jsonQuote(e.type);
     if (!e.code.empty()) body += ",\"code\":" + sdk::jsonQuote(e.code);
     for (const auto& [k, v] : e.fields) body += "," + sdk::jsonQuote(k) + ":" + sdk::jsonQuote(v);
-    if (e.limit) body += ",\"limit\":" + std::to_string(*e.limit);
     if (e.retry_after) body += ",\"retry_after\":" + std::to_string(*e.retry_after);
     body += "}";
   }

@@ -19,10 +19,9 @@ struct ApiError {
   std::string message;
   std::string type = "ValueError";
   std::string code;
-  /** Extra string fields of the plain body: rule, endpoint, scope. */
+  /** Extra string fields of the plain body: endpoint, rule, scope, limit (a limit's name). */
   std::vector<std::pair<std::string, std::string>> fields;
-  std::optional<std::int64_t> limit;
-  std::optional<std::int64_t> retry_after;
+  std::optional<std::int64_t> retry_after; /**< seconds; also sent as Retry-After */
   bool close_connection = false;
 };
 

@@ -93,18 +93,21 @@ void Pipeline::handle(Exchange& ex) const {
   }
 
   const Dispatch* dispatch = current();
-  auto match = dispatch->routes.match(method, path);
+  const Authenticator& auth = *dispatch->auth;
+  AuditLog& audit = *dispatch->audit;
+  auto match = dispatch->routes->match(method, path);
   if (!match) {
     ex.send(renderError(path, notFound(path)));
     return;
   }
   const Route& route = *match->route;
+  const sdk::EndpointPolicy& policy = dispatch->admission->policy(route);
 
   // Every later exit goes through here, so each decision is audited once.
   auto finish = [&](const sdk::Response& response, const sdk::Identity* who, bool allowed,
                     std::string_view rule, std::string_view code) {
     ex.send(response);
-    if (audit_.wants(allowed)) {
+    if (audit.wants(allowed, policy.audit)) {
       AuditEntry entry;
       entry.identity = who ? std::string_view(who->id) : std::string_view("unauthenticated");
       entry.endpoint = route.spec.endpoint;
@@ -117,22 +120,22 @@ void Pipeline::handle(Exchange& ex) const {
       entry.duration_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
               .count();
-      audit_.record(entry);
+      audit.record(entry);
     }
   };
   auto reject = [&](const ApiError& e, const sdk::Identity* who, std::string_view rule) {
     finish(renderError(path, e), who, false, rule, e.code);
   };
 
-  const sdk::Identity* identity = &auth_.openIdentity();
+  const sdk::Identity* identity = &auth.openIdentity();
   sdk::Identity authenticated;
-  if (route.spec.auth_required && auth_.enabled()) {
-    auto outcome = auth_.authenticate(ex.headerValues("X-Access-Token"),
-                                      [&]() -> std::optional<std::string_view> {
-                                        auto v = ex.headerValues("Authorization");
-                                        if (v.empty()) return std::nullopt;
-                                        return v.front();
-                                      }());
+  if (route.spec.auth_required && auth.enabled()) {
+    auto outcome = auth.authenticate(ex.headerValues("X-Access-Token"),
+                                     [&]() -> std::optional<std::string_view> {
+                                       auto v = ex.headerValues("Authorization");
+                                       if (v.empty()) return std::nullopt;
+                                       return v.front();
+                                     }());
     if (auto* error = std::get_if<ApiError>(&outcome)) {
       reject(*error, nullptr, "auth");
       return;
@@ -141,11 +144,14 @@ void Pipeline::handle(Exchange& ex) const {
     identity = &authenticated;
   }
 
-  if (auto denied = dispatch->admission->admit(route, *identity)) {
-    std::string rule;
-    for (const auto& [k, v] : denied->fields)
-      if (k == "rule") rule = v;
-    reject(*denied, identity, rule);
+  // The verdict's lease holds a concurrency slot until the handler returns.
+  Verdict verdict = dispatch->admission->admit(route, *identity);
+  if (verdict.error) {
+    std::string rule = policy.rule;
+    for (const auto& [k, v] : verdict.error->fields)
+      if (k == "limit") rule = "limits:" + v;
+    if (verdict.error->code == "missing_scope") rule = "scopes";
+    reject(*verdict.error, identity, rule);
     return;
   }
 
@@ -170,8 +176,10 @@ void Pipeline::handle(Exchange& ex) const {
 
   if (hasBody(method)) {
     auto length = ex.contentLength();
-    std::size_t limit =
-        route.spec.max_request_bytes ? route.spec.max_request_bytes : default_body_limit_;
+    std::size_t limit = policy.limits.max_request_bytes
+                            ? static_cast<std::size_t>(*policy.limits.max_request_bytes)
+                        : route.spec.max_request_bytes ? route.spec.max_request_bytes
+                                                       : default_body_limit_;
     if (length && *length < 0) {
       ApiError e;
       e.message = "Malformed Content-Length";
@@ -186,7 +194,7 @@ void Pipeline::handle(Exchange& ex) const {
       e.message = "Request body too large: " + std::to_string(*length) + " bytes; the limit is " +
                   std::to_string(limit);
       e.code = "request_too_large";
-      e.limit = static_cast<std::int64_t>(limit);
+      e.fields = {{"endpoint", route.spec.endpoint}, {"limit", "max_request_bytes"}};
       e.close_connection = true;
       reject(e, identity, "limits:max_request_bytes");
       return;
@@ -225,6 +233,7 @@ void Pipeline::handle(Exchange& ex) const {
   request.path_params = std::move(match->params);
   request.headers = ex.headers();
   request.identity = *identity;
+  request.policy = &policy;
 
   auto internal = [&](std::string_view what) {
     ApiError e;
@@ -233,7 +242,7 @@ void Pipeline::handle(Exchange& ex) const {
     e.type = "InternalError";
     return renderError(path, e);
   };
-  const std::string& rule = dispatch->admission->state(route).rule;
+  const std::string& rule = policy.rule;
   if (route.spec.streaming) {
     int status = 200;
     ex.stream([&](sdk::SseStream& sse) -> std::optional<sdk::Response> {
@@ -249,12 +258,12 @@ void Pipeline::handle(Exchange& ex) const {
         return internal("unknown exception");
       }
     });
-    if (audit_.wants(true)) {
+    if (audit.wants(true, policy.audit)) {
       AuditEntry entry{identity->id, route.spec.endpoint, method, path, true, rule, {}, status, 0};
       entry.duration_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
               .count();
-      audit_.record(entry);
+      audit.record(entry);
     }
     return;
   }

@@ -18,19 +18,25 @@
 
 namespace abx::kernel {
 
-/** The routes and the admission layer in force; immutable once published. */
+/**
+ * Everything a request is judged by; immutable once published. A policy
+ * reload publishes a new Dispatch that shares the routes.
+ * OWNERSHIP: auth and audit are owned by whoever publishes the dispatch and
+ * outlive it.
+ */
 struct Dispatch {
-  RouteTable routes;
+  std::shared_ptr<RouteTable> routes = std::make_shared<RouteTable>();
   std::unique_ptr<Admission> admission;
+  const Authenticator* auth = nullptr;
+  AuditLog* audit = nullptr;
 };
 
 class Pipeline {
  public:
   static constexpr std::size_t kDefaultBodyLimit = 10u << 20;
 
-  Pipeline(const Authenticator& auth, AuditLog& audit,
-           std::size_t default_body_limit = kDefaultBodyLimit)
-      : auth_(auth), audit_(audit), default_body_limit_(default_body_limit) {}
+  explicit Pipeline(std::size_t default_body_limit = kDefaultBodyLimit)
+      : default_body_limit_(default_body_limit) {}
 
   /** Makes @p dispatch current. LIFETIME: the caller keeps it alive until exit. */
   void publish(const Dispatch* dispatch) { dispatch_.store(dispatch, std::memory_order_release); }
@@ -46,8 +52,6 @@ class Pipeline {
                                             decltype(sdk::Request::query_arrays)& arrays);
 
  private:
-  const Authenticator& auth_;
-  AuditLog& audit_;
   std::size_t default_body_limit_;
   std::atomic<const Dispatch*> dispatch_{nullptr};
 };

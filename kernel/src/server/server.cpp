@@ -5,15 +5,16 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "abx/sdk/subprocess.h"
 #include "abx/sdk/version.h"
-#include "audit/audit_log.h"
-#include "auth/authenticator.h"
 #include "http/http_server.h"
-#include "pipeline/pipeline.h"
+#include "policy/policy_engine.h"
+#include "server/policy_sources.h"
 
 namespace abx::kernel {
 
-Server::Server(ServerConfig config) : config_(std::move(config)) {
+Server::Server(ServerConfig config)
+    : config_(std::move(config)), pipeline_(config_.max_request_bytes) {
   sdk::HostInfo info;
   info.server_version = kServerVersion;
   info.host = config_.host;
@@ -22,35 +23,35 @@ Server::Server(ServerConfig config) : config_(std::move(config)) {
   info.base_dir = config_.base_dir;
   info.state_dir = config_.state_dir;
   services_ = std::make_unique<KernelServices>(std::move(info));
+  path_guard_ = std::make_unique<PolicyPathGuard>(pipeline_);
+  services_->paths = path_guard_.get();
   core_.server_version = kServerVersion;
   core_.plugins = &plugins_;
   core_.groups = &groups_;
-  core_.base_dir = services_->paths.baseDir();
+  core_.pipeline = &pipeline_;
+  if (config_.token) services_->redactor.addSecret(*config_.token);
 }
 
 Server::~Server() {
+  stopPlugins();
+  for (auto* f : audit_files_) std::fclose(f);
+}
+
+void Server::stopPlugins() {
   // Reverse manifest order; libraries stay mapped (RTLD_NODELETE).
   for (auto it = plugins_.rbegin(); it != plugins_.rend(); ++it) PluginLoader::stop(*it);
 }
 
-BootResult Server::loadPlugins(RouteTable& routes) {
-  BootResult result;
+std::optional<std::string> Server::loadPlugins() {
   if (config_.manifest.empty()) {
-    if (config_.adapter_modules) {
-      result.ok = false;
-      result.fatal = "ABX_AGENTS_ADAPTER_MODULES is set but no plugin manifest was found";
-    } else {
-      core_.warnings.push_back("no plugin manifest found: serving the core group only");
-      services_->log.write(sdk::LogLevel::warn, "kernel", core_.warnings.back());
-    }
-    return result;
+    if (config_.adapter_modules)
+      return std::string("ABX_AGENTS_ADAPTER_MODULES is set but no plugin manifest was found");
+    core_.warnings.push_back("no plugin manifest found: serving the core group only");
+    services_->log.write(sdk::LogLevel::warn, "kernel", core_.warnings.back());
+    return std::nullopt;
   }
   auto manifest = loadManifest(config_.manifest, config_.adapter_modules);
-  if (!manifest) {
-    result.ok = false;
-    result.fatal = manifest.status().message();
-    return result;
-  }
+  if (!manifest) return manifest.status().message();
   std::vector<std::string> ids;
   for (auto& entry : manifest->entries) {
     PluginRecord& record = plugins_.emplace_back();
@@ -64,24 +65,80 @@ BootResult Server::loadPlugins(RouteTable& routes) {
     if (!error) {
       for (const auto& w : record.warnings)
         services_->log.write(sdk::LogLevel::warn, "loader", record.path + ": " + w);
-      error = PluginLoader::start(record, *services_, routes, groups_);
+      error = PluginLoader::start(record, *services_, *routes_, groups_);
     }
     if (error) {
       record.error = error;
       record.state = "failed";
-      if (entry.required) {
-        result.ok = false;
-        result.fatal = error->line();
-        return result;
-      }
+      if (entry.required) return error->line();
       services_->log.write(sdk::LogLevel::warn, "loader",
                            "optional plugin '" + entry.name + "' not loaded: " + error->line());
       continue;
     }
     ids.push_back(record.id);
   }
-  return result;
+  return std::nullopt;
 }
+
+std::optional<std::string> Server::publishPolicy() {
+  auto sources = readPolicySources(config_);
+  if (!sources) return sources.status().message();
+  PolicyInputs in;
+  in.routes = routes_.get();
+  in.groups = groups_;
+  in.preset = std::move(sources->preset);
+  in.policy = std::move(sources->policy);
+  in.env_groups = env_groups_;
+  in.base_dir = config_.base_dir;
+  in.legacy_token = config_.token;
+  in.strict = config_.strict;
+  auto compiled = compilePolicy(in, ++revision_);
+  if (!compiled) return compiled.status().message();
+  const CompiledPolicy& policy = **compiled;
+
+  auto auth = std::make_unique<Authenticator>(policy.identities);
+  std::FILE* sink = stderr;
+  if (policy.audit_log && *policy.audit_log != "stderr") {
+    sink = AuditLog::openFile(*policy.audit_log);
+    if (!sink) return "audit_log: cannot open " + *policy.audit_log;
+    audit_files_.push_back(sink);
+  }
+  auto audit = std::make_unique<AuditLog>(sink);
+
+  auto dispatch = std::make_unique<Dispatch>();
+  dispatch->routes = routes_;
+  dispatch->admission = std::make_unique<PolicyAdmission>(*routes_, *compiled);
+  dispatch->auth = auth.get();
+  dispatch->audit = audit.get();
+  // The server's own secrets never reach a child process.
+  std::vector<std::string> protected_names = policy.secret_env_names;
+  sdk::Subprocess::protectEnvironment(protected_names);
+  for (const auto& name : policy.secret_env_names)
+    if (const char* v = std::getenv(name.c_str())) services_->redactor.addSecret(v);
+  for (const auto& w : policy.warnings) services_->log.write(sdk::LogLevel::warn, "policy", w);
+
+  pipeline_.publish(dispatch.get());
+  authenticators_.push_back(std::move(auth));
+  audit_logs_.push_back(std::move(audit));
+  dispatches_.push_back(std::move(dispatch));
+  return std::nullopt;
+}
+
+std::optional<std::string> Server::boot() {
+  routes_ = std::make_shared<RouteTable>();
+  groups_.push_back(coreGroup());
+  addCoreRoutes(*routes_, core_);
+  if (auto error = loadPlugins()) return error;
+  if (config_.enabled_groups) {
+    auto parsed = DefaultAdmission::parseEnabledGroups(*config_.enabled_groups, groups_);
+    if (!parsed) return parsed.status().message();
+    env_groups_ = *parsed;
+  }
+  services_->commands.freeze();
+  return publishPolicy();
+}
+
+std::optional<std::string> Server::reload() { return publishPolicy(); }
 
 namespace {
 
@@ -110,24 +167,28 @@ int Server::run() {
                  config_.host.c_str());
     return 2;
   }
-  if (config_.token) services_->redactor.addSecret(*config_.token);
 
-  Authenticator auth(config_.token);
-  AuditLog audit(AuditMode::deny, stderr);
-  Pipeline pipeline(auth, audit, config_.max_request_bytes);
-  core_.pipeline = &pipeline;
-  groups_.push_back(coreGroup());
-
-  // Core-only dispatch first, so /health and /ready answer while plugins load.
-  auto boot = std::make_unique<Dispatch>();
-  addCoreRoutes(boot->routes, core_);
-  boot->admission =
-      std::make_unique<DefaultAdmission>(boot->routes, groups_, std::vector<std::string>{});
-  pipeline.publish(boot.get());
-  dispatches_.push_back(std::move(boot));
+  // While plugins load, only the auth-exempt probes answer: no route that a
+  // policy could protect is reachable before the policy is in force.
+  auto probes = std::make_shared<RouteTable>();
+  {
+    RouteTable all;
+    addCoreRoutes(all, core_);
+    for (const auto& r : all.routes())
+      if (!r->spec.auth_required) probes->add(r->spec, "core");
+  }
+  Authenticator open_auth(std::nullopt);
+  AuditLog boot_audit(stderr);
+  Dispatch boot_dispatch;
+  boot_dispatch.routes = probes;
+  boot_dispatch.admission = std::make_unique<DefaultAdmission>(
+      *probes, std::vector<GroupRecord>{coreGroup()}, std::vector<std::string>{});
+  boot_dispatch.auth = &open_auth;
+  boot_dispatch.audit = &boot_audit;
+  pipeline_.publish(&boot_dispatch);
 
   SseHub hub;
-  HttpServer http(pipeline, hub, config_.threads);
+  HttpServer http(pipeline_, hub, config_.threads);
   int port = 0;
   try {
     port = http.listen(config_.host, config_.port);
@@ -138,28 +199,11 @@ int Server::run() {
   }
   services_->info.http_port = port;
 
-  auto full = std::make_unique<Dispatch>();
-  addCoreRoutes(full->routes, core_);
-  auto booted = loadPlugins(full->routes);
-  if (!booted.ok) {
-    std::fprintf(stderr, "agent-sandbox-server: %s\n", booted.fatal.c_str());
+  if (auto error = boot()) {
+    std::fprintf(stderr, "agent-sandbox-server: %s\n", error->c_str());
     http.drain(std::chrono::milliseconds(500));
     return 2;
   }
-  std::vector<std::string> enabled;
-  if (config_.enabled_groups) {
-    auto parsed = DefaultAdmission::parseEnabledGroups(*config_.enabled_groups, groups_);
-    if (!parsed) {
-      std::fprintf(stderr, "agent-sandbox-server: %s\n", parsed.status().message().c_str());
-      http.drain(std::chrono::milliseconds(500));
-      return 2;
-    }
-    enabled = *parsed;
-  }
-  full->admission = std::make_unique<DefaultAdmission>(full->routes, groups_, enabled);
-  services_->commands.freeze();
-  pipeline.publish(full.get());
-  dispatches_.push_back(std::move(full));
   core_.readiness = Readiness::ready;
 
   std::printf("listening on %s:%d\n", config_.host.c_str(), port);
@@ -167,14 +211,18 @@ int Server::run() {
   services_->log.write(sdk::LogLevel::info, "kernel",
                        "serving on " + config_.host + ":" + std::to_string(port) + " with " +
                            std::to_string(plugins_.size()) + " plugin(s); auth " +
-                           (config_.token ? "on" : "off"));
+                           (pipeline_.current()->auth->enabled() ? "on" : "off"));
 
   while (true) {
     int sig = 0;
     if (sigwait(&signals, &sig) != 0) continue;
     if (sig == SIGHUP) {
-      services_->log.write(sdk::LogLevel::info, "kernel",
-                           "SIGHUP: nothing to reload (no policy file in force)");
+      if (auto error = reload())
+        services_->log.write(sdk::LogLevel::error, "policy",
+                             "reload rejected, the previous policy stays in force: " + *error);
+      else
+        services_->log.write(sdk::LogLevel::info, "policy",
+                             "reloaded (revision " + std::to_string(revision_) + ")");
       continue;
     }
     break;
@@ -183,7 +231,7 @@ int Server::run() {
   services_->log.write(sdk::LogLevel::info, "kernel", "draining");
   services_->events.close();
   http.drain(std::chrono::seconds(10));
-  for (auto it = plugins_.rbegin(); it != plugins_.rend(); ++it) PluginLoader::stop(*it);
+  stopPlugins();
   return 0;
 }
 

@@ -1,28 +1,28 @@
-// Server: assembles the kernel — services, plugins, pipeline, HTTP — runs
-// until SIGTERM/SIGINT, then drains and stops plugins in reverse order.
+// Server: assembles the kernel — services, plugins, policy, pipeline, HTTP —
+// runs until SIGTERM/SIGINT (SIGHUP reloads the policy), then drains and
+// stops plugins in reverse order. check-config uses boot() alone.
 #pragma once
 
+#include <cstdio>
 #include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "audit/audit_log.h"
+#include "auth/authenticator.h"
 #include "core/core_endpoints.h"
 #include "loader/kernel_services.h"
 #include "loader/manifest.h"
 #include "loader/plugin_loader.h"
+#include "pipeline/pipeline.h"
+#include "security/policy_path_guard.h"
 #include "server/server_config.h"
 
 namespace abx::kernel {
 
 inline constexpr const char* kServerVersion = "0.1.0";
-
-/** Loads every manifest entry in order into @p records (state, error). */
-struct BootResult {
-  bool ok = true;
-  std::string fatal; /**< the one line printed when a required plugin fails */
-};
 
 class Server {
  public:
@@ -32,15 +32,39 @@ class Server {
   /** Runs until a termination signal. @return the process exit code. */
   int run();
 
+  /**
+   * Loads and starts every plugin, compiles the policy and publishes the
+   * dispatch. @return the one-line reason on failure.
+   */
+  std::optional<std::string> boot();
+  /** Re-reads the policy; on failure the old one stays. @return the error. */
+  std::optional<std::string> reload();
+
+  const Pipeline& pipeline() const { return pipeline_; }
+  const std::vector<GroupRecord>& groups() const { return groups_; }
+  void stopPlugins();
+
  private:
-  BootResult loadPlugins(RouteTable& routes);
+  std::optional<std::string> loadPlugins();
+  /** Compiles the policy from its sources into a new, published dispatch. */
+  std::optional<std::string> publishPolicy();
 
   ServerConfig config_;
   std::unique_ptr<KernelServices> services_;
   std::deque<PluginRecord> plugins_;
   std::vector<GroupRecord> groups_;
+  std::vector<std::string> env_groups_;
   CoreState core_;
-  std::vector<std::unique_ptr<Dispatch>> dispatches_;  // kept until exit
+  Pipeline pipeline_;
+  std::unique_ptr<PolicyPathGuard> path_guard_;
+  std::shared_ptr<RouteTable> routes_;
+  std::uint64_t revision_ = 0;
+  // Everything a published dispatch points to lives until exit: a request
+  // may still hold an older dispatch while a reload publishes a new one.
+  std::vector<std::unique_ptr<Dispatch>> dispatches_;
+  std::vector<std::unique_ptr<Authenticator>> authenticators_;
+  std::vector<std::unique_ptr<AuditLog>> audit_logs_;
+  std::vector<std::FILE*> audit_files_;
 };
 
 }  // namespace abx::kernel

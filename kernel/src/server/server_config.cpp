@@ -36,6 +36,16 @@ void applyEnvironmentDefaults(ServerConfig& c) {
       }
     }
   }
+  if (c.preset_dir.empty()) {
+    for (const auto& candidate :
+         {exe_dir + "/../config/presets", exe_dir + "/../etc/agent-sandbox/presets",
+          std::string("/etc/agent-sandbox/presets")}) {
+      if (fs::is_directory(candidate)) {
+        c.preset_dir = fs::weakly_canonical(candidate).string();
+        break;
+      }
+    }
+  }
   if (c.plugin_dir.empty()) {
     if (auto v = env("ABX_PLUGIN_DIR"); v && !v->empty()) {
       c.plugin_dir = *v;

@@ -21,6 +21,10 @@ struct ServerConfig {
   std::optional<std::string> enabled_groups;  /**< ABX_SERVER_ENABLED_GROUPS */
   std::optional<std::string> adapter_modules; /**< ABX_AGENTS_ADAPTER_MODULES */
   bool insecure_no_auth = false;
+  std::optional<std::string> policy_file; /**< --policy */
+  std::optional<std::string> preset;      /**< --preset */
+  std::string preset_dir;                 /**< where <name>.yaml presets live */
+  bool strict = false;                    /**< check-config --strict */
   int threads = 64;
   std::size_t max_request_bytes = 10u << 20;
 };

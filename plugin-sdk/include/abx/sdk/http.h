@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "abx/sdk/json.h"
+#include "abx/sdk/policy.h"
 
 namespace abx::sdk {
 
@@ -38,6 +39,9 @@ struct Request {
   std::string body; /**< raw body, bounded by the route's limit */
   Json json;        /**< parsed body object (empty object if no body) */
   Identity identity;
+  /** The endpoint's effective policy rule. LIFETIME: the call. Never null
+   *  for requests the kernel dispatches. */
+  const EndpointPolicy* policy = nullptr;
 
   ABX_SDK_API std::optional<std::string_view> header(std::string_view lower_name) const;
   ABX_SDK_API std::optional<std::string_view> param(std::string_view name) const;

@@ -86,6 +86,18 @@ class ABX_SDK_API Subprocess {
    */
   static std::vector<std::string> inheritEnv(std::initializer_list<std::string_view> names);
 
+  /**
+   * From now on, names that never reach a child whatever a caller puts in
+   * SpawnOptions::env: every ABX_SERVER_* name, plus @p names (the server
+   * passes the policy's token_env names). Replaces the previous set. The
+   * server calls this at start-up; a process that never calls it (a test
+   * starting the server, say) passes its environment lists through as given.
+   * THREAD: safe; spawns already running keep the set they read.
+   */
+  static void protectEnvironment(std::vector<std::string> names);
+  /** True for a name protectEnvironment() keeps from children. */
+  static bool isProtectedEnvName(std::string_view name);
+
   Subprocess(Subprocess&&) noexcept;
   Subprocess& operator=(Subprocess&&) noexcept;
   Subprocess(const Subprocess&) = delete;

@@ -1,0 +1,315 @@
+#include "policy/policy_engine.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+
+#include "auth/authenticator.h"
+#include "text/did_you_mean.h"
+
+namespace abx::kernel {
+namespace {
+
+enum Layer { kDefault = 0, kCode = 1, kPreset = 2, kPolicy = 3, kEnv = 4 };
+
+struct Selector {
+  SelectorKind kind;
+  std::string pattern;  // id, glob, or group name
+  const RuleSpec* rule;
+  int layer;
+  int order;
+  std::string name;  // the rule reported when this selector decides
+};
+
+bool matches(const Selector& s, const Route& route) {
+  switch (s.kind) {
+    case SelectorKind::exact:
+      return s.pattern == route.spec.endpoint;
+    case SelectorKind::glob:
+      return globMatch(s.pattern, route.spec.endpoint);
+    case SelectorKind::group:
+      return s.pattern == route.spec.group;
+    case SelectorKind::defaults:
+      return true;
+  }
+  return false;
+}
+
+// The first (most specific, latest) selector that sets a field decides it.
+template <class Get>
+auto pick(const std::vector<const Selector*>& ordered, Get get) {
+  using Opt = std::remove_cvref_t<decltype(get(std::declval<const RuleSpec&>()))>;
+  for (const auto* s : ordered)
+    if (const auto& v = get(*s->rule); v) return Opt(v);
+  return Opt();
+}
+
+sdk::Status configError(const std::string& source, const std::string& message) {
+  return sdk::Status::error(source + ": " + message, "ConfigError");
+}
+
+std::optional<std::array<unsigned char, 32>> fromHex(const std::string& hex) {
+  if (hex.size() != 64) return std::nullopt;
+  std::array<unsigned char, 32> out{};
+  for (std::size_t i = 0; i < 32; ++i) {
+    auto nibble = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out[i] = static_cast<unsigned char>(hi * 16 + lo);
+  }
+  return out;
+}
+
+std::optional<std::string> systemGetenv(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  if (!v) return std::nullopt;
+  return std::string(v);
+}
+
+}  // namespace
+
+const std::vector<std::string>& presetNames() {
+  static const std::vector<std::string> kNames = {"default", "transfer-only", "read-only",
+                                                  "hardened", "locked"};
+  return kNames;
+}
+
+sdk::Result<PolicyDocument> loadPreset(const std::string& preset_dir, const std::string& name) {
+  const auto& names = presetNames();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    return sdk::Status::error("unknown preset '" + name + "'" + didYouMean(name, names) +
+                                  "; presets: default, transfer-only, read-only, hardened, locked",
+                              "ConfigError");
+  auto path = preset_dir + "/" + name + ".yaml";
+  auto doc = loadPolicyFile(path);
+  if (!doc) return doc.status();
+  doc->source = "preset:" + name;
+  return doc;
+}
+
+sdk::Result<std::shared_ptr<const CompiledPolicy>> compilePolicy(const PolicyInputs& in,
+                                                                 std::uint64_t revision) {
+  auto out = std::make_shared<CompiledPolicy>();
+  out->revision = revision;
+  const RouteTable& routes = *in.routes;
+
+  std::vector<std::string> ids, group_names;
+  for (const auto& r : routes.routes()) ids.push_back(r->spec.endpoint);
+  for (const auto& g : in.groups) group_names.push_back(g.spec.name);
+  auto knownGroup = [&](const std::string& g) {
+    return std::find(group_names.begin(), group_names.end(), g) != group_names.end();
+  };
+  auto isCoreId = [&](const std::string& id) {
+    const Route* r = routes.findEndpoint(id);
+    return r && r->spec.group == "core";
+  };
+
+  std::deque<RuleSpec> synthesized;  // rules the layers imply (stable addresses)
+  std::vector<Selector> selectors;
+  int order = 0;
+  auto addSelector = [&](SelectorKind kind, std::string pattern, const RuleSpec* rule, int layer,
+                         std::string name) {
+    selectors.push_back({kind, std::move(pattern), rule, layer, order++, std::move(name)});
+  };
+  auto enabledRule = [&](bool on) -> const RuleSpec* {
+    RuleSpec r;
+    r.enabled = on;
+    synthesized.push_back(std::move(r));
+    return &synthesized.back();
+  };
+
+  // default: everything on, opt-in groups off.
+  addSelector(SelectorKind::defaults, "", enabledRule(true), kDefault, "default");
+  for (const auto& g : in.groups)
+    if (g.spec.opt_in && g.spec.name != "core")
+      addSelector(SelectorKind::group, g.spec.name, enabledRule(false), kDefault,
+                  "default:opt-in:" + g.spec.name);
+
+  for (const auto& t : in.code)
+    addSelector(SelectorKind::group, t.group, enabledRule(t.enable), kCode,
+                std::string("code:") + (t.enable ? "enable_group:" : "disable_group:") + t.group);
+
+  // preset and policy documents share one shape; only the policy layer is
+  // held to the installed endpoints and groups.
+  auto addDocument = [&](const PolicyDocument& doc, int layer,
+                         const std::string& label) -> sdk::Status {
+    bool checked = layer == kPolicy;
+    for (const auto& [group, on] : doc.groups) {
+      if (checked && !knownGroup(group))
+        return configError(
+            doc.source, "groups: unknown group '" + group + "'" + didYouMean(group, group_names));
+      if (group == "core" && !on) return configError(doc.source, "groups: core cannot be disabled");
+      addSelector(SelectorKind::group, group, enabledRule(on), layer,
+                  layer == kPolicy ? "policy:groups." + group : label);
+    }
+    if (doc.defaults)
+      addSelector(SelectorKind::defaults, "", &*doc.defaults, layer,
+                  layer == kPolicy ? "policy:defaults" : label);
+    for (const auto& [selector, rule] : doc.endpoints) {
+      auto kind = selectorKind(selector);
+      std::string pattern = selector;
+      if (kind == SelectorKind::group) pattern = selector.substr(6);
+      if (kind == SelectorKind::exact && checked && !routes.findEndpoint(selector))
+        return configError(doc.source, "endpoints: unknown endpoint '" + selector + "'" +
+                                           didYouMean(selector, ids));
+      if (kind == SelectorKind::group && checked && !knownGroup(pattern))
+        return configError(doc.source, "endpoints: unknown group '" + pattern + "'" +
+                                           didYouMean(pattern, group_names));
+      if (kind == SelectorKind::exact && isCoreId(selector) && rule.enabled == false)
+        return configError(doc.source, "endpoints." + selector + ": core cannot be disabled");
+      if (kind == SelectorKind::group && pattern == "core" && rule.enabled == false)
+        return configError(doc.source, "endpoints." + selector + ": core cannot be disabled");
+      if (kind == SelectorKind::glob && checked &&
+          std::none_of(ids.begin(), ids.end(),
+                       [&](const std::string& id) { return globMatch(selector, id); })) {
+        std::string warning = doc.source + ": endpoints: '" + selector + "' matches no endpoint";
+        if (in.strict) return sdk::Status::error(warning, "ConfigError");
+        out->warnings.push_back(warning);
+      }
+      addSelector(kind, pattern, &rule, layer,
+                  layer == kPolicy ? "policy:endpoints." + selector : label);
+    }
+    return sdk::Status::ok();
+  };
+
+  std::string base_dir = in.base_dir;
+  if (in.preset) {
+    out->preset =
+        in.preset->source.starts_with("preset:") ? in.preset->source.substr(7) : in.preset->source;
+    if (auto s = addDocument(*in.preset, kPreset, "preset:" + out->preset); !s) return s;
+    out->sources.push_back(in.preset->source);
+    if (in.preset->base_dir) base_dir = *in.preset->base_dir;
+  }
+  if (in.policy) {
+    if (auto s = addDocument(*in.policy, kPolicy, "policy"); !s) return s;
+    out->sources.push_back(in.policy->source);
+    if (in.policy->base_dir) base_dir = *in.policy->base_dir;
+    out->audit_log = in.policy->audit_log;
+  }
+  for (const auto& g : in.env_groups)
+    addSelector(SelectorKind::group, g, enabledRule(true), kEnv, "env:ABX_SERVER_ENABLED_GROUPS");
+
+  std::error_code ec;
+  auto canonical = std::filesystem::weakly_canonical(base_dir, ec);
+  out->base_dir = ec ? base_dir : canonical.string();
+
+  out->endpoints.resize(routes.size());
+  std::vector<const Selector*> matched;
+  for (const auto& route : routes.routes()) {
+    matched.clear();
+    for (const auto& s : selectors)
+      if (matches(s, *route)) matched.push_back(&s);
+    std::sort(matched.begin(), matched.end(), [](const Selector* a, const Selector* b) {
+      if (a->kind != b->kind) return a->kind < b->kind;
+      if (a->layer != b->layer) return a->layer > b->layer;
+      return a->order > b->order;
+    });
+    auto& ep = out->endpoints[route->index];
+
+    if (route->spec.group == "core") {
+      ep.enabled = true;
+      ep.rule = "default:core";
+    } else {
+      const Selector* winner = nullptr;
+      for (const auto* s : matched) {
+        if (!s->rule->enabled) continue;
+        if (!winner) {
+          winner = s;
+        } else if (s->kind != winner->kind || s->layer != winner->layer) {
+          break;
+        }
+        // Same layer and specificity: a single `enabled: false` wins.
+        if (*s->rule->enabled == false) {
+          winner = s;
+          break;
+        }
+      }
+      ep.enabled = winner ? *winner->rule->enabled : true;
+      ep.rule = winner ? winner->name : "default";
+      if (winner && winner->layer == kDefault && winner->kind == SelectorKind::defaults)
+        ep.rule = "default:" + route->spec.group;
+    }
+
+    // core:read is implicit: every identity may reach the core endpoints.
+    ep.scopes =
+        route->spec.group == "core" ? route->spec.scopes : pick(matched, [](const RuleSpec& r) {
+                                                             return r.scopes;
+                                                           }).value_or(route->spec.scopes);
+    if (auto v = pick(matched, [](const RuleSpec& r) { return r.paths.allow; }))
+      ep.paths.allow = *v;
+    if (auto v = pick(matched, [](const RuleSpec& r) { return r.paths.deny; })) ep.paths.deny = *v;
+    if (auto v = pick(matched, [](const RuleSpec& r) { return r.paths.read_only; }))
+      ep.paths.read_only = *v;
+    if (auto v = pick(matched, [](const RuleSpec& r) { return r.paths.symlinks; }))
+      ep.paths.symlinks = *v;
+#define ABX_PICK(part, field) \
+  ep.part.field = pick(matched, [](const RuleSpec& r) { return r.part.field; })
+    ABX_PICK(limits, max_bytes);
+    ABX_PICK(limits, max_request_bytes);
+    ABX_PICK(limits, max_entries);
+    ABX_PICK(limits, max_duration_seconds);
+    ABX_PICK(limits, max_output_bytes);
+    ABX_PICK(limits, timeout_seconds);
+    ABX_PICK(limits, rate_per_minute);
+    ABX_PICK(limits, max_concurrency);
+    ABX_PICK(params, overwrite);
+    ABX_PICK(params, allow_extensions);
+    ABX_PICK(params, deny_extensions);
+    ABX_PICK(params, allow_commands);
+    ABX_PICK(params, deny_commands);
+    ABX_PICK(params, languages);
+    ABX_PICK(params, allowed_signals);
+    ABX_PICK(params, url_allow);
+    ABX_PICK(params, url_deny);
+    ABX_PICK(params, block_private_networks);
+    ABX_PICK(params, shells);
+    ABX_PICK(params, env_deny);
+    ABX_PICK(params, allow_vars);
+    ABX_PICK(params, deny_vars);
+#undef ABX_PICK
+    ep.audit =
+        pick(matched, [](const RuleSpec& r) { return r.audit; }).value_or(sdk::AuditLevel::deny);
+  }
+
+  // Identities: the legacy token, then auth.tokens of the policy.
+  if (in.legacy_token && !in.legacy_token->empty())
+    out->identities.push_back({"legacy", sha256Digest(*in.legacy_token), {"*"}});
+  if (in.policy) {
+    auto getenv = in.getenv ? in.getenv : &systemGetenv;
+    for (std::size_t i = 0; i < in.policy->tokens.size(); ++i) {
+      const auto& t = in.policy->tokens[i];
+      std::string where = "auth.tokens[" + std::to_string(i) + "] (" + t.id + ")";
+      TokenIdentity identity{t.id, {}, t.scopes};
+      if (t.token_env) {
+        auto value = getenv(*t.token_env);
+        if (!value || value->empty())
+          return configError(in.policy->source,
+                             where + ": environment variable " + *t.token_env + " is not set");
+        identity.digest = sha256Digest(*value);
+        out->secret_env_names.push_back(*t.token_env);
+      } else if (t.token_sha256) {
+        auto digest = fromHex(*t.token_sha256);
+        if (!digest)
+          return configError(in.policy->source, where + ": token_sha256 is not 64 hex digits");
+        identity.digest = *digest;
+      }
+      for (const auto& existing : out->identities) {
+        if (existing.id == identity.id)
+          return configError(in.policy->source, where + ": duplicate identity id");
+        if (existing.digest == identity.digest)
+          return configError(in.policy->source,
+                             where + ": the same token as identity '" + existing.id + "'");
+      }
+      out->identities.push_back(std::move(identity));
+    }
+  }
+  return std::shared_ptr<const CompiledPolicy>(std::move(out));
+}
+
+}  // namespace abx::kernel

@@ -1,0 +1,58 @@
+// PolicyEngine: merges the five layers — default (opt-in groups off), code
+// (plugins' enable/disable), preset, policy, environment
+// (ABX_SERVER_ENABLED_GROUPS, on only) — into one EndpointPolicy per route.
+// Per field, the most specific selector wins (exact id > glob > group: >
+// @defaults); at equal specificity the later layer wins; inside one layer
+// and one specificity a single `enabled: false` wins. Core cannot be
+// disabled.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "abx/sdk/status.h"
+#include "admission/admission.h"
+#include "policy/compiled_policy.h"
+#include "policy/policy_document.h"
+#include "routing/route_table.h"
+
+namespace abx::kernel {
+
+/** A plugin's enable_group / disable_group call (the code layer). */
+struct CodeToggle {
+  std::string group;
+  bool enable = true;
+  std::string plugin;
+};
+
+struct PolicyInputs {
+  const RouteTable* routes = nullptr;
+  std::vector<GroupRecord> groups;
+  std::vector<CodeToggle> code;
+  std::optional<PolicyDocument> preset;    /**< the preset's document, if any */
+  std::optional<PolicyDocument> policy;    /**< the operator's policy, if any */
+  std::vector<std::string> env_groups;     /**< validated ABX_SERVER_ENABLED_GROUPS */
+  std::string base_dir = "/home/user";     /**< --base-dir / ABX_SERVER_BASE_DIR */
+  std::optional<std::string> legacy_token; /**< ABX_SERVER_TOKEN: identity "legacy", scope "*" */
+  /** Reads token_env variables; tests inject their own. */
+  std::optional<std::string> (*getenv)(const std::string&) = nullptr;
+  bool strict = false; /**< warnings become errors */
+};
+
+/**
+ * Validates and merges. Fails (type ConfigError, with a did-you-mean hint)
+ * on an unknown endpoint id or group in the policy layer, an attempt to
+ * disable core, an unset token_env, or a duplicate token.
+ */
+sdk::Result<std::shared_ptr<const CompiledPolicy>> compilePolicy(const PolicyInputs& inputs,
+                                                                 std::uint64_t revision);
+
+/** Loads config/presets/<name>.yaml from @p preset_dir (did-you-mean on a bad name). */
+sdk::Result<PolicyDocument> loadPreset(const std::string& preset_dir, const std::string& name);
+
+/** The preset names, in a fixed order. */
+const std::vector<std::string>& presetNames();
+
+}  // namespace abx::kernel
