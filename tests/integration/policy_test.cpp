@@ -66,6 +66,24 @@ TEST(Policy, MoreSpecificSelectorWinsAndEnvOnlyTurnsGroupsOn) {
   EXPECT_EQ(http(server.port(), "GET", "/echo-optin/ping").status, 200);
 }
 
+TEST(Policy, PluginsToggleGroupsThroughTheCodeLayer) {
+  ServerOptions o = withPolicy("groups: {}\n");
+  o.files["plugins.yaml"] =
+      kManifest + "  - name: toggle\n    file: " + fixtureDir() + "/code_toggle.so\n";
+  ServerProcess server(o);
+  auto on = http(server.port(), "GET", "/echo-optin/ping");
+  EXPECT_EQ(on.status, 200);
+  auto off = http(server.port(), "GET", "/fixture/code_toggle");
+  EXPECT_EQ(off.status, 404);
+  EXPECT_THAT(off.body, HasSubstr(R"("rule":"code:disable_group:fixture_code_toggle")"));
+  // The policy layer comes later and wins.
+  ServerOptions later = withPolicy("groups: {echo_optin: false}\n");
+  later.files["plugins.yaml"] = o.files["plugins.yaml"];
+  ServerProcess server2(later);
+  EXPECT_THAT(http(server2.port(), "GET", "/echo-optin/ping").body,
+              HasSubstr(R"("rule":"policy:groups.echo_optin")"));
+}
+
 TEST(Policy, IdentitiesAndScopes) {
   ServerProcess server(
       withPolicy("auth:\n  tokens:\n"

@@ -48,6 +48,19 @@ sdk::Status HostContextImpl::add(sdk::RouteSpec route) {
   return routes_.add(std::move(route), plugin_id_);
 }
 
+sdk::Status HostContextImpl::enableGroup(std::string_view group) {
+  if (!registering_) return closed("enableGroup");
+  services_.code_toggles.push_back({std::string(group), true, plugin_id_});
+  return sdk::Status::ok();
+}
+
+sdk::Status HostContextImpl::disableGroup(std::string_view group) {
+  if (!registering_) return closed("disableGroup");
+  if (group == "core") return sdk::Status::error("the core group cannot be disabled", "ValueError");
+  services_.code_toggles.push_back({std::string(group), false, plugin_id_});
+  return sdk::Status::ok();
+}
+
 sdk::Status HostContextImpl::add(sdk::CommandSpec command) {
   if (!registering_) return closed("command registration");
   return services_.commands.add(std::move(command));

@@ -39,6 +39,8 @@ class HostContextImpl final : public sdk::HostContext,
   // sdk::RouteRegistry
   sdk::Status declareGroup(const sdk::GroupSpec& group) override;
   sdk::Status add(sdk::RouteSpec route) override;
+  sdk::Status enableGroup(std::string_view group) override;
+  sdk::Status disableGroup(std::string_view group) override;
   // sdk::CommandRegistry
   sdk::Status add(sdk::CommandSpec command) override;
   std::vector<const sdk::CommandSpec*> list() const override;

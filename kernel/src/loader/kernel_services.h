@@ -7,6 +7,7 @@
 #include "abx/sdk/settings.h"
 #include "events/event_bus.h"
 #include "logging/log_sink.h"
+#include "policy/code_toggle.h"
 #include "routing/command_registry.h"
 #include "routing/service_registry.h"
 #include "security/base_dir_path_guard.h"
@@ -24,6 +25,8 @@ struct KernelServices {
   EventBus events;
   CommandRegistry commands;
   ServiceRegistry services;
+  /** Plugins' enableGroup/disableGroup calls, in order. */
+  std::vector<CodeToggle> code_toggles;
   BaseDirPathGuard default_paths;
   /** What plugins get; the server points it at its policy-aware guard. */
   const sdk::PathGuard* paths = &default_paths;

@@ -154,12 +154,14 @@ std::optional<LoadError> PluginLoader::start(PluginRecord& r, KernelServices& se
   // (whose code may be half-initialised) stays reachable.
   const std::size_t route_mark = routes.size(), group_mark = groups.size(),
                     command_mark = services.commands.size(),
-                    service_mark = services.services.size();
+                    service_mark = services.services.size(),
+                    toggle_mark = services.code_toggles.size();
   auto rollback = [&] {
     routes.truncate(route_mark);
     groups.resize(group_mark);
     services.commands.truncate(command_mark);
     services.services.truncate(service_mark);
+    services.code_toggles.resize(toggle_mark);
   };
   r.host = std::make_unique<HostContextImpl>(services, r.id, r.entry.settings, routes, groups);
   r.instance = r.info.create(r.host.get());

@@ -576,11 +576,10 @@ bool globMatch(std::string_view pattern, std::string_view text) {
   // stack buffer avoids allocating on the common path.
   char small[256];
   if (pattern.size() + text.size() + 2 <= sizeof(small)) {
-    std::memcpy(small, pattern.data(), pattern.size());
-    small[pattern.size()] = '\0';
+    // string_view::copy, not memcpy: an empty view may have a null data().
+    small[pattern.copy(small, pattern.size())] = '\0';
     char* t = small + pattern.size() + 1;
-    std::memcpy(t, text.data(), text.size());
-    t[text.size()] = '\0';
+    t[text.copy(t, text.size())] = '\0';
     return ::fnmatch(small, t, 0) == 0;
   }
   std::string p(pattern), s(text);

@@ -131,9 +131,18 @@ sdk::Result<std::shared_ptr<const CompiledPolicy>> compilePolicy(const PolicyInp
       addSelector(SelectorKind::group, g.spec.name, enabledRule(false), kDefault,
                   "default:opt-in:" + g.spec.name);
 
-  for (const auto& t : in.code)
+  for (const auto& t : in.code) {
+    if (!knownGroup(t.group))
+      return sdk::Status::error(
+          "plugin " + t.plugin + ": " + (t.enable ? "enableGroup" : "disableGroup") +
+              ": unknown group '" + t.group + "'" + didYouMean(t.group, group_names),
+          "ConfigError");
+    if (t.group == "core" && !t.enable)
+      return sdk::Status::error("plugin " + t.plugin + ": the core group cannot be disabled",
+                                "ConfigError");
     addSelector(SelectorKind::group, t.group, enabledRule(t.enable), kCode,
                 std::string("code:") + (t.enable ? "enable_group:" : "disable_group:") + t.group);
+  }
 
   // preset and policy documents share one shape; only the policy layer is
   // held to the installed endpoints and groups.

@@ -14,18 +14,12 @@
 
 #include "abx/sdk/status.h"
 #include "admission/admission.h"
+#include "policy/code_toggle.h"
 #include "policy/compiled_policy.h"
 #include "policy/policy_document.h"
 #include "routing/route_table.h"
 
 namespace abx::kernel {
-
-/** A plugin's enable_group / disable_group call (the code layer). */
-struct CodeToggle {
-  std::string group;
-  bool enable = true;
-  std::string plugin;
-};
 
 struct PolicyInputs {
   const RouteTable* routes = nullptr;

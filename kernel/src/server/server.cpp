@@ -86,6 +86,7 @@ std::optional<std::string> Server::publishPolicy() {
   PolicyInputs in;
   in.routes = routes_.get();
   in.groups = groups_;
+  in.code = services_->code_toggles;
   in.preset = std::move(sources->preset);
   in.policy = std::move(sources->policy);
   in.env_groups = env_groups_;

@@ -51,6 +51,8 @@ class FakeRouteRegistry final : public sdk::RouteRegistry {
     routes.push_back(std::move(route));
     return sdk::Status::ok();
   }
+  sdk::Status enableGroup(std::string_view) override { return sdk::Status::ok(); }
+  sdk::Status disableGroup(std::string_view) override { return sdk::Status::ok(); }
   const sdk::RouteSpec* byEndpoint(std::string_view id) const {
     for (const auto& r : routes)
       if (r.endpoint == id) return &r;

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "abx/sdk/http.h"
@@ -41,6 +42,13 @@ class ABX_SDK_API RouteRegistry {
   virtual Status declareGroup(const GroupSpec& group) = 0;
   /** Adds a route of a group this plugin declared; ids and method+path are unique. */
   virtual Status add(RouteSpec route) = 0;
+  /**
+   * The code layer of the policy: turns a group (any plugin's, e.g. an
+   * opt-in one) on or off. The preset, the policy and the environment still
+   * override it. An unknown group stops start-up; core cannot be disabled.
+   */
+  virtual Status enableGroup(std::string_view group) = 0;
+  virtual Status disableGroup(std::string_view group) = 0;
 
  protected:
   ~RouteRegistry();
