@@ -1,6 +1,7 @@
 // Out-of-line destructors: the key functions that give every SDK interface
 // exactly one vtable and typeinfo, in libabx_plugin_sdk, however many .so
 // files use it under RTLD_LOCAL.
+#include "abx/sdk/child_environment.h"
 #include "abx/sdk/commands.h"
 #include "abx/sdk/events.h"
 #include "abx/sdk/host_context.h"
@@ -25,6 +26,9 @@ ServiceRegistry::~ServiceRegistry() = default;
 PathGuard::~PathGuard() = default;
 Redactor::~Redactor() = default;
 SseStream::~SseStream() = default;
+BodyReader::~BodyReader() = default;
+BodyWriter::~BodyWriter() = default;
+ChildEnvironment::~ChildEnvironment() = default;
 
 std::string_view argTypeName(ArgType type) {
   switch (type) {

@@ -128,6 +128,56 @@ class EchoPlugin final : public Plugin {
     };
     if (auto s = r.add(std::move(limits)); !s) return s;
 
+    // Reads its body as it arrives: counts bytes and sums them.
+    RouteSpec raw;
+    raw.method = "POST";
+    raw.path = "/echo/raw";
+    raw.endpoint = "echo_raw";
+    raw.group = "echo";
+    raw.raw_body = true;
+    raw.max_request_bytes = 64u << 20;
+    raw.handler = [](const Request& req) {
+      char buf[65536];
+      std::uint64_t count = 0, sum = 0;
+      while (std::size_t n = req.body_reader->read(buf, sizeof buf)) {
+        count += n;
+        for (std::size_t i = 0; i < n; ++i) sum += static_cast<unsigned char>(buf[i]);
+      }
+      return Response::json("{\"bytes\":" + std::to_string(count) +
+                            ",\"sum\":" + std::to_string(sum) +
+                            ",\"declared\":" + std::to_string(req.body_reader->length()) + "}");
+    };
+    if (auto s = r.add(std::move(raw)); !s) return s;
+
+    // Streams n bytes of 'a'..'z' (chunked unless ?sized=1; ?fail=1 stops half-way).
+    RouteSpec bytes;
+    bytes.method = "GET";
+    bytes.path = "/echo/bytes";
+    bytes.endpoint = "echo_bytes";
+    bytes.group = "echo";
+    bytes.handler = [](const Request& req) {
+      std::int64_t n = std::stoll(std::string(req.queryParam("n").value_or("0")));
+      bool fail = req.queryParam("fail") == "1";
+      Response r;
+      r.content_type = "application/octet-stream";
+      if (req.queryParam("sized") == "1") r.stream_length = n;
+      r.body_stream = [n, fail](BodyWriter& w) {
+        std::string chunk(8192, 'a');
+        std::int64_t left = n;
+        while (left > 0) {
+          if (fail && left <= n / 2) return false;
+          auto len = static_cast<std::size_t>(std::min<std::int64_t>(left, 8192));
+          for (std::size_t i = 0; i < len; ++i)
+            chunk[i] = static_cast<char>('a' + (n - left + static_cast<std::int64_t>(i)) % 26);
+          if (!w.write(std::string_view(chunk.data(), len))) return false;
+          left -= static_cast<std::int64_t>(len);
+        }
+        return true;
+      };
+      return r;
+    };
+    if (auto s = r.add(std::move(bytes)); !s) return s;
+
     RouteSpec optin;
     optin.method = "GET";
     optin.path = "/echo-optin/ping";

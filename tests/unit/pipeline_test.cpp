@@ -120,6 +120,12 @@ class FakeExchange final : public Exchange {
     out = body_.substr(0, length);
     return true;
   }
+  std::size_t readSome(char* buffer, std::size_t n) override {
+    auto got = std::min(n, body_.size() - read_offset_);
+    std::copy_n(body_.data() + read_offset_, got, buffer);
+    read_offset_ += got;
+    return got;
+  }
   void send(const Response& response) override { sent.push_back(response); }
   void stream(const std::function<std::optional<Response>(SseStream&)>& producer) override {
     streamed = true;
@@ -150,6 +156,7 @@ class FakeExchange final : public Exchange {
   std::vector<std::pair<std::string, std::string>> headers_;
   std::string body_;
   std::optional<std::int64_t> length_;
+  std::size_t read_offset_ = 0;
 };
 
 RouteSpec route(std::string method, std::string path, std::string id, std::string group,

@@ -2,7 +2,8 @@
 // lands in its field; every validation error has its exact message (source,
 // dotted key path, did-you-mean); YAML and JSON read the same; the `server:`
 // wrapper; parseSize, selectorKind and globMatch tables; and the shipped
-// presets under config/presets parse and say what docs/presets.md says.
+// presets under config/presets parse, say what docs/presets.md says and are
+// quoted there verbatim.
 #include "policy/policy_document.h"
 
 #include <gmock/gmock.h>
@@ -706,17 +707,35 @@ std::vector<std::pair<std::string, std::optional<bool>>> switches(const PolicyDo
   return out;
 }
 
+/** A rule that sets `enabled` (to @p on) and nothing else. */
+RuleSpec onlyEnabled(std::optional<bool> on) {
+  RuleSpec r;
+  r.enabled = on;
+  return r;
+}
+
 TEST(Presets, DefaultIsEmpty) { EXPECT_EQ(show(preset("default")), show(PolicyDocument{})); }
 
 TEST(Presets, TransferOnlyEnablesOnlyTransfers) {
   auto doc = preset("transfer-only");
-  ASSERT_TRUE(doc.defaults);
-  EXPECT_EQ(doc.defaults->enabled, false);
+  // A "*" glob, not defaults: a glob is more specific than any group:
+  // selector, so no enableGroup or ABX_SERVER_ENABLED_GROUPS reopens a group.
+  EXPECT_FALSE(doc.defaults);
   EXPECT_TRUE(doc.groups.empty());
+  ASSERT_FALSE(doc.endpoints.empty());
+  EXPECT_EQ(selectorKind(doc.endpoints[0].first), SelectorKind::glob);
+  for (const auto& [selector, rule] : doc.endpoints) {
+    SCOPED_TRACE(selector);
+    EXPECT_EQ(show(rule), show(onlyEnabled(rule.enabled)));  // only `enabled`
+    if (selector != "*") {
+      EXPECT_EQ(selectorKind(selector), SelectorKind::exact);
+    }
+  }
   EXPECT_THAT(switches(doc),
-              ElementsAre(Pair("download", true), Pair("upload", true), Pair("files_list", true),
-                          Pair("files_stat", true), Pair("files_upload_stream", true),
-                          Pair("files_download_stream", true), Pair("files_mkdir", true)));
+              ElementsAre(Pair("*", false), Pair("download", true), Pair("upload", true),
+                          Pair("files_list", true), Pair("files_stat", true),
+                          Pair("files_upload_stream", true), Pair("files_download_stream", true),
+                          Pair("files_mkdir", true)));
 }
 
 TEST(Presets, ReadOnlyTurnsOffEveryWriter) {
@@ -755,18 +774,48 @@ TEST(Presets, HardenedTightensDefaults) {
   EXPECT_EQ(d.params.overwrite, false);
   EXPECT_EQ(d.params.block_private_networks, true);
   EXPECT_EQ(d.audit, AuditLevel::all);
-  ASSERT_EQ(doc.endpoints.size(), 1u);
-  EXPECT_EQ(doc.endpoints[0].first, "files_upload_stream");
-  EXPECT_EQ(doc.endpoints[0].second.limits.max_bytes, 100u << 20);
-  EXPECT_FALSE(doc.endpoints[0].second.enabled);
+  ASSERT_EQ(doc.endpoints.size(), 2u);
+  // System information only: no changes to children's environment.
+  EXPECT_EQ(doc.endpoints[0].first, "env_set");
+  EXPECT_EQ(show(doc.endpoints[0].second), show(onlyEnabled(false)));
+  EXPECT_EQ(doc.endpoints[1].first, "files_upload_stream");
+  EXPECT_EQ(doc.endpoints[1].second.limits.max_bytes, 100u << 20);
+  EXPECT_FALSE(doc.endpoints[1].second.enabled);
 }
 
 TEST(Presets, LockedDisablesEverythingButCore) {
   auto doc = preset("locked");
-  ASSERT_TRUE(doc.defaults);
-  EXPECT_EQ(doc.defaults->enabled, false);
+  // A "*" glob, not defaults (see TransferOnlyEnablesOnlyTransfers).
+  EXPECT_FALSE(doc.defaults);
   EXPECT_TRUE(doc.groups.empty());
-  EXPECT_TRUE(doc.endpoints.empty());
+  EXPECT_THAT(switches(doc), ElementsAre(Pair("*", false)));
+  ASSERT_EQ(doc.endpoints.size(), 1u);
+  EXPECT_EQ(selectorKind(doc.endpoints[0].first), SelectorKind::glob);
+  EXPECT_EQ(show(doc.endpoints[0].second), show(onlyEnabled(false)));
+}
+
+std::string readText(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << path;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(Presets, DocsQuoteEveryPresetFileVerbatim) {
+  const std::string docs = readText(std::string(ABX_SOURCE_DIR) + "/docs/presets.md");
+  for (const char* name : {"default", "transfer-only", "read-only", "hardened", "locked"}) {
+    SCOPED_TRACE(name);
+    const std::string file =
+        readText(std::string(ABX_SOURCE_DIR) + "/config/presets/" + name + ".yaml");
+    ASSERT_FALSE(file.empty());
+    const std::string section = std::string("## `") + name + "`\n";
+    auto at = docs.find(section);
+    ASSERT_NE(at, std::string::npos) << "no section " << section;
+    auto next = docs.find("\n## ", at + section.size());
+    EXPECT_NE(docs.substr(at, next - at).find("```yaml\n" + file + "```\n"), std::string::npos)
+        << "docs/presets.md does not quote config/presets/" << name << ".yaml verbatim";
+  }
 }
 
 }  // namespace

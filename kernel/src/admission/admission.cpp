@@ -95,12 +95,7 @@ Verdict PolicyAdmission::admit(const Route& route, const sdk::Identity& caller) 
     v.error = std::move(denied);
     return v;
   }
-  if (policy.limits.rate_per_minute) {
-    if (auto limited = takeRateToken(route, policy, caller)) {
-      v.error = std::move(limited);
-      return v;
-    }
-  }
+  // Concurrency first: a call refused for concurrency spends no rate token.
   if (policy.limits.max_concurrency) {
     auto& counter = runtime_[route.index]->in_flight;
     if (counter.fetch_add(1, std::memory_order_acq_rel) >= *policy.limits.max_concurrency) {
@@ -112,6 +107,13 @@ Verdict PolicyAdmission::admit(const Route& route, const sdk::Identity& caller) 
       return v;
     }
     v.lease = AdmissionLease(&counter);
+  }
+  if (policy.limits.rate_per_minute) {
+    if (auto limited = takeRateToken(route, policy, caller)) {
+      v.error = std::move(limited);
+      v.lease = AdmissionLease();  // a refused call holds no slot
+      return v;
+    }
   }
   return v;
 }

@@ -55,6 +55,14 @@ class PocoExchange final : public Exchange {
     return n;
   }
 
+  std::size_t readSome(char* buffer, std::size_t n) override {
+    auto& in = request_.stream();
+    in.read(buffer, static_cast<std::streamsize>(n));
+    auto got = static_cast<std::size_t>(in.gcount());
+    consumed_ += got;
+    return got;
+  }
+
   bool readBody(std::string& out, std::size_t length) override {
     out.resize(length);
     auto& in = request_.stream();
@@ -78,9 +86,48 @@ class PocoExchange final : public Exchange {
         response_.set(name, value);
     }
     if (close || !drainUnread()) response_.setKeepAlive(false);
+    if (r.body_stream) {
+      sendStream(r);
+      return;
+    }
     // One buffer: headers and body leave in one send (with TCP_NODELAY set on
     // the socket, a split write would not wait for a delayed ACK either).
     response_.sendBuffer(r.body.data(), r.body.size());
+  }
+
+  // A body produced while it is sent: in bounded memory, with a known
+  // Content-Length or chunked. A producer that fails part-way closes the
+  // connection, so the client never mistakes a truncated body for a whole.
+  void sendStream(const sdk::Response& r) {
+    if (r.stream_length >= 0)
+      response_.setContentLength64(r.stream_length);
+    else
+      response_.setChunkedTransferEncoding(true);
+    struct Writer final : sdk::BodyWriter {
+      std::ostream& out;
+      explicit Writer(std::ostream& o) : out(o) {}
+      bool write(std::string_view bytes) override {
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        return out.good();
+      }
+    };
+    bool ok = false;
+    try {
+      std::ostream& out = response_.send();
+      Writer writer(out);
+      ok = r.body_stream(writer) && out.good();
+      out.flush();
+      ok = ok && out.good();
+    } catch (...) {
+      ok = false;
+    }
+    // Closing the socket is the only honest end of a broken body.
+    if (!ok) {
+      try {
+        static_cast<Poco::Net::HTTPServerRequestImpl&>(request_).socket().shutdown();
+      } catch (...) {
+      }
+    }
   }
 
   void stream(

@@ -34,6 +34,7 @@ class HostContextImpl final : public sdk::HostContext,
   const sdk::PathGuard& paths() const override { return *services_.paths; }
   sdk::Redactor& redactor() override { return services_.redactor; }
   const sdk::HostInfo& info() const override { return services_.info; }
+  sdk::ChildEnvironment& environment() override { return services_.environment; }
 
  private:
   // sdk::RouteRegistry

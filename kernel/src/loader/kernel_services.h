@@ -2,9 +2,12 @@
 // exposes. One instance per process; it outlives every plugin.
 #pragma once
 
+#include <unistd.h>
+
 #include <memory>
 
 #include "abx/sdk/settings.h"
+#include "environment/child_environment_store.h"
 #include "events/event_bus.h"
 #include "logging/log_sink.h"
 #include "policy/code_toggle.h"
@@ -17,7 +20,10 @@ namespace abx::kernel {
 
 struct KernelServices {
   explicit KernelServices(sdk::HostInfo host_info)
-      : info(std::move(host_info)), log(redactor), default_paths(info.base_dir) {}
+      : info(std::move(host_info)),
+        log(redactor),
+        environment(environ),
+        default_paths(info.base_dir) {}
 
   sdk::HostInfo info;
   SecretRedactor redactor;
@@ -25,6 +31,7 @@ struct KernelServices {
   EventBus events;
   CommandRegistry commands;
   ServiceRegistry services;
+  ChildEnvironmentStore environment;
   /** Plugins' enableGroup/disableGroup calls, in order. */
   std::vector<CodeToggle> code_toggles;
   BaseDirPathGuard default_paths;

@@ -28,6 +28,8 @@ class Exchange {
   virtual std::optional<std::int64_t> contentLength() const = 0;
   /** Reads exactly @p length body bytes; false on a short read. */
   virtual bool readBody(std::string& out, std::size_t length) = 0;
+  /** Reads up to @p n body bytes (never past Content-Length); 0 at the end. */
+  virtual std::size_t readSome(char* buffer, std::size_t n) = 0;
   /** Writes the whole response (headers and body in one send). */
   virtual void send(const sdk::Response& response) = 0;
   /**

@@ -199,7 +199,9 @@ void Pipeline::handle(Exchange& ex) const {
       reject(e, identity, "limits:max_request_bytes");
       return;
     }
-    if (length && *length > 0) {
+    if (route.spec.raw_body) {
+      // The handler reads the body itself, in bounded memory.
+    } else if (length && *length > 0) {
       if (!ex.readBody(request.body, static_cast<std::size_t>(*length))) {
         ApiError e;
         e.message = "Request body shorter than Content-Length";
@@ -225,6 +227,27 @@ void Pipeline::handle(Exchange& ex) const {
       }
       request.json = std::move(parsed).value();
     }
+  }
+
+  // Reads the body as the handler asks, never past Content-Length.
+  struct ExchangeBodyReader final : sdk::BodyReader {
+    Exchange& ex;
+    std::uint64_t total;
+    std::uint64_t left;
+    ExchangeBodyReader(Exchange& e, std::uint64_t n) : ex(e), total(n), left(n) {}
+    std::size_t read(char* buffer, std::size_t n) override {
+      if (left == 0) return 0;
+      auto got = ex.readSome(buffer, static_cast<std::size_t>(std::min<std::uint64_t>(n, left)));
+      left -= got;
+      return got;
+    }
+    std::uint64_t length() const override { return total; }
+  };
+  std::optional<ExchangeBodyReader> body_reader;
+  if (route.spec.raw_body) {
+    auto length = ex.contentLength();
+    body_reader.emplace(ex, length && *length > 0 ? static_cast<std::uint64_t>(*length) : 0);
+    request.body_reader = &*body_reader;
   }
 
   request.method = std::string(method);

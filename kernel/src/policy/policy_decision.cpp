@@ -1,5 +1,7 @@
 #include "policy/policy_decision.h"
 
+#include <charconv>
+
 #include "security/path_rules_guard.h"
 
 namespace abx::kernel {
@@ -19,10 +21,11 @@ std::string list(const std::vector<std::int64_t>& items) {
   return out + "]";
 }
 
+// Shortest text that reads back as the same double.
 std::string number(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::string("0");
 }
 
 // Appends `"key":value` for a set optional.
@@ -138,7 +141,7 @@ std::string decisionJson(const PolicyDecision& d) {
          ",\"allowed\":" + (d.allowed ? "true" : "false") + ",\"rule\":" + jsonQuote(d.rule) +
          ",\"reason\":" + (d.reason.empty() ? "null" : jsonQuote(d.reason)) +
          ",\"status\":" + std::to_string(d.status) + ",\"scopes\":" + list(d.scopes) +
-         ",\"path\":" + (d.path.empty() ? "null" : jsonQuote(d.path)) + "}";
+         ",\"path\":" + (d.path ? jsonQuote(*d.path) : std::string("null")) + "}";
 }
 
 }  // namespace abx::kernel

@@ -23,7 +23,7 @@ struct PolicyDecision {
   std::string reason; /**< "" when allowed, else the error code */
   int status = 200;   /**< what the call would answer at admission/path time */
   std::vector<std::string> scopes;
-  std::string path; /**< the judged path, "" when none was asked */
+  std::optional<std::string> path; /**< the judged path, if one was asked */
 };
 
 /**

@@ -131,7 +131,13 @@ sdk::Result<std::shared_ptr<const CompiledPolicy>> compilePolicy(const PolicyInp
       addSelector(SelectorKind::group, g.spec.name, enabledRule(false), kDefault,
                   "default:opt-in:" + g.spec.name);
 
-  for (const auto& t : in.code) {
+  // Toggles edit the code layer: the last call for a group is the one in force.
+  std::vector<CodeToggle> code;
+  for (auto it = in.code.rbegin(); it != in.code.rend(); ++it)
+    if (std::none_of(code.begin(), code.end(),
+                     [&](const CodeToggle& c) { return c.group == it->group; }))
+      code.insert(code.begin(), *it);
+  for (const auto& t : code) {
     if (!knownGroup(t.group))
       return sdk::Status::error(
           "plugin " + t.plugin + ": " + (t.enable ? "enableGroup" : "disableGroup") +

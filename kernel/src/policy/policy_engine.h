@@ -2,9 +2,9 @@
 // (plugins' enable/disable), preset, policy, environment
 // (ABX_SERVER_ENABLED_GROUPS, on only) — into one EndpointPolicy per route.
 // Per field, the most specific selector wins (exact id > glob > group: >
-// @defaults); at equal specificity the later layer wins; inside one layer
-// and one specificity a single `enabled: false` wins. Core cannot be
-// disabled.
+// @defaults); at equal specificity the later layer wins; inside one preset or
+// policy document and one specificity a single `enabled: false` wins; in the
+// code layer the last call for a group wins. Core cannot be disabled.
 #pragma once
 
 #include <memory>

@@ -114,6 +114,7 @@ std::optional<std::string> Server::publishPolicy() {
   // The server's own secrets never reach a child process.
   std::vector<std::string> protected_names = policy.secret_env_names;
   sdk::Subprocess::protectEnvironment(protected_names);
+  services_->environment.protect(protected_names);
   for (const auto& name : policy.secret_env_names)
     if (const char* v = std::getenv(name.c_str())) services_->redactor.addSecret(v);
   for (const auto& w : policy.warnings) services_->log.write(sdk::LogLevel::warn, "policy", w);

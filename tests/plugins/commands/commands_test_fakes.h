@@ -79,6 +79,7 @@ class MockHost : public sdk::HostContext {
   MOCK_METHOD(const sdk::PathGuard&, paths, (), (const, override));
   MOCK_METHOD(sdk::Redactor&, redactor, (), (override));
   MOCK_METHOD(const sdk::HostInfo&, info, (), (const, override));
+  MOCK_METHOD(sdk::ChildEnvironment&, environment, (), (override));
 };
 
 /** A request as the kernel hands it over after admission. */

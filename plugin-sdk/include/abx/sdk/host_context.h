@@ -3,6 +3,7 @@
 // it, so trailing virtuals may be added in a minor version.
 #pragma once
 
+#include "abx/sdk/child_environment.h"
 #include "abx/sdk/commands.h"
 #include "abx/sdk/events.h"
 #include "abx/sdk/logger.h"
@@ -27,6 +28,8 @@ class ABX_SDK_API HostContext {
   virtual const PathGuard& paths() const = 0;
   virtual Redactor& redactor() = 0;
   virtual const HostInfo& info() const = 0;
+  /** The environment children start from (see child_environment.h). */
+  virtual ChildEnvironment& environment() = 0;
 
  protected:
   ~HostContext();

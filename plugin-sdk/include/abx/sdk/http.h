@@ -2,6 +2,8 @@
 // converts its server's types into these; nothing here is tied to a library.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -25,6 +27,31 @@ struct Identity {
 
 using ParamMap = std::map<std::string, std::string, std::less<>>;
 
+/**
+ * A request body read as it arrives (routes with RouteSpec::raw_body).
+ * THREAD: the handler's thread. LIFETIME: the call.
+ */
+class ABX_SDK_API BodyReader {
+ public:
+  /** Reads up to @p n bytes; 0 at the end of the body (or when the client went away). */
+  virtual std::size_t read(char* buffer, std::size_t n) = 0;
+  /** The Content-Length (the pipeline already held it to the route's limit). */
+  virtual std::uint64_t length() const = 0;
+
+ protected:
+  ~BodyReader();
+};
+
+/** Where a streamed response body goes. THREAD: the handler's thread. */
+class ABX_SDK_API BodyWriter {
+ public:
+  /** Writes @p bytes; false once the client is gone (stop producing). */
+  virtual bool write(std::string_view bytes) = 0;
+
+ protected:
+  ~BodyWriter();
+};
+
 /** One HTTP request after the pipeline admitted it. LIFETIME: the call. */
 struct Request {
   std::string method;
@@ -42,6 +69,8 @@ struct Request {
   /** The endpoint's effective policy rule. LIFETIME: the call. Never null
    *  for requests the kernel dispatches. */
   const EndpointPolicy* policy = nullptr;
+  /** Set instead of body/json for RouteSpec::raw_body routes. */
+  BodyReader* body_reader = nullptr;
 
   ABX_SDK_API std::optional<std::string_view> header(std::string_view lower_name) const;
   ABX_SDK_API std::optional<std::string_view> param(std::string_view name) const;
@@ -54,6 +83,16 @@ struct Response {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  /**
+   * A body produced while it is sent, in bounded memory (large files): when
+   * set, `body` is ignored and the producer is called once after the
+   * headers. With stream_length >= 0 the response carries that
+   * Content-Length and the producer must write exactly that many bytes;
+   * otherwise it is chunked. Return false to abort the connection (the
+   * client then sees a truncated body, never a wrong complete one).
+   */
+  std::function<bool(BodyWriter&)> body_stream;
+  std::int64_t stream_length = -1;
 
   /** 200 (or @p status) with a JSON body already serialised. */
   static Response json(std::string body, int status = 200) {

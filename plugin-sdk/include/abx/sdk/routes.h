@@ -21,6 +21,9 @@ struct RouteSpec {
   bool auth_required = true;
   bool streaming = false;            /**< true: stream_handler, SSE path */
   std::size_t max_request_bytes = 0; /**< body cap; 0 takes the host default */
+  /** true: the pipeline does not read or parse the body; the handler reads
+   *  it from Request::body_reader (still capped by max_request_bytes). */
+  bool raw_body = false;
   Handler handler;
   StreamHandler stream_handler;
 };
