@@ -1,7 +1,9 @@
-// The child never sees the server's environment (tokens, provider keys): it
-// gets a fixed PATH, HOME and what the commands file declares, nothing else.
+// A command's child starts from the host's ChildEnvironment (the server's
+// environment without its secrets, plus POST /env updates), then what the
+// commands file declares.
 #include "command_runner.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "abx/sdk/json.h"
@@ -41,17 +43,21 @@ std::string secondsText(std::chrono::milliseconds ms) {
 
 }  // namespace
 
-std::vector<std::string> commandEnv(const DeclarativeCommand& command) {
-  std::vector<std::string> env{"PATH=/usr/local/bin:/usr/bin:/bin"};
-  for (auto& inherited : sdk::Subprocess::inheritEnv({"HOME"})) env.push_back(std::move(inherited));
+std::vector<std::string> commandEnv(const DeclarativeCommand& command,
+                                    std::vector<std::string> base) {
+  std::vector<std::string> env = std::move(base);
+  bool has_path = std::any_of(env.begin(), env.end(),
+                              [](const std::string& e) { return e.starts_with("PATH="); });
+  if (!has_path) env.emplace_back("PATH=/usr/local/bin:/usr/bin:/bin");
   for (const auto& [name, value] : command.env) setEnv(env, name, value);
   return env;
 }
 
-sdk::SpawnOptions spawnOptions(const DeclarativeCommand& command, const sdk::CommandArgs& args) {
+sdk::SpawnOptions spawnOptions(const DeclarativeCommand& command, const sdk::CommandArgs& args,
+                               std::vector<std::string> base_env) {
   sdk::SpawnOptions options;
   options.argv = expandArgv(command.argv, args);
-  options.env = commandEnv(command);
+  options.env = commandEnv(command, std::move(base_env));
   options.cwd = command.cwd;
   options.stdin_pipe = false;
   return options;
@@ -84,7 +90,8 @@ sdk::Result<std::string> interpretRun(const DeclarativeCommand& command,
   return sdk::jsonQuote(text);
 }
 
-sdk::CommandSpec toCommandSpec(DeclarativeCommand command) {
+sdk::CommandSpec toCommandSpec(DeclarativeCommand command,
+                               const sdk::ChildEnvironment& environment) {
   sdk::CommandSpec spec;
   spec.name = command.name;
   spec.description = command.description;
@@ -93,11 +100,11 @@ sdk::CommandSpec toCommandSpec(DeclarativeCommand command) {
   spec.scopes = command.scopes;
   // Shared, immutable: the fn may run on several worker threads at once.
   auto shared = std::make_shared<const DeclarativeCommand>(std::move(command));
-  spec.fn = [shared](const sdk::CommandArgs& args) -> sdk::Result<std::string> {
+  spec.fn = [shared, &environment](const sdk::CommandArgs& args) -> sdk::Result<std::string> {
     sdk::RunLimits limits;
     limits.timeout = shared->timeout;
     limits.max_output_bytes = shared->max_output_bytes;
-    auto run = sdk::Subprocess::run(spawnOptions(*shared, args), limits);
+    auto run = sdk::Subprocess::run(spawnOptions(*shared, args, environment.snapshot()), limits);
     if (!run)
       return sdk::Status::error(
           "Command '" + shared->name + "' could not start: " + run.status().message(),

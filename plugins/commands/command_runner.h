@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "abx/sdk/child_environment.h"
 #include "abx/sdk/commands.h"
 #include "abx/sdk/subprocess.h"
 #include "commands_file.h"
@@ -16,13 +17,16 @@ namespace abx::plugins::commands {
 inline constexpr std::size_t kStderrTailBytes = 2048;
 
 /**
- * The child's whole environment: PATH=/usr/local/bin:/usr/bin:/bin, the
- * server's HOME, then the command's `env` (which may override both).
+ * The child's whole environment: @p base (the host's ChildEnvironment
+ * snapshot), PATH=/usr/local/bin:/usr/bin:/bin if it has no PATH, then the
+ * command's `env` (which may override both).
  */
-std::vector<std::string> commandEnv(const DeclarativeCommand& command);
+std::vector<std::string> commandEnv(const DeclarativeCommand& command,
+                                    std::vector<std::string> base);
 
 /** The spawn options for one call with bound @p args. */
-sdk::SpawnOptions spawnOptions(const DeclarativeCommand& command, const sdk::CommandArgs& args);
+sdk::SpawnOptions spawnOptions(const DeclarativeCommand& command, const sdk::CommandArgs& args,
+                               std::vector<std::string> base_env = {});
 
 /**
  * Maps a finished run to the result JSON text: 500-worthy failures are
@@ -31,7 +35,9 @@ sdk::SpawnOptions spawnOptions(const DeclarativeCommand& command, const sdk::Com
  */
 sdk::Result<std::string> interpretRun(const DeclarativeCommand& command, const sdk::Completed& run);
 
-/** A registrable CommandSpec whose fn runs @p command. */
-sdk::CommandSpec toCommandSpec(DeclarativeCommand command);
+/** A registrable CommandSpec whose fn runs @p command with @p environment's snapshot.
+ *  LIFETIME: @p environment outlives the spec (it is the host's). */
+sdk::CommandSpec toCommandSpec(DeclarativeCommand command,
+                               const sdk::ChildEnvironment& environment);
 
 }  // namespace abx::plugins::commands

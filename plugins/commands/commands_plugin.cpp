@@ -20,7 +20,7 @@ sdk::Status CommandsPlugin::start(sdk::HostContext& host) {
     if (!loaded) return loaded.status();
     for (auto& command : *loaded) {
       std::string name = command.name;
-      if (auto s = host.commands().add(toCommandSpec(std::move(command))); !s)
+      if (auto s = host.commands().add(toCommandSpec(std::move(command), host.environment())); !s)
         return sdk::Status::error(*path + ": command '" + name + "': " + s.message(), s.type());
     }
     host.log().info("loaded " + std::to_string(loaded->size()) + " command(s) from " + *path);

@@ -10,9 +10,11 @@
 # `defaults:` rule and two more identities under auth.tokens; the measured
 # endpoint gets scopes and limits but no rate or concurrency limit.
 #
-# For each run: wrk -t2 -c32 -d<BENCH_SECONDS>s --latency req/s, p50 and p99;
-# then the ratios policy/none. With BENCH_ROUNDS > 1 the two servers alternate
-# (none, policy, none, policy, ...) and the means are reported too.
+# For each run: wrk -t2 -c32 -d<BENCH_SECONDS>s --latency req/s, p50 and p99,
+# and the server's CPU time (utime + stime from /proc) per request;
+# then the ratios policy/none. With BENCH_ROUNDS > 1 the pairs alternate their
+# order (none, policy, policy, none, none, policy, ...) so neither server always
+# runs second, and the ratios are of the means over all rounds.
 #
 # Environment:
 #   BENCH_SECONDS   wrk duration per run (default 10)
@@ -154,10 +156,14 @@ to_ms() { # wrk latency value like 812.00us / 1.23ms / 2.00s -> ms
     printf "%.3f", n }'
 }
 
+CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
+# utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/PID/stat).
+cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}'; }
+
 # run_one NAME ROUND [serve args...]: start, check, warm up, measure, stop.
-RESULTS=() # "name round rps p50 p99 errors"
+RESULTS=() # "name round rps p50 p99 cpu_us errors"
 run_one() {
-  local name=$1 round=$2 logf port i out url rps p50 p99 errs code sources
+  local name=$1 round=$2 logf port i out url rps p50 p99 errs code sources cpu0 cpu1 reqs cpu_us
   shift 2
   logf="$WORK/$name.$round.log"
   mkdir -p "$WORK/state-$name"
@@ -201,9 +207,15 @@ run_one() {
       -H "X-Access-Token: $TOKEN" "$url" >/dev/null 2>&1
   fi
   log "$name: wrk -t$WRK_THREADS -c$WRK_CONNS -d${BENCH_SECONDS}s --latency $url"
+  cpu0=$(cpu_ticks "$SERVER_PID")
   out=$(timeout $((BENCH_SECONDS + 60)) wrk -t"$WRK_THREADS" -c"$WRK_CONNS" \
     -d"${BENCH_SECONDS}s" --latency -H "X-Access-Token: $TOKEN" "$url" 2>&1)
+  cpu1=$(cpu_ticks "$SERVER_PID")
   printf '%s\n' "$out" | sed 's/^/    /' >&2
+  reqs=$(printf '%s\n' "$out" | awk '/ requests in / {print $1}')
+  # The server's own CPU time (user + system) per request, in microseconds.
+  cpu_us=$(awk -v a="$cpu0" -v b="$cpu1" -v n="$reqs" -v hz="$CLK_TCK" \
+    'BEGIN { if (n + 0 > 0 && a != "" && b != "") printf "%.2f", (b - a) / hz * 1e6 / n; else print "n/a" }')
   rps=$(printf '%s\n' "$out" | awk '/^Requests\/sec:/ {print $2}')
   p50=$(to_ms "$(printf '%s\n' "$out" | awk '$1 == "50%" {print $2}')")
   p99=$(to_ms "$(printf '%s\n' "$out" | awk '$1 == "99%" {print $2}')")
@@ -213,27 +225,34 @@ run_one() {
     END {print e + 0}')
   stop_server
   [ -n "$rps" ] || { log "$name: no wrk result"; return 1; }
-  RESULTS+=("$name $round $rps $p50 $p99 $errs")
+  RESULTS+=("$name $round $rps $p50 $p99 $cpu_us $errs")
 }
 
 FAILED=0
 for ((r = 1; r <= BENCH_ROUNDS; r++)); do
-  run_one none "$r" || FAILED=1
-  run_one policy50 "$r" --policy "$POLICY" || FAILED=1
+  if ((r % 2)); then
+    run_one none "$r" || FAILED=1
+    run_one policy50 "$r" --policy "$POLICY" || FAILED=1
+  else
+    run_one policy50 "$r" --policy "$POLICY" || FAILED=1
+    run_one none "$r" || FAILED=1
+  fi
 done
 
 # ----------------------------------------------------------------- report --
 echo
 echo "GET $ROUTE (auth on)  wrk -t$WRK_THREADS -c$WRK_CONNS -d${BENCH_SECONDS}s --latency" \
   " ($(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%M:%SZ))"
-printf '| %-8s | %5s | %10s | %8s | %8s | %6s |\n' policy round 'req/s' 'p50 ms' 'p99 ms' errors
-printf '|%s|%s|%s|%s|%s|%s|\n' ---------- ------- ------------ ---------- ---------- --------
+printf '| %-8s | %5s | %10s | %8s | %8s | %17s | %6s |\n' policy round 'req/s' 'p50 ms' 'p99 ms' \
+  'server CPU us/req' errors
+printf '|%s|%s|%s|%s|%s|%s|%s|\n' ---------- ------- ------------ ---------- ---------- \
+  ------------------- --------
 for row in "${RESULTS[@]}"; do
   # shellcheck disable=SC2086  # split the row on purpose
-  printf '| %-8s | %5s | %10s | %8s | %8s | %6s |\n' $row
+  printf '| %-8s | %5s | %10s | %8s | %8s | %17s | %6s |\n' $row
 done
 printf '%s\n' "${RESULTS[@]}" | awk '
-  { n[$1]++; rps[$1] += $3; p99[$1] += $5; err += $6 }
+  { n[$1]++; rps[$1] += $3; p99[$1] += $5; cpu[$1] += $6; err += $7 }
   END {
     if (!n["none"] || !n["policy50"]) { print "incomplete: no ratio"; exit }
     a = rps["none"] / n["none"]; b = rps["policy50"] / n["policy50"]
@@ -242,6 +261,9 @@ printf '%s\n' "${RESULTS[@]}" | awk '
     printf "mean p99 ms: none = %.3f  policy50 = %.3f  ratio = %.3f\n", pa, pb, (pa ? pb / pa : 0)
     printf "time per request (1 / req/s): none = %.2f us  policy50 = %.2f us  delta = %+.2f us\n",
       1e6 / a, 1e6 / b, 1e6 / b - 1e6 / a
+    ca = cpu["none"] / n["none"]; cb = cpu["policy50"] / n["policy50"]
+    printf "server CPU per request: none = %.2f us  policy50 = %.2f us  delta = %+.2f us (target < 2)\n",
+      ca, cb, cb - ca
     if (err) printf "WARNING: %d non-2xx/socket errors under load (see the wrk output above)\n", err
   }'
 exit "$FAILED"

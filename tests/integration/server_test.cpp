@@ -129,6 +129,19 @@ TEST(Server, PipelineRejectionsOverHttp) {
             R"("param":null,"code":null}})");
 }
 
+TEST(Server, OversizeBodyGets413WhileTheClientIsStillSending) {
+  ServerProcess server({echoManifest()});
+  // 2 MiB against a 1 KiB limit: drained, answered, and the connection kept.
+  std::string big(2u << 20, ' ');
+  auto raw = rawHttp(server.port(),
+                     "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     "Content-Length: " +
+                         std::to_string(big.size()) + "\r\n\r\n" + big +
+                         "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_THAT(raw, HasSubstr("HTTP/1.1 413"));
+  EXPECT_THAT(raw, HasSubstr(R"({"status":"ok"})"));
+}
+
 TEST(Server, KeepAliveSurvivesARejectedBody) {
   ServerProcess server({echoManifest(), {}, {{"ABX_SERVER_TOKEN", "s3cret-token"}}});
   // First request is rejected before its body is read; the second must still

@@ -147,16 +147,23 @@ class PocoExchange final : public Exchange {
 
  private:
   // An unread request body would be parsed as the next request on a
-  // keep-alive connection: read small leftovers, close on large ones.
+  // keep-alive connection: read leftovers up to kMaxDrainBytes (so a client
+  // still sending gets its 413 instead of a reset), close on larger ones.
+  static constexpr std::size_t kMaxDrainBytes = 8u << 20;
   bool drainUnread() {
     auto length = contentLength();
     if (!length || *length <= 0) return true;
     auto remaining =
         static_cast<std::size_t>(*length) - std::min(consumed_, static_cast<std::size_t>(*length));
     if (remaining == 0) return true;
-    if (remaining > (64u << 10)) return false;
-    std::string sink;
-    return readBody(sink, remaining);
+    if (remaining > kMaxDrainBytes) return false;
+    char sink[16384];
+    while (remaining > 0) {
+      auto got = readSome(sink, std::min(remaining, sizeof sink));
+      if (got == 0) return false;
+      remaining -= got;
+    }
+    return true;
   }
 
   HTTPServerRequest& request_;

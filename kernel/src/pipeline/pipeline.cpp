@@ -195,7 +195,8 @@ void Pipeline::handle(Exchange& ex) const {
                   std::to_string(limit);
       e.code = "request_too_large";
       e.fields = {{"endpoint", route.spec.endpoint}, {"limit", "max_request_bytes"}};
-      e.close_connection = true;
+      // No forced close: the exchange drains a moderate body so the client
+      // reads this answer, and closes the connection only for a huge one.
       reject(e, identity, "limits:max_request_bytes");
       return;
     }

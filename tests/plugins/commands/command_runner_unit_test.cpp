@@ -6,6 +6,7 @@
 
 #include "abx/sdk/json.h"
 #include "command_runner.h"
+#include "commands_test_fakes.h"
 
 namespace abx::plugins::commands {
 namespace {
@@ -94,14 +95,16 @@ TEST(CommandsInterpretRun, TimeoutAndOutputLimit) {
   EXPECT_EQ(o.status().message(), "Command 't' output exceeded max_output_bytes (4)");
 }
 
-TEST(CommandsCommandEnv, FixedPathHomeAndDeclaredEnvOnly) {
-  ::setenv("ABX_COMMANDS_TEST_LEAK", "secret", 1);
+TEST(CommandsCommandEnv, HostEnvironmentThenDeclaredEnv) {
+  ::setenv("ABX_COMMANDS_TEST_LEAK", "secret", 1);  // the server's own: never consulted
   auto c = command({"x"});
   c.env = {{"LANG", "C.UTF-8"}, {"PATH", "/opt/bin"}};
-  std::vector<std::string> expected{"PATH=/opt/bin"};
-  if (const char* home = ::getenv("HOME")) expected.push_back(std::string("HOME=") + home);
-  expected.push_back("LANG=C.UTF-8");
-  EXPECT_EQ(commandEnv(c), expected);
+  std::vector<std::string> base{"HOME=/home/user", "PATH=/usr/bin", "SET_BY_POST_ENV=1"};
+  EXPECT_EQ(commandEnv(c, base), (std::vector<std::string>{"HOME=/home/user", "PATH=/opt/bin",
+                                                           "SET_BY_POST_ENV=1", "LANG=C.UTF-8"}));
+  // No PATH in the base: a fixed one, so argv[0] can still be found.
+  EXPECT_EQ(commandEnv(command({"x"}), {"HOME=/h"}),
+            (std::vector<std::string>{"HOME=/h", "PATH=/usr/local/bin:/usr/bin:/bin"}));
 }
 
 TEST(CommandsSpawnOptions, ExpandsArgvAndKeepsCwd) {
@@ -116,7 +119,8 @@ TEST(CommandsSpawnOptions, ExpandsArgvAndKeepsCwd) {
 // Real processes from here on.
 
 sdk::Result<std::string> runReal(DeclarativeCommand c, const CommandArgs& args = {}) {
-  auto spec = toCommandSpec(std::move(c));
+  static const testing::FakeChildEnvironment environment;
+  auto spec = toCommandSpec(std::move(c), environment);
   return spec.fn(args);
 }
 

@@ -12,6 +12,7 @@
 namespace abx::plugins::commands {
 namespace {
 
+using testing::FakeChildEnvironment;
 using testing::FakeCommandRegistry;
 using testing::FakeLogger;
 using testing::FakeRouteRegistry;
@@ -27,6 +28,7 @@ class CommandsPluginStart : public ::testing::Test {
     ON_CALL(host, commands()).WillByDefault(ReturnRef(registry));
     ON_CALL(host, settings()).WillByDefault(ReturnRef(settings));
     ON_CALL(host, log()).WillByDefault(ReturnRef(logger));
+    ON_CALL(host, environment()).WillByDefault(ReturnRef(environment));
     char tmpl[] = "/tmp/abx_commands_plugin_XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir = tmpl;
@@ -54,6 +56,7 @@ class CommandsPluginStart : public ::testing::Test {
   FakeRouteRegistry routes;
   FakeCommandRegistry registry;
   FakeLogger logger;
+  FakeChildEnvironment environment;
   sdk::Settings settings;
   std::string dir;
   std::unique_ptr<sdk::Plugin> plugin;

@@ -41,6 +41,15 @@ class FakeCommandRegistry final : public sdk::CommandRegistry {
   std::deque<sdk::CommandSpec> commands_;
 };
 
+/** A fixed child environment (the host's would hold the server's). */
+class FakeChildEnvironment final : public sdk::ChildEnvironment {
+ public:
+  std::vector<std::string> snapshot() const override { return vars; }
+  std::optional<std::string> get(std::string_view) const override { return std::nullopt; }
+  sdk::Status set(std::string_view, std::string_view) override { return sdk::Status::ok(); }
+  std::vector<std::string> vars{"HOME=/root"};
+};
+
 class FakeRouteRegistry final : public sdk::RouteRegistry {
  public:
   sdk::Status declareGroup(const sdk::GroupSpec& group) override {

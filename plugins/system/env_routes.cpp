@@ -1,0 +1,78 @@
+#include "env_routes.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "abx/sdk/json.h"
+#include "abx/sdk/subprocess.h"
+#include "env_rules.h"
+
+namespace abx::plugins::system {
+namespace {
+
+const sdk::Params& paramsOf(const sdk::Request& request) {
+  static const sdk::Params kNone;
+  return request.policy ? request.policy->params : kNone;
+}
+
+int statusFor(const sdk::Status& status) {
+  if (status.type() == "PermissionError") return 403;
+  if (status.type() == "ValueError") return 400;
+  return 500;
+}
+
+}  // namespace
+
+bool hostRefusesName(std::string_view name) {
+  return name.starts_with("ABX_SERVER_") || sdk::Subprocess::isProtectedEnvName(name);
+}
+
+sdk::Response getEnv(const EnvContext& context, const sdk::Request& request) {
+  auto whitelist = parseFilter(request.queryParam("filter"));
+  auto variables = visibleVariables(context.environment->snapshot(), whitelist, paramsOf(request));
+  std::string body = "{\"variables\":{";
+  bool first = true;
+  for (const auto& [name, value] : variables) {
+    if (!first) body += ',';
+    first = false;
+    body += sdk::jsonQuote(name);
+    body += ':';
+    body += sdk::jsonQuote(context.redactor ? context.redactor->redact(value) : value);
+  }
+  body += "}}";
+  return sdk::Response::json(std::move(body));
+}
+
+sdk::Response setEnv(const EnvContext& context, const sdk::Request& request) {
+  auto validated = validateEnvUpdate(request.json, context.host_refuses, paramsOf(request));
+  if (auto* refusal = std::get_if<EnvRefusal>(&validated))
+    return sdk::Response::error(refusal->status, refusal->message, refusal->type, refusal->code);
+  auto& updates = std::get<0>(validated);
+
+  // Everything was checked; set() can still refuse if the host's protected
+  // set grew meanwhile (a policy reload). Then restore what was overwritten.
+  // (The SDK has no unset, so a variable that did not exist stays.)
+  std::vector<std::pair<std::string, std::optional<std::string>>> applied;
+  for (const auto& [name, value] : updates) {
+    auto previous = context.environment->get(name);
+    if (auto s = context.environment->set(name, value); !s) {
+      for (auto it = applied.rbegin(); it != applied.rend(); ++it)
+        if (it->second) (void)context.environment->set(it->first, *it->second);
+      return sdk::Response::error(statusFor(s), s.message(),
+                                  s.type().empty() ? "RuntimeError" : s.type());
+    }
+    applied.emplace_back(name, std::move(previous));
+  }
+
+  std::string body = "{\"updated\":[";
+  for (std::size_t i = 0; i < updates.size(); ++i) {
+    if (i) body += ',';
+    body += sdk::jsonQuote(updates[i].first);
+  }
+  body += "]}";
+  return sdk::Response::json(std::move(body));
+}
+
+}  // namespace abx::plugins::system

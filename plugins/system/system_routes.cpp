@@ -1,0 +1,179 @@
+#include "system_routes.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "abx/sdk/subprocess.h"
+#include "child_env.h"
+#include "json_text.h"
+#include "package_list.h"
+#include "proc_text.h"
+#include "socket_owners.h"
+
+namespace abx::plugins::system {
+namespace {
+
+constexpr std::size_t kDefaultPackagesOutputBytes = 16u << 20;
+
+SystemFacts gatherFacts(SystemState& state) {
+  SystemFacts facts;
+  struct utsname names {};
+  if (::uname(&names) == 0) {
+    facts.os = names.sysname;
+    facts.arch = names.machine;
+    facts.hostname = names.nodename;
+  }
+  facts.cpu_count = std::max(0L, ::sysconf(_SC_NPROCESSORS_ONLN));
+  facts.memory = readMeminfo();
+  facts.disk = baseDirDiskUsage(state.base_dir);
+  facts.python_version = state.python.get(
+      [&] { return probePythonVersion(childEnv(*state.environment), kProbeTimeout); });
+  return facts;
+}
+
+std::vector<Listener> fromSs(const sdk::ChildEnvironment& environment) {
+  sdk::SpawnOptions options;
+  options.argv = {"ss", "-tlnp"};
+  options.env = childEnv(environment);
+  options.stdin_pipe = false;
+  sdk::RunLimits limits;
+  limits.timeout = kProbeTimeout;
+  limits.max_output_bytes = 4u << 20;
+  auto run = sdk::Subprocess::run(options, limits);
+  if (!run || run->timed_out || run->exit_code != 0) return {};
+  return parseSsListen(run->out);
+}
+
+}  // namespace
+
+std::string systemInfoJson(const SystemFacts& facts) {
+  const MemInfo memory = facts.memory.value_or(MemInfo{});
+  const DiskUsage disk = facts.disk.value_or(DiskUsage{});
+  return JsonObject()
+      .str("os", facts.os)
+      .str("arch", facts.arch)
+      .num("cpu_count", static_cast<std::int64_t>(facts.cpu_count))
+      .num("memory_total_mb", memory.totalMb())
+      .num("memory_available_mb", memory.availableMb())
+      .raw("disk_total_gb", gibNumber(disk.total))
+      .raw("disk_free_gb", gibNumber(disk.free))
+      .optStr("python_version", facts.python_version)
+      .str("hostname", facts.hostname)
+      .done();
+}
+
+std::string metricsJson(const std::optional<LoadAverage>& load,
+                        const std::optional<MemInfo>& memory, const std::optional<DiskUsage>& disk,
+                        double uptime_seconds) {
+  const LoadAverage l = load.value_or(LoadAverage{});
+  const MemInfo m = memory.value_or(MemInfo{});
+  const DiskUsage d = disk.value_or(DiskUsage{});
+  return JsonObject()
+      .dec("cpu_load_1m", l.one, 2)
+      .dec("cpu_load_5m", l.five, 2)
+      .dec("cpu_load_15m", l.fifteen, 2)
+      .num("memory_used_mb", m.usedMb())
+      .num("memory_total_mb", m.totalMb())
+      .dec("memory_percent", m.usedPercent(), 1)
+      .raw("disk_used_gb", gibNumber(d.used))
+      .raw("disk_total_gb", gibNumber(d.total))
+      .dec("disk_percent", d.usedPercent(), 1)
+      .dec("uptime_seconds", uptime_seconds, 1)
+      .done();
+}
+
+std::string portsJson(const std::vector<Listener>& listeners) {
+  std::string list = "[";
+  for (const auto& l : listeners) {
+    if (list.size() > 1) list += ',';
+    list += JsonObject()
+                .num("port", l.port)
+                .str("protocol", l.protocol)
+                .str("address", l.address)
+                .raw("pid", l.pid ? std::to_string(*l.pid) : "null")
+                .done();
+  }
+  list += ']';
+  return JsonObject().raw("listening", list).done();
+}
+
+std::vector<Listener> listeningSockets(const sdk::ChildEnvironment& environment) {
+  ProcNetTcp v4, v6;
+  if (auto text = readTextFile("/proc/net/tcp")) v4 = parseProcNetTcp(*text, "tcp");
+  if (auto text = readTextFile("/proc/net/tcp6")) v6 = parseProcNetTcp(*text, "tcp6");
+  if (v4.rows == 0 && v6.rows == 0) {
+    auto listeners = fromSs(environment);
+    sortListeners(listeners);
+    return listeners;
+  }
+  std::vector<Listener> listeners = std::move(v4.listeners);
+  listeners.insert(listeners.end(), std::make_move_iterator(v6.listeners.begin()),
+                   std::make_move_iterator(v6.listeners.end()));
+  std::set<std::uint64_t> inodes;
+  for (const auto& l : listeners) inodes.insert(l.inode);
+  auto owners = findSocketOwners(inodes);
+  for (auto& l : listeners)
+    if (auto it = owners.find(l.inode); it != owners.end()) l.pid = it->second;
+  sortListeners(listeners);
+  return listeners;
+}
+
+sdk::Response systemInfo(SystemState& state, const sdk::Request&) {
+  return sdk::Response::json(systemInfoJson(gatherFacts(state)));
+}
+
+sdk::Response systemMetrics(const SystemState& state, const sdk::Request&) {
+  const std::chrono::duration<double> uptime = std::chrono::steady_clock::now() - state.started;
+  return sdk::Response::json(
+      metricsJson(readLoadavg(), readMeminfo(), baseDirDiskUsage(state.base_dir), uptime.count()));
+}
+
+sdk::Response listPorts(const SystemState& state, const sdk::Request&) {
+  return sdk::Response::json(portsJson(listeningSockets(*state.environment)));
+}
+
+sdk::Response listPackages(const SystemState& state, const sdk::Request& request) {
+  std::string manager(request.queryParam("manager").value_or("pip"));
+  auto argv = packageListArgv(manager);
+  if (!argv)
+    return sdk::Response::error(
+        400, "Unsupported package manager: '" + manager + "'; use 'pip' or 'npm'", "ValueError");
+
+  double timeout_seconds = kDefaultPackagesTimeoutSeconds;
+  std::size_t max_output = kDefaultPackagesOutputBytes;
+  if (request.policy) {
+    const auto& limits = request.policy->limits;
+    if (limits.timeout_seconds && *limits.timeout_seconds > 0)
+      timeout_seconds = *limits.timeout_seconds;
+    if (limits.max_output_bytes && *limits.max_output_bytes > 0)
+      max_output = static_cast<std::size_t>(*limits.max_output_bytes);
+  }
+
+  sdk::SpawnOptions options;
+  options.argv = std::move(*argv);
+  options.env = childEnv(*state.environment);
+  options.stdin_pipe = false;
+  sdk::RunLimits limits;
+  limits.timeout = std::max(std::chrono::milliseconds(1),
+                            std::chrono::milliseconds(std::llround(timeout_seconds * 1000.0)));
+  limits.max_output_bytes = max_output;
+  limits.ladder = {std::chrono::milliseconds(500), std::chrono::milliseconds(500)};
+  auto run = sdk::Subprocess::run(options, limits);
+  if (!run) {
+    // The manager is not installed: an empty list, not an error (spec §4.6).
+    if (run.status().type() == "FileNotFoundError")
+      return sdk::Response::json(packagesJson(manager, {}));
+    return sdk::Response::error(500, manager + " could not start: " + run.status().message(),
+                                run.status().type().empty() ? "OSError" : run.status().type());
+  }
+  auto packages = interpretPackageRun(manager, *run, timeout_seconds);
+  if (!packages)
+    return sdk::Response::error(500, packages.status().message(), packages.status().type());
+  return sdk::Response::json(packagesJson(manager, *packages));
+}
+
+}  // namespace abx::plugins::system

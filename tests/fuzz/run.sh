@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Builds and runs the policy libFuzzer target (tests/fuzz/policy_fuzz.cpp).
+#
+#   tests/fuzz/run.sh <source dir> <build dir> [seconds]
+#
+# Compiles the fuzzer and the few kernel sources it exercises directly with
+# clang++ -fsanitize=fuzzer,address,undefined (UB is fatal), into
+# <build dir>, separate from the main (GCC) build. Then fuzzes for [seconds]
+# (default 60) starting from tests/fuzz/corpus/; new inputs go to
+# <build dir>/corpus, crashes to <build dir>/artifacts/.
+#
+# Environment: CLANGXX (default clang++), FUZZ_JOBS (parallel compiles,
+# default 2), FUZZ_ARGS (extra libFuzzer flags).
+#
+# Exit status: 0 when the time ran out with no finding; non-zero when the
+# fuzzer found a crash, leak, UB, timeout or invariant violation, or when
+# clang++ (packaging/install-deps.sh installs clang and libclang-rt-14-dev) or
+# the build fails.
+
+set -euo pipefail
+
+log() { printf '[fuzz] %s\n' "$*" >&2; }
+die() { printf '[fuzz] ERROR: %s\n' "$*" >&2; exit 2; }
+
+[ $# -ge 2 ] || die "usage: $0 <source dir> <build dir> [seconds]"
+SRC=$(cd "$1" && pwd) || die "no source dir '$1'"
+mkdir -p "$2" || die "cannot create build dir '$2'"
+BUILD=$(cd "$2" && pwd)
+SECONDS_TO_RUN=${3:-60}
+case "$SECONDS_TO_RUN" in '' | *[!0-9]*) die "seconds must be a positive integer" ;; esac
+CLANGXX=${CLANGXX:-clang++}
+FUZZ_JOBS=${FUZZ_JOBS:-2}
+
+command -v "$CLANGXX" >/dev/null 2>&1 ||
+  die "'$CLANGXX' not found: install clang and libclang-rt-14-dev (packaging/install-deps.sh)"
+
+SOURCES=(
+  tests/fuzz/policy_fuzz.cpp
+  kernel/src/policy/policy_document.cpp
+  kernel/src/security/path_rules_guard.cpp
+  kernel/src/text/did_you_mean.cpp
+)
+SAN=("-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=all)
+CXXFLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -Wall -Wextra
+  -I"$SRC/kernel/src" -I"$SRC/plugin-sdk/include")
+
+# ------------------------------------------------------------------ build --
+OBJ="$BUILD/obj"
+mkdir -p "$OBJ" "$BUILD/corpus" "$BUILD/artifacts"
+log "compiling with $("$CLANGXX" --version | head -n1)"
+export SRC OBJ CLANGXX
+# One object per source, FUZZ_JOBS at a time; -MMD files are kept for a look.
+# shellcheck disable=SC2016  # the inner script expands its own variables
+printf '%s\n' "${SOURCES[@]}" |
+  xargs -P "$FUZZ_JOBS" -I{} bash -c '
+    src="$1"; shift
+    obj="$OBJ/$(echo "$src" | tr / _).o"
+    exec "$CLANGXX" "$@" -MMD -c "$SRC/$src" -o "$obj"' _ {} "${SAN[@]}" "${CXXFLAGS[@]}" ||
+  die "compile failed"
+OBJECTS=()
+for s in "${SOURCES[@]}"; do OBJECTS+=("$OBJ/$(echo "$s" | tr / _).o"); done
+"$CLANGXX" "${SAN[@]}" "${OBJECTS[@]}" -o "$BUILD/policy_fuzz" -lyaml-cpp ||
+  die "link failed"
+log "built $BUILD/policy_fuzz"
+
+# -------------------------------------------------------------------- run --
+# The fuzzer's base dir goes under here; a crash (abort) leaves it behind.
+rm -rf "$BUILD/tmp" && mkdir -p "$BUILD/tmp"
+export TMPDIR="$BUILD/tmp"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# shellcheck disable=SC2206  # FUZZ_ARGS is a flag list on purpose
+EXTRA=(${FUZZ_ARGS:-})
+log "fuzzing for ${SECONDS_TO_RUN}s (seeds: $SRC/tests/fuzz/corpus)"
+set +e
+"$BUILD/policy_fuzz" \
+  -max_total_time="$SECONDS_TO_RUN" -timeout=25 -max_len=4096 -rss_limit_mb=2048 \
+  -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/" "${EXTRA[@]}" \
+  "$BUILD/corpus" "$SRC/tests/fuzz/corpus"
+rc=$?
+set -e
+if [ "$rc" -ne 0 ]; then
+  log "FAILED (exit $rc): the fuzzer found a problem; reproduce with"
+  log "  $BUILD/policy_fuzz <artifact>   (artifacts in $BUILD/artifacts/)"
+  ls -1 "$BUILD/artifacts" >&2 || true
+  exit "$rc"
+fi
+log "no crash in ${SECONDS_TO_RUN}s"

@@ -1,0 +1,136 @@
+// Base64StreamEncoder/Decoder: piecewise coding equals coding the whole,
+// at every split, and malformed text is refused.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "base64_stream.h"
+
+namespace abx::plugins::files {
+namespace {
+
+// An independent reference for the expected text (RFC 4648, padded).
+std::string reference(std::string_view in) {
+  static const char* kAlpha = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    unsigned v = (static_cast<unsigned char>(in[i]) << 16) |
+                 (static_cast<unsigned char>(in[i + 1]) << 8) |
+                 static_cast<unsigned char>(in[i + 2]);
+    for (int s = 18; s >= 0; s -= 6) out += kAlpha[(v >> s) & 63];
+  }
+  if (in.size() - i == 1) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    out += kAlpha[(v >> 18) & 63];
+    out += kAlpha[(v >> 12) & 63];
+    out += "==";
+  } else if (in.size() - i == 2) {
+    unsigned v =
+        (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8);
+    out += kAlpha[(v >> 18) & 63];
+    out += kAlpha[(v >> 12) & 63];
+    out += kAlpha[(v >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+std::string randomBytes(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::string s(n, '\0');
+  for (auto& c : s) c = static_cast<char>(rng());
+  return s;
+}
+
+TEST(Base64Stream, LengthIsExact) {
+  EXPECT_EQ(base64Length(0), 0u);
+  EXPECT_EQ(base64Length(1), 4u);
+  EXPECT_EQ(base64Length(3), 4u);
+  EXPECT_EQ(base64Length(4), 8u);
+  EXPECT_EQ(base64Length(49152), 65536u);
+}
+
+TEST(Base64Stream, EncoderMatchesTheReferenceAtEverySplit) {
+  for (std::size_t n : {0u, 1u, 2u, 3u, 4u, 5u, 47u, 100u}) {
+    std::string data = randomBytes(n, static_cast<unsigned>(n));
+    for (std::size_t cut = 0; cut <= n; ++cut) {
+      for (std::size_t cut2 = cut; cut2 <= n; cut2 += 3) {
+        Base64StreamEncoder enc;
+        std::string out;
+        enc.update(std::string_view(data).substr(0, cut), out);
+        enc.update(std::string_view(data).substr(cut, cut2 - cut), out);
+        enc.update(std::string_view(data).substr(cut2), out);
+        enc.finish(out);
+        ASSERT_EQ(out, reference(data)) << n << " " << cut << " " << cut2;
+        EXPECT_EQ(out.size(), base64Length(n));
+      }
+    }
+  }
+}
+
+TEST(Base64Stream, LargeInputRoundTrips) {
+  std::string data = randomBytes((1u << 20) + 7, 42);
+  Base64StreamEncoder enc;
+  std::string text;
+  for (std::size_t off = 0; off < data.size(); off += 49152)
+    enc.update(std::string_view(data).substr(off, 49152), text);
+  enc.finish(text);
+  EXPECT_EQ(text, reference(data));
+  Base64StreamDecoder dec;
+  std::string back;
+  for (std::size_t off = 0; off < text.size(); off += 10007)
+    ASSERT_TRUE(dec.update(std::string_view(text).substr(off, 10007), back));
+  ASSERT_TRUE(dec.finish(back));
+  EXPECT_EQ(back, data);
+}
+
+TEST(Base64Stream, DecoderAtEverySplitAndWithWhitespace) {
+  std::string data = randomBytes(100, 7);
+  std::string text = reference(data);
+  std::string wrapped;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (i && i % 10 == 0) wrapped += (i % 20 ? "\r\n" : " \t");
+    wrapped += text[i];
+  }
+  for (std::size_t cut = 0; cut <= wrapped.size(); ++cut) {
+    Base64StreamDecoder dec;
+    std::string out;
+    ASSERT_TRUE(dec.update(std::string_view(wrapped).substr(0, cut), out));
+    ASSERT_TRUE(dec.update(std::string_view(wrapped).substr(cut), out));
+    ASSERT_TRUE(dec.finish(out));
+    ASSERT_EQ(out, data) << "cut at " << cut;
+  }
+}
+
+TEST(Base64Stream, DecoderPaddingForms) {
+  for (std::string_view text : {"", "QQ==", "QUI=", "QUJD", "QUJDRA==", "QQ=\n="}) {
+    Base64StreamDecoder dec;
+    std::string out;
+    ASSERT_TRUE(dec.update(text, out)) << text;
+    ASSERT_TRUE(dec.finish(out)) << text;
+  }
+  Base64StreamDecoder dec;
+  std::string out;
+  ASSERT_TRUE(dec.update("QUI", out));
+  ASSERT_TRUE(dec.update("=", out));
+  ASSERT_TRUE(dec.finish(out));
+  EXPECT_EQ(out, "AB");
+}
+
+TEST(Base64Stream, DecoderRefusesMalformedText) {
+  for (std::string_view text :
+       {"QUJ!", "QQ", "QQ=", "Q===", "=QQQ", "QQ==QQ==", "QUJD=", "QQ=A", "QQ===", "QUJ-"}) {
+    Base64StreamDecoder dec;
+    std::string out;
+    auto s = dec.update(text, out);
+    if (s) s = dec.finish(out);
+    EXPECT_FALSE(s) << text;
+    EXPECT_EQ(s.type(), "ValueError") << text;
+    EXPECT_TRUE(s.message().starts_with("Invalid base64 content")) << s.message();
+  }
+}
+
+}  // namespace
+}  // namespace abx::plugins::files

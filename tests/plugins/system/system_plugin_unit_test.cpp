@@ -1,0 +1,96 @@
+// What the plugin registers: the `system` group (not opt-in) and six routes
+// with the DESIGN.md endpoint ids and scopes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "system_plugin.h"
+#include "system_test_fakes.h"
+
+namespace abx::plugins::system {
+namespace {
+
+using ::testing::ReturnRef;
+
+class RecordingRoutes final : public sdk::RouteRegistry {
+ public:
+  sdk::Status declareGroup(const sdk::GroupSpec& group) override {
+    groups.push_back(group);
+    return sdk::Status::ok();
+  }
+  sdk::Status add(sdk::RouteSpec route) override {
+    routes.push_back(std::move(route));
+    return sdk::Status::ok();
+  }
+  sdk::Status enableGroup(std::string_view) override { return sdk::Status::ok(); }
+  sdk::Status disableGroup(std::string_view) override { return sdk::Status::ok(); }
+  std::vector<sdk::GroupSpec> groups;
+  std::vector<sdk::RouteSpec> routes;
+};
+
+class MockHost : public sdk::HostContext {
+ public:
+  MOCK_METHOD(sdk::Logger&, log, (), (override));
+  MOCK_METHOD(sdk::EventBus&, events, (), (override));
+  MOCK_METHOD(sdk::RouteRegistry&, routes, (), (override));
+  MOCK_METHOD(sdk::CommandRegistry&, commands, (), (override));
+  MOCK_METHOD(sdk::ServiceRegistry&, services, (), (override));
+  MOCK_METHOD(const sdk::Settings&, settings, (), (const, override));
+  MOCK_METHOD(const sdk::PathGuard&, paths, (), (const, override));
+  MOCK_METHOD(sdk::Redactor&, redactor, (), (override));
+  MOCK_METHOD(const sdk::HostInfo&, info, (), (const, override));
+  MOCK_METHOD(sdk::ChildEnvironment&, environment, (), (override));
+};
+
+TEST(SystemPluginStart, RegistersTheGroupAndSixRoutes) {
+  RecordingRoutes routes;
+  testing::FakeEnvironment env;
+  env.vars = {{"LANG", "C"}, {"PATH", "/usr/bin:/bin"}};
+  testing::FakeRedactor redactor;
+  sdk::HostInfo info;
+  info.base_dir = "/nonexistent/base";
+  ::testing::NiceMock<MockHost> host;
+  ON_CALL(host, routes()).WillByDefault(ReturnRef(routes));
+  ON_CALL(host, environment()).WillByDefault(ReturnRef(env));
+  ON_CALL(host, redactor()).WillByDefault(ReturnRef(redactor));
+  ON_CALL(host, info()).WillByDefault(ReturnRef(info));
+
+  auto plugin = makeSystemPlugin(host);
+  ASSERT_TRUE(plugin->start(host));
+  ASSERT_EQ(routes.groups.size(), 1u);
+  EXPECT_EQ(routes.groups[0].name, "system");
+  EXPECT_FALSE(routes.groups[0].opt_in);
+
+  struct Expected {
+    const char *method, *path, *endpoint, *scope;
+  };
+  const Expected expected[] = {{"GET", "/system/info", "system_info", "system:read"},
+                               {"GET", "/env", "env_get", "system:read"},
+                               {"POST", "/env", "env_set", "system:write"},
+                               {"GET", "/ports", "ports", "system:read"},
+                               {"GET", "/packages", "packages", "system:read"},
+                               {"GET", "/system/metrics", "system_metrics", "system:read"}};
+  ASSERT_EQ(routes.routes.size(), std::size(expected));
+  for (std::size_t i = 0; i < routes.routes.size(); ++i) {
+    const auto& r = routes.routes[i];
+    EXPECT_EQ(r.method, expected[i].method);
+    EXPECT_EQ(r.path, expected[i].path);
+    EXPECT_EQ(r.endpoint, expected[i].endpoint);
+    EXPECT_EQ(r.group, "system");
+    EXPECT_EQ(r.scopes, std::vector<std::string>{expected[i].scope});
+    EXPECT_TRUE(r.auth_required);
+    EXPECT_FALSE(r.streaming);
+    EXPECT_TRUE(r.handler);
+    EXPECT_FALSE(r.summary.empty());
+  }
+
+  // The handlers work against the host's environment; the base dir that
+  // does not exist falls back to "/".
+  auto env_get = routes.routes[1].handler(testing::makeRequest("GET", "/env"));
+  EXPECT_EQ(env_get.body, R"({"variables":{"LANG":"C","PATH":"/usr/bin:/bin"}})");
+  auto metrics = routes.routes[5].handler(testing::makeRequest("GET", "/system/metrics"));
+  EXPECT_EQ(metrics.status, 200);
+  EXPECT_THAT(metrics.body, ::testing::Not(::testing::HasSubstr(R"("disk_total_gb":0.0)")));
+}
+
+}  // namespace
+}  // namespace abx::plugins::system
