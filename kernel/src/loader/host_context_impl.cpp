@@ -61,6 +61,31 @@ sdk::Status HostContextImpl::disableGroup(std::string_view group) {
   return sdk::Status::ok();
 }
 
+sdk::Result<sdk::Identity> HostContextImpl::authenticate(
+    const std::vector<std::pair<std::string, std::string>>& headers) const {
+  if (!services_.pipeline || !services_.pipeline->current())
+    return sdk::Status::error("unauthorized", "AuthError");
+  std::vector<std::string_view> tokens;
+  std::optional<std::string_view> authorization;
+  for (const auto& [name, value] : headers) {
+    if (name == "x-access-token") tokens.emplace_back(value);
+    if (name == "authorization" && !authorization) authorization = value;
+  }
+  auto outcome = services_.pipeline->current()->auth->authenticate(tokens, authorization);
+  if (auto* error = std::get_if<ApiError>(&outcome))
+    return sdk::Status::error(error->message, "AuthError");
+  return std::get<sdk::Identity>(outcome);
+}
+
+std::optional<sdk::EndpointPolicy> HostContextImpl::endpointPolicy(
+    std::string_view endpoint) const {
+  if (!services_.pipeline || !services_.pipeline->current()) return std::nullopt;
+  const Dispatch& d = *services_.pipeline->current();
+  const Route* route = d.routes->findEndpoint(endpoint);
+  if (!route) return std::nullopt;
+  return d.admission->policy(*route);
+}
+
 sdk::Status HostContextImpl::add(sdk::CommandSpec command) {
   if (!registering_) return closed("command registration");
   return services_.commands.add(std::move(command));

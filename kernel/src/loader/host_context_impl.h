@@ -35,6 +35,9 @@ class HostContextImpl final : public sdk::HostContext,
   sdk::Redactor& redactor() override { return services_.redactor; }
   const sdk::HostInfo& info() const override { return services_.info; }
   sdk::ChildEnvironment& environment() override { return services_.environment; }
+  sdk::Result<sdk::Identity> authenticate(
+      const std::vector<std::pair<std::string, std::string>>& headers) const override;
+  std::optional<sdk::EndpointPolicy> endpointPolicy(std::string_view endpoint) const override;
 
  private:
   // sdk::RouteRegistry

@@ -10,6 +10,7 @@
 #include "environment/child_environment_store.h"
 #include "events/event_bus.h"
 #include "logging/log_sink.h"
+#include "pipeline/pipeline.h"
 #include "policy/code_toggle.h"
 #include "routing/command_registry.h"
 #include "routing/service_registry.h"
@@ -37,6 +38,9 @@ struct KernelServices {
   BaseDirPathGuard default_paths;
   /** What plugins get; the server points it at its policy-aware guard. */
   const sdk::PathGuard* paths = &default_paths;
+  /** The request pipeline, for authentication and policy lookups outside
+   *  HTTP; null until the server sets it (unit tests). */
+  const Pipeline* pipeline = nullptr;
 };
 
 }  // namespace abx::kernel

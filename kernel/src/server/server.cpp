@@ -25,6 +25,7 @@ Server::Server(ServerConfig config)
   services_ = std::make_unique<KernelServices>(std::move(info));
   path_guard_ = std::make_unique<PolicyPathGuard>(pipeline_);
   services_->paths = path_guard_.get();
+  services_->pipeline = &pipeline_;
   core_.server_version = kServerVersion;
   core_.plugins = &plugins_;
   core_.groups = &groups_;
@@ -120,6 +121,8 @@ std::optional<std::string> Server::publishPolicy() {
   for (const auto& w : policy.warnings) services_->log.write(sdk::LogLevel::warn, "policy", w);
 
   pipeline_.publish(dispatch.get());
+  for (auto& plugin : plugins_)
+    if (plugin.instance && plugin.state == "started") plugin.instance->policyApplied();
   authenticators_.push_back(std::move(auth));
   audit_logs_.push_back(std::move(audit));
   dispatches_.push_back(std::move(dispatch));

@@ -11,6 +11,7 @@
 
 #include "abx/sdk/host_context.h"
 #include "abx/sdk/http.h"
+#include "abx/sdk/testing/mock_host_context.h"
 
 namespace abx::plugins::commands::testing {
 
@@ -77,19 +78,7 @@ class FakeLogger final : public sdk::Logger {
   std::vector<std::string> lines;
 };
 
-class MockHost : public sdk::HostContext {
- public:
-  MOCK_METHOD(sdk::Logger&, log, (), (override));
-  MOCK_METHOD(sdk::EventBus&, events, (), (override));
-  MOCK_METHOD(sdk::RouteRegistry&, routes, (), (override));
-  MOCK_METHOD(sdk::CommandRegistry&, commands, (), (override));
-  MOCK_METHOD(sdk::ServiceRegistry&, services, (), (override));
-  MOCK_METHOD(const sdk::Settings&, settings, (), (const, override));
-  MOCK_METHOD(const sdk::PathGuard&, paths, (), (const, override));
-  MOCK_METHOD(sdk::Redactor&, redactor, (), (override));
-  MOCK_METHOD(const sdk::HostInfo&, info, (), (const, override));
-  MOCK_METHOD(sdk::ChildEnvironment&, environment, (), (override));
-};
+using MockHost = abx::sdk::testing::MockHostContext;
 
 /** A request as the kernel hands it over after admission. */
 inline sdk::Request makeRequest(std::string method, std::string path, std::string body = {},

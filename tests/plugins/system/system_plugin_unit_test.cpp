@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "abx/sdk/testing/mock_host_context.h"
 #include "system_plugin.h"
 #include "system_test_fakes.h"
 
@@ -27,19 +28,7 @@ class RecordingRoutes final : public sdk::RouteRegistry {
   std::vector<sdk::RouteSpec> routes;
 };
 
-class MockHost : public sdk::HostContext {
- public:
-  MOCK_METHOD(sdk::Logger&, log, (), (override));
-  MOCK_METHOD(sdk::EventBus&, events, (), (override));
-  MOCK_METHOD(sdk::RouteRegistry&, routes, (), (override));
-  MOCK_METHOD(sdk::CommandRegistry&, commands, (), (override));
-  MOCK_METHOD(sdk::ServiceRegistry&, services, (), (override));
-  MOCK_METHOD(const sdk::Settings&, settings, (), (const, override));
-  MOCK_METHOD(const sdk::PathGuard&, paths, (), (const, override));
-  MOCK_METHOD(sdk::Redactor&, redactor, (), (override));
-  MOCK_METHOD(const sdk::HostInfo&, info, (), (const, override));
-  MOCK_METHOD(sdk::ChildEnvironment&, environment, (), (override));
-};
+using MockHost = abx::sdk::testing::MockHostContext;
 
 TEST(SystemPluginStart, RegistersTheGroupAndSixRoutes) {
   RecordingRoutes routes;

@@ -6,6 +6,7 @@
 #include "abx/sdk/child_environment.h"
 #include "abx/sdk/commands.h"
 #include "abx/sdk/events.h"
+#include "abx/sdk/http.h"
 #include "abx/sdk/logger.h"
 #include "abx/sdk/path_guard.h"
 #include "abx/sdk/redactor.h"
@@ -30,6 +31,22 @@ class ABX_SDK_API HostContext {
   virtual const HostInfo& info() const = 0;
   /** The environment children start from (see child_environment.h). */
   virtual ChildEnvironment& environment() = 0;
+
+  /**
+   * Authenticates a request that did not come through the HTTP pipeline (a
+   * WebSocket handshake on a plugin's own port) exactly as the pipeline
+   * would: X-Access-Token or Authorization: Bearer against the identities in
+   * force. @p headers: lower-case names. @return the caller, or a Status of
+   * type AuthError (message "unauthorized" or "ambiguous credentials").
+   */
+  virtual Result<Identity> authenticate(
+      const std::vector<std::pair<std::string, std::string>>& headers) const = 0;
+  /**
+   * The effective policy rule of @p endpoint now (a reload changes it), or
+   * nullopt for an endpoint the server does not know. For endpoints served
+   * outside the pipeline (pty_connect), so they obey the same rules.
+   */
+  virtual std::optional<EndpointPolicy> endpointPolicy(std::string_view endpoint) const = 0;
 
  protected:
   ~HostContext();

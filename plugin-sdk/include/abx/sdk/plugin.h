@@ -25,6 +25,14 @@ class ABX_SDK_API Plugin {
    */
   virtual Status start(HostContext& host) = 0;
 
+  /**
+   * Called once every plugin has started and the policy is in force, and
+   * again after each successful policy reload: the moment to act on
+   * HostContext::endpointPolicy() (e.g. open or close a listener of one's
+   * own). Must not throw.
+   */
+  virtual void policyApplied() noexcept {}
+
   /** Stops background work; the host is still valid. Must not throw. */
   virtual void stop() noexcept {}
 };

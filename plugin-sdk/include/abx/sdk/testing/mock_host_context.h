@@ -1,0 +1,29 @@
+// MockHostContext: a GoogleMock HostContext for plugin unit tests (link
+// GTest::gmock). Plugins test their start() and handlers against it without
+// a kernel; set what the plugin reads with ON_CALL(...).WillByDefault.
+#pragma once
+
+#include <gmock/gmock.h>
+
+#include "abx/sdk/host_context.h"
+
+namespace abx::sdk::testing {
+
+class MockHostContext : public HostContext {
+ public:
+  MOCK_METHOD(Logger&, log, (), (override));
+  MOCK_METHOD(EventBus&, events, (), (override));
+  MOCK_METHOD(RouteRegistry&, routes, (), (override));
+  MOCK_METHOD(CommandRegistry&, commands, (), (override));
+  MOCK_METHOD(ServiceRegistry&, services, (), (override));
+  MOCK_METHOD(const Settings&, settings, (), (const, override));
+  MOCK_METHOD(const PathGuard&, paths, (), (const, override));
+  MOCK_METHOD(Redactor&, redactor, (), (override));
+  MOCK_METHOD(const HostInfo&, info, (), (const, override));
+  MOCK_METHOD(ChildEnvironment&, environment, (), (override));
+  MOCK_METHOD(Result<Identity>, authenticate,
+              ((const std::vector<std::pair<std::string, std::string>>&)), (const, override));
+  MOCK_METHOD(std::optional<EndpointPolicy>, endpointPolicy, (std::string_view), (const, override));
+};
+
+}  // namespace abx::sdk::testing
