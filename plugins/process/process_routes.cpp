@@ -1,0 +1,191 @@
+#include "process_routes.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <variant>
+
+#include "run_limits.h"
+#include "signal_rules.h"
+#include "utf8_text.h"
+
+namespace abx::plugins::process {
+namespace {
+
+Refusal notFound(std::int64_t pid) {
+  return Refusal{404, "Process " + std::to_string(pid) + " not found", "NotFoundError", {}};
+}
+
+Refusal conflict(std::string message, std::string code) {
+  return Refusal{409, std::move(message), "ConflictError", std::move(code)};
+}
+
+/** The managed process named by the {pid} segment, or the 400 / 404 answer. */
+std::variant<std::shared_ptr<ManagedProcess>, Refusal> target(const ProcessContext& context,
+                                                              const sdk::Request& request,
+                                                              std::int64_t* pid_out = nullptr) {
+  const std::string text(request.param("pid").value_or(""));
+  auto pid = parsePid(text);
+  if (!pid) return badRequest("Invalid pid: '" + text + "' (must be an integer)");
+  if (pid_out) *pid_out = *pid;
+  if (*pid <= 0 || *pid > INT32_MAX) return notFound(*pid);
+  auto process = context.table->find(static_cast<pid_t>(*pid));
+  if (!process) return notFound(*pid);
+  return process;
+}
+
+std::string epochText(double seconds) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6f", seconds);
+  std::string text(buf);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (text.back() == '.') text += '0';
+  return text;
+}
+
+std::string exitCodeJson(const std::optional<int>& code) {
+  return code ? std::to_string(*code) : std::string("null");
+}
+
+}  // namespace
+
+std::string snapshotJson(const ProcessSnapshot& s) {
+  return "{\"pid\":" + std::to_string(s.pid) + ",\"command\":" + sdk::jsonQuote(s.command) +
+         ",\"state\":" + (s.running ? "\"running\"" : "\"exited\"") +
+         ",\"started_at\":" + epochText(s.started_at) +
+         ",\"exit_code\":" + exitCodeJson(s.exit_code) + "}";
+}
+
+sdk::Response startProcess(const ProcessContext& context, const sdk::Request& request) {
+  auto launch = prepareLaunch(request, context.launch);
+  if (auto* refusal = std::get_if<Refusal>(&launch)) return toResponse(*refusal);
+  auto& ready = std::get<Launch>(launch);
+  std::string command = ready.command;
+  auto started = context.table->start(std::move(ready.spawn), command,
+                                      outputCap(request.policy, kProcessOutputBytes),
+                                      explicitTimeout(request.policy));
+  if (auto* refusal = std::get_if<Refusal>(&started)) return toResponse(*refusal);
+  const auto& process = std::get<std::shared_ptr<ManagedProcess>>(started);
+  return sdk::Response::json("{\"pid\":" + std::to_string(process->pid()) +
+                             ",\"command\":" + sdk::jsonQuote(command) + "}");
+}
+
+sdk::Response listProcesses(const ProcessContext& context, const sdk::Request&) {
+  std::string body = "{\"processes\":[";
+  bool first = true;
+  for (const auto& snapshot : context.table->list()) {
+    if (!first) body += ',';
+    first = false;
+    body += snapshotJson(snapshot);
+  }
+  body += "]}";
+  return sdk::Response::json(std::move(body));
+}
+
+sdk::Response getProcess(const ProcessContext& context, const sdk::Request& request) {
+  auto found = target(context, request);
+  if (auto* refusal = std::get_if<Refusal>(&found)) return toResponse(*refusal);
+  return sdk::Response::json(
+      snapshotJson(std::get<std::shared_ptr<ManagedProcess>>(found)->snapshot()));
+}
+
+sdk::Response signalProcess(const ProcessContext& context, const sdk::Request& request) {
+  const std::string text(request.param("pid").value_or(""));
+  auto pid = parsePid(text);
+  if (!pid) return toResponse(badRequest("Invalid pid: '" + text + "' (must be an integer)"));
+  auto sig = requestedSignal(request.json, paramsOf(request));
+  if (auto* refusal = std::get_if<Refusal>(&sig)) return toResponse(*refusal);
+  if (auto refusal = protectedPid(*pid, context.server_pid)) return toResponse(*refusal);
+  auto found = target(context, request);
+  if (auto* refusal = std::get_if<Refusal>(&found)) return toResponse(*refusal);
+  const int signal = std::get<int>(sig);
+  switch (std::get<std::shared_ptr<ManagedProcess>>(found)->signal(signal)) {
+    case SignalOutcome::sent:
+      return sdk::Response::json("{\"pid\":" + std::to_string(*pid) +
+                                 ",\"signal\":" + std::to_string(signal) + "}");
+    case SignalOutcome::exited:
+      return toResponse(
+          conflict("Process " + std::to_string(*pid) + " has exited", "process_exited"));
+    case SignalOutcome::failed:
+      break;
+  }
+  return sdk::Response::error(500, "Cannot signal process " + std::to_string(*pid), "OSError");
+}
+
+sdk::Response processOutput(const ProcessContext& context, const sdk::Request& request) {
+  auto found = target(context, request);
+  if (auto* refusal = std::get_if<Refusal>(&found)) return toResponse(*refusal);
+  std::uint64_t after = 0;
+  if (auto text = request.queryParam("after")) {
+    auto value = parsePid(*text);
+    if (!value || *value < 0 || text->front() == '+' || text->front() == '-')
+      return toResponse(badRequest("Query parameter 'after' must be a non-negative integer"));
+    after = static_cast<std::uint64_t>(*value);
+  }
+  OutputRead read = std::get<std::shared_ptr<ManagedProcess>>(found)->output(after);
+  if (after > read.end)
+    return toResponse(badRequest("Offset " + std::to_string(after) +
+                                 " is beyond the end of the output (" + std::to_string(read.end) +
+                                 ")"));
+  std::string_view bytes(read.slice.bytes);
+  std::uint64_t from = read.slice.from;
+  std::uint64_t dropped = read.slice.dropped;
+  if (dropped > 0) {
+    // The ring lost the start of a character: skip its continuation bytes.
+    const std::size_t skip = leadingContinuationBytes(bytes);
+    bytes.remove_prefix(skip);
+    from += skip;
+    dropped += skip;
+  }
+  // A character whose last bytes are still to come is returned whole next time.
+  if (!read.eof) bytes = bytes.substr(0, completeUtf8Length(bytes));
+  const std::uint64_t next = from + bytes.size();
+  std::string body = "{\"output\":" + sdk::jsonQuote(bytes) + ",\"next\":" + std::to_string(next) +
+                     ",\"dropped\":" + std::to_string(dropped) +
+                     ",\"state\":" + (read.running ? "\"running\"" : "\"exited\"") +
+                     ",\"exit_code\":" + exitCodeJson(read.exit_code) +
+                     ",\"eof\":" + (read.eof ? "true" : "false") + "}";
+  return sdk::Response::json(std::move(body));
+}
+
+sdk::Response processStdin(const ProcessContext& context, const sdk::Request& request) {
+  std::int64_t pid = 0;
+  auto found = target(context, request, &pid);
+  if (auto* refusal = std::get_if<Refusal>(&found)) return toResponse(*refusal);
+  const auto data_kind = request.json.kind("data");
+  const auto close_kind = request.json.kind("close");
+  std::string data;
+  if (data_kind != sdk::JsonKind::missing && data_kind != sdk::JsonKind::null) {
+    if (data_kind != sdk::JsonKind::string)
+      return toResponse(badRequest("Field 'data' must be a string"));
+    data = *request.json.string("data");
+  }
+  bool close = false;
+  if (close_kind != sdk::JsonKind::missing && close_kind != sdk::JsonKind::null) {
+    if (close_kind != sdk::JsonKind::boolean)
+      return toResponse(badRequest("Field 'close' must be a boolean"));
+    close = *request.json.boolean("close");
+  }
+  if ((data_kind == sdk::JsonKind::missing || data_kind == sdk::JsonKind::null) && !close)
+    return toResponse(badRequest("Missing required field 'data'"));
+  const std::size_t size = data.size();
+  switch (std::get<std::shared_ptr<ManagedProcess>>(found)->writeStdin(std::move(data), close)) {
+    case StdinOutcome::accepted:
+      return sdk::Response::json("{\"written\":" + std::to_string(size) + "}");
+    case StdinOutcome::exited:
+      return toResponse(
+          conflict("Process " + std::to_string(pid) + " has exited", "process_exited"));
+    case StdinOutcome::closed:
+      return toResponse(
+          conflict("stdin of process " + std::to_string(pid) + " is closed", "stdin_closed"));
+    case StdinOutcome::full:
+      break;
+  }
+  return toResponse(Refusal{429,
+                            "stdin of process " + std::to_string(pid) + " has " +
+                                std::to_string(kMaxPendingStdin) +
+                                " bytes pending; retry when the process has read them",
+                            "ResourceError",
+                            {}});
+}
+
+}  // namespace abx::plugins::process

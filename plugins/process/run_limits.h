@@ -1,0 +1,49 @@
+// Timeouts and output caps of the process routes: built-in defaults, which
+// an endpoint's policy limits replace and a request body may only lower.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "abx/sdk/json.h"
+#include "abx/sdk/policy.h"
+#include "refusal.h"
+
+namespace abx::plugins::process {
+
+/** POST /shell and /shell/stream: 300 s (spec §4.4). */
+inline constexpr std::chrono::milliseconds kShellTimeout{300000};
+/** POST /shell: stdout + stderr kept per call. */
+inline constexpr std::size_t kShellOutputBytes = 10u << 20;
+/** POST /process/start: the output ring of each background process. */
+inline constexpr std::size_t kProcessOutputBytes = 1u << 20;
+
+/** @p seconds as milliseconds, rounded up, at least 1 ms, at most ~10 years. */
+std::chrono::milliseconds secondsToMs(double seconds);
+
+/**
+ * The timeout of one command: limits.timeout_seconds of @p policy (else
+ * @p fallback), lowered by the body's "timeout" (seconds, a positive
+ * number; a larger one is ignored). 400 when "timeout" is not a positive
+ * number.
+ */
+std::variant<std::chrono::milliseconds, Refusal> commandTimeout(
+    const sdk::Json& body, const sdk::EndpointPolicy* policy,
+    std::chrono::milliseconds fallback = kShellTimeout);
+
+/** "Command timed out after 1.5 seconds". */
+std::string timeoutMessage(std::chrono::milliseconds timeout);
+
+/** limits.max_output_bytes of @p policy, else @p fallback. */
+std::size_t outputCap(const sdk::EndpointPolicy* policy, std::size_t fallback);
+
+/** limits.max_output_bytes of @p policy when it is set. */
+std::optional<std::size_t> explicitOutputCap(const sdk::EndpointPolicy* policy);
+
+/** limits.timeout_seconds of @p policy when it is set. */
+std::optional<std::chrono::milliseconds> explicitTimeout(const sdk::EndpointPolicy* policy);
+
+}  // namespace abx::plugins::process

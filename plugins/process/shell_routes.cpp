@@ -1,0 +1,49 @@
+#include "shell_routes.h"
+
+#include "run_limits.h"
+
+namespace abx::plugins::process {
+
+std::string shellResultJson(const CommandResult& result) {
+  std::string body;
+  body.reserve(result.out.size() + result.err.size() + 64);
+  body += "{\"stdout\":";
+  body += sdk::jsonQuote(result.out);
+  body += ",\"stderr\":";
+  body += sdk::jsonQuote(result.err);
+  body += ",\"exit_code\":";
+  body += std::to_string(result.exit_code);
+  body += result.truncated ? ",\"truncated\":true}" : ",\"truncated\":false}";
+  return body;
+}
+
+sdk::Response runShell(const LaunchContext& context, const sdk::Request& request,
+                       const sdk::KillLadder& timeout_ladder) {
+  auto launch = prepareLaunch(request, context);
+  if (auto* refusal = std::get_if<Refusal>(&launch)) return toResponse(*refusal);
+  auto timeout = commandTimeout(request.json, request.policy);
+  if (auto* refusal = std::get_if<Refusal>(&timeout)) return toResponse(*refusal);
+
+  CommandLimits limits;
+  limits.timeout = std::get<std::chrono::milliseconds>(timeout);
+  limits.max_output_bytes = outputCap(request.policy, kShellOutputBytes);
+  limits.ladder = timeout_ladder;
+  auto result = runCommand(std::get<Launch>(launch).spawn, limits);
+  if (!result) {
+    const auto& status = result.status();
+    return sdk::Response::error(500, status.message(),
+                                status.type().empty() ? "RuntimeError" : status.type());
+  }
+  if (result->timed_out) {
+    // The error body, plus what the command printed before it was stopped.
+    std::string body = "{\"error\":" + sdk::jsonQuote(timeoutMessage(limits.timeout)) +
+                       ",\"type\":\"TimeoutError\",\"stdout\":" + sdk::jsonQuote(result->out) +
+                       ",\"stderr\":" + sdk::jsonQuote(result->err) +
+                       ",\"exit_code\":" + std::to_string(result->exit_code) +
+                       (result->truncated ? ",\"truncated\":true}" : ",\"truncated\":false}");
+    return sdk::Response::json(std::move(body), 500);
+  }
+  return sdk::Response::json(shellResultJson(*result));
+}
+
+}  // namespace abx::plugins::process

@@ -1,0 +1,50 @@
+#include "signal_rules.h"
+
+#include <algorithm>
+#include <charconv>
+#include <string>
+
+namespace abx::plugins::process {
+
+std::vector<std::int64_t> allowedSignals(const sdk::Params& params) {
+  if (params.allowed_signals) return *params.allowed_signals;
+  return {std::begin(kDefaultSignals), std::end(kDefaultSignals)};
+}
+
+std::variant<int, Refusal> requestedSignal(const sdk::Json& body, const sdk::Params& params) {
+  const auto kind = body.kind("signal");
+  if (kind == sdk::JsonKind::missing || kind == sdk::JsonKind::null)
+    return badRequest("Missing required field 'signal'");
+  if (kind != sdk::JsonKind::integer) return badRequest("Field 'signal' must be an integer");
+  auto value = body.integer("signal");
+  if (!value) return badRequest(value.status().message());
+  const auto allowed = allowedSignals(params);
+  if (std::find(allowed.begin(), allowed.end(), *value) == allowed.end() || *value < 1 ||
+      *value > 64) {
+    std::string list;
+    for (auto s : allowed) list += (list.empty() ? "" : ", ") + std::to_string(s);
+    return badRequest("Signal " + std::to_string(*value) +
+                      " is not allowed; allowed: " + (list.empty() ? "(none)" : list));
+  }
+  return static_cast<int>(*value);
+}
+
+std::optional<std::int64_t> parsePid(std::string_view text) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  if (text.empty()) return std::nullopt;
+  std::int64_t pid = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), pid);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return pid;
+}
+
+std::optional<Refusal> protectedPid(std::int64_t pid, pid_t server_pid) {
+  if (pid == 1 || pid == static_cast<std::int64_t>(server_pid))
+    return Refusal{403,
+                   "Sending signals to pid " + std::to_string(pid) + " is not allowed",
+                   "PermissionError",
+                   {}};
+  return std::nullopt;
+}
+
+}  // namespace abx::plugins::process

@@ -1,0 +1,194 @@
+// What the plugin registers — the `process` group (not opt-in) and eight
+// routes with the DESIGN.md ids and scopes — and its handlers against a
+// MockHostContext.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "abx/sdk/testing/mock_host_context.h"
+#include "process_plugin.h"
+#include "process_test_fakes.h"
+
+namespace abx::plugins::process {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::ReturnRef;
+
+class RecordingRoutes final : public sdk::RouteRegistry {
+ public:
+  sdk::Status declareGroup(const sdk::GroupSpec& group) override {
+    groups.push_back(group);
+    return sdk::Status::ok();
+  }
+  sdk::Status add(sdk::RouteSpec route) override {
+    routes.push_back(std::move(route));
+    return sdk::Status::ok();
+  }
+  sdk::Status enableGroup(std::string_view) override { return sdk::Status::ok(); }
+  sdk::Status disableGroup(std::string_view) override { return sdk::Status::ok(); }
+  const sdk::RouteSpec& byId(const std::string& id) const {
+    for (const auto& r : routes)
+      if (r.endpoint == id) return r;
+    throw std::runtime_error("no route " + id);
+  }
+  std::vector<sdk::GroupSpec> groups;
+  std::vector<sdk::RouteSpec> routes;
+};
+
+/** Records events like a client would see them. */
+class RecordingStream final : public sdk::SseStream {
+ public:
+  bool begin() override { return begun = true; }
+  bool event(std::string_view name, std::string_view data) override {
+    events.emplace_back(name, data);
+    return true;
+  }
+  bool comment(std::string_view) override { return true; }
+  bool open() const override { return true; }
+  bool begun = false;
+  std::vector<std::pair<std::string, std::string>> events;
+};
+
+class ProcessPluginTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/abx-proc-plugin-XXXXXX";
+    ASSERT_TRUE(::mkdtemp(tmpl));
+    dir_ = tmpl;
+    guard_.emplace(dir_);
+    info_.base_dir = dir_;
+    ON_CALL(host_, routes()).WillByDefault(ReturnRef(routes_));
+    ON_CALL(host_, environment()).WillByDefault(ReturnRef(env_));
+    ON_CALL(host_, paths()).WillByDefault(ReturnRef(*guard_));
+    ON_CALL(host_, info()).WillByDefault(ReturnRef(info_));
+    plugin_ = makeProcessPlugin(host_);
+    ASSERT_TRUE(plugin_->start(host_));
+  }
+  void TearDown() override {
+    plugin_->stop();
+    std::filesystem::remove_all(dir_);
+  }
+  sdk::Response call(const std::string& id, std::string body = {},
+                     std::map<std::string, std::string> params = {}) {
+    const auto& route = routes_.byId(id);
+    auto request = testing::makeRequest(route.method, route.path, id, std::move(body));
+    for (auto& [k, v] : params) request.path_params[k] = v;
+    return route.handler(request);
+  }
+
+  std::string dir_;
+  RecordingRoutes routes_;
+  testing::FakeEnvironment env_;
+  std::optional<testing::FakePathGuard> guard_;
+  sdk::HostInfo info_;
+  ::testing::NiceMock<sdk::testing::MockHostContext> host_;
+  std::unique_ptr<sdk::Plugin> plugin_;
+};
+
+TEST_F(ProcessPluginTest, RegistersTheGroupAndEightRoutes) {
+  ASSERT_EQ(routes_.groups.size(), 1u);
+  EXPECT_EQ(routes_.groups[0].name, "process");
+  EXPECT_FALSE(routes_.groups[0].opt_in);
+  struct Expected {
+    const char *method, *path, *endpoint, *scope;
+    bool streaming;
+  };
+  const Expected expected[] = {
+      {"POST", "/shell", "shell", "process:run", false},
+      {"POST", "/shell/stream", "shell_stream", "process:run", true},
+      {"POST", "/process/start", "process_start", "process:run", false},
+      {"GET", "/process/list", "process_list", "process:manage", false},
+      {"GET", "/process/{pid}", "process_get", "process:manage", false},
+      {"POST", "/process/{pid}/signal", "process_signal", "process:manage", false},
+      {"GET", "/process/{pid}/output", "process_output", "process:manage", false},
+      {"POST", "/process/{pid}/stdin", "process_stdin", "process:manage", false}};
+  ASSERT_EQ(routes_.routes.size(), std::size(expected));
+  for (std::size_t i = 0; i < std::size(expected); ++i) {
+    const auto& r = routes_.routes[i];
+    EXPECT_EQ(r.method, expected[i].method);
+    EXPECT_EQ(r.path, expected[i].path);
+    EXPECT_EQ(r.endpoint, expected[i].endpoint);
+    EXPECT_EQ(r.group, "process");
+    EXPECT_EQ(r.scopes, std::vector<std::string>{expected[i].scope});
+    EXPECT_TRUE(r.auth_required);
+    EXPECT_EQ(r.streaming, expected[i].streaming);
+    EXPECT_EQ(static_cast<bool>(r.stream_handler), expected[i].streaming);
+    EXPECT_EQ(static_cast<bool>(r.handler), !expected[i].streaming);
+    EXPECT_FALSE(r.summary.empty());
+  }
+}
+
+TEST_F(ProcessPluginTest, ShellRunsInTheBaseDirWithTheHostEnvironment) {
+  env_.vars["GREETING"] = "hello";
+  auto r = call("shell", R"({"command":"sh -c 'echo $GREETING; pwd; echo e >&2'"})");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, R"({"stdout":"hello\n)" + dir_ +
+                        R"(\n","stderr":"e\n","exit_code":0,"truncated":false})");
+  auto missing = call("shell", R"({"command":"no-such-program-xyz"})");
+  EXPECT_EQ(missing.status, 500);
+  EXPECT_THAT(missing.body, HasSubstr(R"("type":"FileNotFoundError")"));
+}
+
+TEST_F(ProcessPluginTest, StreamEventsAndErrors) {
+  const auto& route = routes_.byId("shell_stream");
+  RecordingStream stream;
+  auto request = testing::makeRequest("POST", "/shell/stream", "shell_stream",
+                                      R"({"command":"sh -c 'echo a; echo b >&2; exit 2'"})");
+  EXPECT_FALSE(route.stream_handler(request, stream).has_value());
+  EXPECT_TRUE(stream.begun);
+  ASSERT_EQ(stream.events.size(), 3u);
+  EXPECT_EQ(stream.events[0], (std::pair<std::string, std::string>{"stdout", R"({"data":"a"})"}));
+  EXPECT_EQ(stream.events[1], (std::pair<std::string, std::string>{"stderr", R"({"data":"b"})"}));
+  EXPECT_EQ(stream.events[2], (std::pair<std::string, std::string>{"exit", R"({"exit_code":2})"}));
+
+  RecordingStream bad;
+  auto bad_request = testing::makeRequest("POST", "/shell/stream", "shell_stream", "{}");
+  auto reply = route.stream_handler(bad_request, bad);
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(reply->status, 400);
+  EXPECT_TRUE(bad.events.empty());
+
+  RecordingStream missing;
+  auto missing_request = testing::makeRequest("POST", "/shell/stream", "shell_stream",
+                                              R"({"command":"no-such-program-xyz"})");
+  EXPECT_FALSE(route.stream_handler(missing_request, missing).has_value());
+  ASSERT_EQ(missing.events.size(), 1u);
+  EXPECT_EQ(missing.events[0].first, "error");
+  EXPECT_THAT(missing.events[0].second, HasSubstr(R"("type":"FileNotFoundError")"));
+}
+
+TEST_F(ProcessPluginTest, BackgroundProcessLifecycle) {
+  auto start = call("process_start", R"({"command":"cat"})");
+  ASSERT_EQ(start.status, 200) << start.body;
+  auto pid_at = start.body.find(":") + 1;
+  const std::string pid = start.body.substr(pid_at, start.body.find(',') - pid_at);
+  EXPECT_EQ(start.body, R"({"pid":)" + pid + R"(,"command":"cat"})");
+
+  EXPECT_EQ(call("process_stdin", R"({"data":"ping\n","close":true})", {{"pid", pid}}).body,
+            R"({"written":5})");
+  sdk::Response out;
+  for (int i = 0; i < 500; ++i) {
+    out = call("process_output", "", {{"pid", pid}});
+    if (out.body.find(R"("eof":true)") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(
+      out.body,
+      R"({"output":"ping\n","next":5,"dropped":0,"state":"exited","exit_code":0,"eof":true})");
+  auto got = call("process_get", "", {{"pid", pid}});
+  EXPECT_THAT(got.body, HasSubstr(R"("state":"exited")"));
+  EXPECT_THAT(got.body, HasSubstr(R"("exit_code":0)"));
+  EXPECT_THAT(call("process_list").body, HasSubstr(R"("pid":)" + pid));
+  EXPECT_EQ(call("process_get", "", {{"pid", "abc"}}).status, 400);
+  EXPECT_EQ(call("process_get", "", {{"pid", "1"}}).status, 404);
+  EXPECT_EQ(call("process_signal", R"({"signal":15})", {{"pid", "1"}}).status, 403);
+  EXPECT_EQ(call("process_signal", R"({"signal":15})", {{"pid", pid}}).status, 409);
+  EXPECT_EQ(call("process_stdin", R"({"data":"x"})", {{"pid", pid}}).status, 409);
+}
+
+}  // namespace
+}  // namespace abx::plugins::process
