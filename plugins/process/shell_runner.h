@@ -2,9 +2,10 @@
 // until the command is over, keep at most max_output_bytes of them (the
 // command keeps running; the rest is read and discarded), and stop it with
 // the kill ladder at the timeout. The command is over when its leader exited
-// and the pipes reached EOF; whatever it left running in its process group
-// is killed when the leader exits, so a stray background job holding the
-// pipes cannot stall the call until the timeout.
+// and the pipes reached EOF. If the leader exits while members of its group
+// still hold the pipes, they are killed, so a stray background job cannot
+// stall the call until the timeout; a job that redirected its output holds
+// no pipe and is left alone.
 #pragma once
 
 #include <chrono>

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # POST /shell round trips against the floor, in one run: N sequential
-# `POST /shell {"command":"true"}` on one keep-alive connection, and N bare
-# posix_spawnp + waitpid of `true` before and after them (the cost of the
-# command itself), both measured by abx_shell_bench (shell_bench_client.cpp).
+# `POST /shell {"command":"true"}` on one keep-alive connection, N bare
+# posix_spawnp + waitpid of `true` (the cost of the command itself), and N
+# runs of `true` through the SDK's Subprocess without HTTP (what the safe
+# spawn adds), interleaved in 20 rounds, all measured by abx_shell_bench
+# (shell_bench_client.cpp).
 # Prints per-call mean / p50 / p99, round trips per second, and the overhead
 # per call above the floor (difference and ratio). With wrk installed it also
 # reports req/s of /shell with 2 connections (the machine has 2 CPUs).

@@ -93,5 +93,17 @@ TEST(CommandRunner, AStrayBackgroundJobDoesNotHoldTheCall) {
   EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
 }
 
+TEST(CommandRunner, ABackgroundJobWithItsOwnOutputKeepsRunning) {
+  // `cmd > log 2>&1 &` does not hold the pipes, so nothing waits for it or kills it.
+  CommandLimits limits;
+  const auto t0 = Clock::now();
+  auto r = runCommand(sh("sleep 5 > /dev/null 2>&1 & echo $!"), limits);
+  ASSERT_TRUE(r);
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+  const pid_t job = std::stoi(r->out);
+  EXPECT_EQ(::kill(job, 0), 0) << "the background job was killed";
+  ::kill(job, SIGKILL);
+}
+
 }  // namespace
 }  // namespace abx::plugins::process
