@@ -1,0 +1,7 @@
+// The one exported symbol of abx_agents.so.
+#include "abx/sdk/declare_plugin.h"
+#include "agents_plugin.h"
+
+ABX_DECLARE_PLUGIN(abx::plugins::agents::makeAgentsPlugin, "abx.agents", "1.0.0",
+                   ABX_KIND_CAPABILITY,
+                   R"({"type":"object","additionalProperties":false,"properties":{}})")
