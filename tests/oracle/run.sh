@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Runs oracle case files (official openai / @openai/agents JS SDKs) against a
+# fresh agent-sandbox-server, then checks that the secret canary leaked
+# nowhere.
+#
+#   run.sh --server BIN [--plugin-dir DIR] [--manifest FILE] CASE.test.mjs...
+#
+# Exit codes: 0 pass, 1 fail (a case failed, the server did not start, or the
+# canary leaked), 77 skip (node/npm or the pinned SDKs unavailable and CI is
+# not set; under CI=true that is a failure).
+# ORACLE_KEEP=1 keeps the work dir (server log, state dir, recorded wire).
+set -u
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+
+server="" plugin_dir="" manifest="" cases=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --server) server="$2"; shift 2 ;;
+    --plugin-dir) plugin_dir="$2"; shift 2 ;;
+    --manifest) manifest="$2"; shift 2 ;;
+    -h|--help) sed -n 2,12p "$0"; exit 0 ;;
+    *) cases+=("$1"); shift ;;
+  esac
+done
+[ -n "$server" ] && [ -x "$server" ] || { echo "oracle: --server BIN is required and must be executable (got '$server')" >&2; exit 1; }
+[ ${#cases[@]} -gt 0 ] || cases=("$here"/cases/*.test.mjs)
+for i in "${!cases[@]}"; do
+  [ -f "${cases[$i]}" ] || { echo "oracle: no such case file: ${cases[$i]}" >&2; exit 1; }
+  cases[$i]="$(cd "$(dirname "${cases[$i]}")" && pwd)/$(basename "${cases[$i]}")"
+done
+
+# 1. The pinned SDKs. One install at a time: CTest runs the case files in parallel.
+command -v flock >/dev/null && exec 9>"$here/.install.lock" && flock 9
+"$here/install.sh" || exit $?                          # 77 → CTest SKIP (CI: 1)
+exec 9>&-
+
+# 2. A fresh work dir: server log, agents state, workspace, HOME, recorded wire.
+work="$(mktemp -d "${TMPDIR:-/tmp}/abx-oracle-XXXXXX")"
+state="$work/state" wire="$work/wire" log="$work/server.log"
+mkdir -p "$state" "$wire" "$work/workspace" "$work/home" "$work/base"
+token="oracle-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+canary="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"   # 32 hex characters
+pid=""
+cleanup() {
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  fi
+  pid=""
+}
+finish() {
+  cleanup
+  if [ "${ORACLE_KEEP:-0}" = 1 ]; then echo "oracle: work dir kept: $work"; else rm -rf "$work"; fi
+}
+trap finish EXIT
+trap 'exit 1' INT TERM
+
+# 3. The server: loopback, a free port (--port 0, read back from the
+# 'listening on' line), only the agents group on, token via env (never argv),
+# agents from agents.yaml, the fake agents first on PATH.
+args=(serve --host 127.0.0.1 --port 0 --pty-port 0)
+[ -n "$plugin_dir" ] && args+=(--plugin-dir "$plugin_dir")
+[ -n "$manifest" ] && args+=(--plugins "$manifest")
+env HOME="$work/home" \
+    PATH="$repo/fake_agents:$PATH" \
+    ABX_SERVER_TOKEN="$token" \
+    ABX_SERVER_ENABLED_GROUPS=agents \
+    ABX_SERVER_BASE_DIR="$work/base" \
+    ABX_AGENTS_CONFIG="$here/agents.yaml" \
+    ABX_AGENTS_STATE_DIR="$state" \
+    ORACLE_CANARY="$canary" \
+    ORACLE_WORKSPACE="$work/workspace" \
+    "$server" "${args[@]}" >"$log" 2>&1 &
+pid=$!
+# If this script is killed outright (CTest timeout), the watchdog stops the server.
+( trap '' TERM INT; while kill -0 $$ 2>/dev/null; do sleep 1; done; kill -KILL "$pid" 2>/dev/null ) &
+echo "oracle: $server ${args[*]} (log $log)"
+port=""
+for _ in $(seq 300); do                                   # up to 30 s
+  port="$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$log" | head -1)"
+  [ -n "$port" ] && break
+  if ! kill -0 "$pid" 2>/dev/null; then
+    echo "oracle: the server exited before listening:" >&2; cat "$log" >&2; exit 1
+  fi
+  sleep 0.1
+done
+[ -n "$port" ] || { echo "oracle: the server did not print 'listening on' in 30 s:" >&2; cat "$log" >&2; exit 1; }
+
+# 4. The cases, sequentially, in a clean SDK environment.
+cd "$here"
+env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u OPENAI_CUSTOM_HEADERS -u OPENAI_ORG_ID \
+    -u OPENAI_PROJECT_ID -u OPENAI_WEBHOOK_SECRET -u OPENAI_LOG -u ORACLE_CANARY \
+  NODE_ENV=test OPENAI_AGENTS_DISABLE_TRACING=1 \
+  ORACLE_BASE_URL="http://127.0.0.1:$port/v1" ORACLE_TOKEN="$token" ORACLE_WIRE_DIR="$wire" \
+  node --test --test-force-exit --test-concurrency=1 --test-reporter=spec "${cases[@]}"
+rc=$?
+if [ $rc -ne 0 ]; then echo "--- server log (last 80 lines) ---"; tail -80 "$log"; fi
+
+# 5. The secret canary: stop the server (so everything it keeps is flushed),
+# then look for the canary in its log, its state dir, and every byte the SDK
+# received. This assertion fails the test on its own, whatever the cases did.
+cleanup
+leaks=0
+recorded="$(find "$wire" -type f | wc -l)"
+if [ "$recorded" -eq 0 ]; then
+  echo "not ok - secret canary: the recording fetch captured no response, so the scan proves nothing"
+  leaks=1
+fi
+while IFS= read -r -d '' f; do
+  case "$f" in "$log") where="server log" ;; "$wire"/*) where="SDK wire" ;; *) where="state dir" ;; esac
+  offset="$(grep -boF "$canary" "$f" | head -1 | cut -d: -f1)"
+  echo "not ok - secret canary found in the $where: ${f#$work/} (byte offset $offset)"
+  leaks=1
+done < <(grep -rlFZ -- "$canary" "$log" "$state" "$wire" 2>/dev/null)
+if [ $leaks -eq 0 ]; then
+  echo "ok - secret canary absent from the server log, $(find "$state" -type f | wc -l) state file(s) and $recorded recorded response(s)"
+else
+  [ "${ORACLE_KEEP:-0}" = 1 ] || echo "oracle: set ORACLE_KEEP=1 to keep $work for inspection"
+  [ $rc -eq 0 ] && rc=1
+fi
+exit $rc
