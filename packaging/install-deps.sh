@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian package the build, the server and the test suite need.
+# Installs every Debian package the build, the server and the test suite need,
+# then the oracle suite's pinned npm packages (tests/oracle/install.sh).
 # Idempotent: packages already present are skipped, and `apt-get update` runs
 # at most once per invocation (and only when something is missing).
 set -euo pipefail
@@ -32,3 +33,21 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 echo "install-deps: all packages present"
+
+# The oracle suite's pinned npm packages (tests/oracle/package-lock.json:
+# openai@7.55.0, @openai/agents@0.20.0). Idempotent like the step above:
+# install.sh exits at once when node_modules already holds the pinned
+# versions, else installs offline from tests/oracle/.npm-cache, else online
+# (filling the cache, so later runs need no network). Exit 77 means "could not
+# install" outside CI: the oracle tests then try again and skip. Under CI=true
+# install.sh exits 1, and so does this script. ABX_SKIP_ORACLE_DEPS=1 leaves
+# the install to the first oracle test run.
+if [ "${ABX_SKIP_ORACLE_DEPS:-0}" != 1 ]; then
+  rc=0
+  bash "$(cd "$(dirname "$0")/.." && pwd)/tests/oracle/install.sh" || rc=$?
+  case "$rc" in
+    0) echo "install-deps: oracle SDKs present" ;;
+    77) echo "install-deps: oracle SDKs not installed; the oracle tests will skip" >&2 ;;
+    *) exit "$rc" ;;
+  esac
+fi
