@@ -1,14 +1,110 @@
+// Settings come from the environment the spec names (ABX_AGENTS_*); they
+// are read once at start.
 #include "agents_plugin.h"
 
-namespace abx::plugins::agents {
+#include <cstdlib>
+#include <filesystem>
 
-sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
-  return host.routes().declareGroup(
-      {"agents", true,
-       "Hosted coding agents: /v1/responses, /v1/models and the Agents sessions wire"});
+#include "definition/agents_config_file.h"
+#include "definition/env_expansion.h"
+
+namespace abx::plugins::agents {
+namespace {
+
+std::optional<std::string> env(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value || !*value) return std::nullopt;
+  return std::string(value);
 }
 
-void AgentsPlugin::stop() noexcept {}
+std::size_t envCount(const char* name, std::size_t fallback) {
+  auto text = env(name);
+  if (!text) return fallback;
+  try {
+    auto value = std::stoll(*text);
+    return value > 0 ? static_cast<std::size_t>(value) : fallback;
+  } catch (...) {
+    return fallback;
+  }
+}
+
+std::vector<std::string> commaList(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto comma = text.find(',', start);
+    auto piece = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    while (!piece.empty() && piece.front() == ' ') piece.erase(0, 1);
+    while (!piece.empty() && piece.back() == ' ') piece.pop_back();
+    if (!piece.empty()) out.push_back(piece);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string defaultStateDir(const sdk::HostInfo& info) {
+  if (auto home = env("HOME")) return *home + "/.agent-sandbox/agents";
+  return info.state_dir + "/agents";
+}
+
+}  // namespace
+
+sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
+  host_ = &host;
+  if (auto s = host.routes().declareGroup(
+          {"agents", true,
+           "Hosted coding agents: /v1/responses, /v1/models and the Agents sessions wire"});
+      !s)
+    return s;
+
+  catalog_ = std::make_unique<AgentCatalog>(host.services());
+  if (auto path = env("ABX_AGENTS_CONFIG")) {
+    auto loaded = loadAgentsConfigFile(*path, processEnvLookup());
+    if (!loaded.ok()) return sdk::Status::error(loaded.errorText(), "ValueError");
+    for (const auto& spec : loaded.agents) definition_names_.push_back(spec.name);
+    catalog_->setDefinitions(std::move(loaded.agents));
+  }
+
+  RuntimeOptions options;
+  options.max_concurrent_turns = envCount("ABX_AGENTS_MAX_CONCURRENT_TURNS", 4);
+  options.max_sessions = envCount("ABX_AGENTS_MAX_SESSIONS", 200);
+  options.session_ttl_s = static_cast<std::int64_t>(envCount("ABX_AGENTS_SESSION_TTL_S", 86400));
+  options.event_ring_capacity = envCount("ABX_AGENTS_EVENT_RING", 20000);
+  options.state_dir = env("ABX_AGENTS_STATE_DIR").value_or(defaultStateDir(host.info()));
+  if (auto names = env("ABX_AGENTS_PASSTHROUGH_ENV")) options.passthrough_env = commaList(*names);
+  auto* environment = &host.environment();
+  options.base_env = [environment] { return environment->snapshot(); };
+  AgentCatalog* catalog = catalog_.get();
+  runtime_ = std::make_unique<AgentRuntime>(
+      std::move(options), [catalog](const std::string& name, std::string& why) {
+        return catalog->resolve(name, why);
+      });
+  if (auto s = runtime_->restore(); !s)
+    host.log().warn("agents: previous sessions not restored: " + s.message());
+
+  store_ = std::make_unique<ResponseStore>();
+  context_ = std::make_shared<ResponsesContext>();
+  context_->runtime = runtime_.get();
+  context_->catalog = catalog_.get();
+  context_->store = store_.get();
+  for (auto& route : responsesRoutes(context_))
+    if (auto s = host.routes().add(std::move(route)); !s) return s;
+  return sdk::Status::ok();
+}
+
+void AgentsPlugin::policyApplied() noexcept {
+  if (warned_ || !host_) return;
+  warned_ = true;
+  for (const auto& name : definition_names_) {
+    std::string why;
+    if (!catalog_->resolve(name, why)) host_->log().warn("agents: agent '" + name + "': " + why);
+  }
+}
+
+void AgentsPlugin::stop() noexcept {
+  if (runtime_) runtime_->shutdown();
+}
 
 std::unique_ptr<sdk::Plugin> makeAgentsPlugin(sdk::HostContext&) {
   return std::make_unique<AgentsPlugin>();

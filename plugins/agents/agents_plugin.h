@@ -1,18 +1,37 @@
-// The abx.agents plugin: owns the `agents` group (off by default; spec
-// "Enabling the group") and serves the hosted agent runtime's wires.
+// The abx.agents plugin: owns the `agents` group (opt-in; agents spec
+// "Enabling the group"), builds the AgentRuntime from ABX_AGENTS_* settings
+// and the definitions in ABX_AGENTS_CONFIG, and serves the Responses wire
+// (/v1/responses, /v1/models). Adapters arrive from adapter plugins through
+// the service registry (abx.agent_adapter.v1). docs/agents.md describes it.
 #pragma once
 
 #include <memory>
 
 #include "abx/sdk/host_context.h"
 #include "abx/sdk/plugin.h"
+#include "agent_catalog.h"
+#include "runtime/agent_runtime.h"
+#include "wire/response_store.h"
+#include "wire/responses_routes.h"
 
 namespace abx::plugins::agents {
 
 class AgentsPlugin final : public sdk::Plugin {
  public:
   sdk::Status start(sdk::HostContext& host) override;
+  /** Warns about definitions whose runtime no adapter provides. */
+  void policyApplied() noexcept override;
+  /** Cancels running turns (kill ladder) and joins the turn workers. */
   void stop() noexcept override;
+
+ private:
+  sdk::HostContext* host_ = nullptr;
+  std::unique_ptr<AgentCatalog> catalog_;
+  std::unique_ptr<AgentRuntime> runtime_;
+  std::unique_ptr<ResponseStore> store_;
+  std::shared_ptr<ResponsesContext> context_;
+  std::vector<std::string> definition_names_;
+  bool warned_ = false;
 };
 
 /** The factory ABX_DECLARE_PLUGIN calls. */

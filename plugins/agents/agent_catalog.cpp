@@ -1,0 +1,82 @@
+#include "agent_catalog.h"
+
+#include <algorithm>
+
+#include "secret_redaction.h"
+
+namespace abx::plugins::agents {
+
+void AgentCatalog::setDefinitions(std::vector<sdk::agents::AgentSpec> specs) {
+  std::map<std::string, std::shared_ptr<const ResolvedAgent>> next;
+  for (auto& spec : specs) {
+    auto agent = std::make_shared<ResolvedAgent>();
+    agent->redaction = redactionFor(spec);
+    agent->spec = std::move(spec);
+    next[agent->spec.name] = std::move(agent);
+  }
+  std::lock_guard lock(mutex_);
+  definitions_ = std::move(next);
+}
+
+const sdk::agents::AgentAdapter* AgentCatalog::adapter(const std::string& runtime) const {
+  for (const auto& [name, adapter] : services_.all<sdk::agents::AgentAdapter>()) {
+    if (adapter->name() == runtime) return adapter;
+    auto aliases = adapter->aliases();
+    if (std::find(aliases.begin(), aliases.end(), runtime) != aliases.end()) return adapter;
+  }
+  return nullptr;
+}
+
+std::shared_ptr<const ResolvedAgent> AgentCatalog::resolve(const std::string& name,
+                                                           std::string& why) const {
+  std::shared_ptr<const ResolvedAgent> base;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = definitions_.find(name); it != definitions_.end()) base = it->second;
+  }
+  if (base) {
+    // The adapter is looked up on every use: an adapter plugin that is gone
+    // (ABX_AGENTS_ALLOW_COMMAND=0, say) makes the agent unusable, not stale.
+    auto adapter_ptr = adapter(base->spec.runtime);
+    if (!adapter_ptr) {
+      why = "The runtime '" + base->spec.runtime + "' of agent '" + name + "' is not available.";
+      return nullptr;
+    }
+    if (adapter_ptr == base->adapter) return base;
+    auto resolved = std::make_shared<ResolvedAgent>(*base);
+    resolved->adapter = adapter_ptr;
+    return resolved;
+  }
+  auto adapter_ptr = adapter(name);
+  // `command` needs a definition: there is no command line to run by default.
+  if (!adapter_ptr || adapter_ptr->binary().empty()) {
+    why = "The model '" + name + "' does not exist.";
+    return nullptr;
+  }
+  std::lock_guard lock(mutex_);
+  auto& slot = defaults_[name];
+  if (!slot || slot->adapter != adapter_ptr) {
+    auto agent = std::make_shared<ResolvedAgent>();
+    agent->spec.name = name;
+    agent->spec.runtime = adapter_ptr->name();
+    agent->adapter = adapter_ptr;
+    agent->redaction = redactionFor(agent->spec);
+    slot = std::move(agent);
+  }
+  return slot;
+}
+
+std::vector<std::string> AgentCatalog::models() const {
+  std::vector<std::string> out;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [name, agent] : definitions_) out.push_back(name);
+  }
+  for (const auto& [name, adapter] : services_.all<sdk::agents::AgentAdapter>())
+    if (!adapter->binary().empty() &&
+        std::find(out.begin(), out.end(), adapter->name()) == out.end())
+      out.push_back(adapter->name());
+  return out;
+}
+
+}  // namespace abx::plugins::agents

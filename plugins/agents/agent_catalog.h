@@ -1,0 +1,42 @@
+// AgentCatalog: what a `model` (or an agent name) means — a definition from
+// ABX_AGENTS_CONFIG, else an adapter's name or alias (an ephemeral default
+// agent for that runtime). Adapters are looked up in the host's service
+// registry (abx.agent_adapter.v1) when asked, so adapter plugins loaded
+// after this one are found.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "abx/sdk/agent_adapter.h"
+#include "abx/sdk/services.h"
+#include "runtime/agent_runtime.h"
+
+namespace abx::plugins::agents {
+
+/** THREAD: safe. */
+class AgentCatalog {
+ public:
+  explicit AgentCatalog(const sdk::ServiceRegistry& services) : services_(services) {}
+
+  /** Replaces the definitions (already validated). */
+  void setDefinitions(std::vector<sdk::agents::AgentSpec> specs);
+
+  /** The agent @p name names, or nullptr with @p why ("The model 'x' does not exist."). */
+  std::shared_ptr<const ResolvedAgent> resolve(const std::string& name, std::string& why) const;
+  /** Every usable model id: definitions, then adapter names. */
+  std::vector<std::string> models() const;
+  /** The adapter called @p runtime (name or alias), or nullptr. */
+  const sdk::agents::AgentAdapter* adapter(const std::string& runtime) const;
+
+ private:
+  const sdk::ServiceRegistry& services_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const ResolvedAgent>> definitions_;
+  mutable std::map<std::string, std::shared_ptr<const ResolvedAgent>> defaults_;
+};
+
+}  // namespace abx::plugins::agents

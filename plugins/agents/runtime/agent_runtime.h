@@ -1,0 +1,149 @@
+// AgentRuntime: the hosted agent runtime (agents spec §6.1, §6.2) — sessions
+// and their turns, one active turn per session with a FIFO queue, a
+// server-wide cap on running turns (a pool of that many workers), cancel
+// with the kill ladder, turn and idle timeouts, the output cap, retention
+// (TTL and LRU among idle sessions), persistence through SessionFile, and a
+// per-session EventRing the wires read. Clock, ids and kill grace are
+// injectable so timeout and cancel tests run in milliseconds.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "abx/sdk/agent_adapter.h"
+#include "abx/sdk/status.h"
+#include "abx/sdk/subprocess.h"
+#include "event_ring.h"
+#include "id_factory.h"
+#include "runtime_clock.h"
+#include "runtime_types.h"
+#include "text_redaction.h"
+
+namespace abx::plugins::agents {
+
+class SessionFile;
+
+/** A definition ready to run: the spec, its adapter and its redaction. */
+struct ResolvedAgent {
+  sdk::agents::AgentSpec spec;
+  const sdk::agents::AgentAdapter* adapter = nullptr;
+  std::shared_ptr<const TextRedaction> redaction;
+};
+
+/** @return the agent called @p name, or nullptr (with @p why set). */
+using AgentResolver =
+    std::function<std::shared_ptr<const ResolvedAgent>(const std::string& name, std::string& why)>;
+
+using TurnObserver = std::function<void(const RuntimeEvent&)>;
+
+struct TurnRequest {
+  /** A turn id chosen by the caller (a wire that derives its own ids from it); "" for a new one. */
+  std::string turn_id;
+  std::string prompt;
+  std::string extra_instructions;
+  std::vector<sdk::agents::McpServerSpec> extra_mcp_servers;
+  std::string reasoning_effort;
+  std::vector<InputMessage> input;
+  /** Replaces the agent's redaction for this turn (e.g. with per-turn MCP header secrets). */
+  std::shared_ptr<const TextRedaction> redaction;
+  /** Sees every event of this turn, on the turn's thread; must not block. */
+  TurnObserver observer;
+};
+
+struct RuntimeOptions {
+  std::size_t max_concurrent_turns = 4;
+  std::size_t event_ring_capacity = 20000;
+  std::int64_t session_ttl_s = 24 * 3600;
+  std::size_t max_sessions = 200;
+  sdk::KillLadder ladder{std::chrono::milliseconds(5000), std::chrono::milliseconds(3000)};
+  /** Where sessions.json lives; empty: no persistence. */
+  std::string state_dir;
+  /** ABX_AGENTS_PASSTHROUGH_ENV names. */
+  std::vector<std::string> passthrough_env;
+  /** The server's child environment ("NAME=value"); the allowlist is taken from it. */
+  std::function<std::vector<std::string>()> base_env;
+  std::shared_ptr<const RuntimeClock> clock;
+  IdFactory ids;
+};
+
+/** THREAD: every method is safe to call concurrently. */
+class AgentRuntime {
+ public:
+  AgentRuntime(RuntimeOptions options, AgentResolver resolver);
+  ~AgentRuntime();
+  AgentRuntime(const AgentRuntime&) = delete;
+  AgentRuntime& operator=(const AgentRuntime&) = delete;
+
+  /** Loads sessions.json (in-flight turns become failed "server restarted"). */
+  sdk::Status restore();
+
+  /** Status types on failure: "not_found" (unknown agent). */
+  sdk::Result<SessionInfo> createSession(const std::string& agent,
+                                         std::map<std::string, std::string> metadata = {});
+  /** Queues a turn. Failure types: "not_found". @return the queued turn. */
+  sdk::Result<Turn> submitTurn(const std::string& session_id, TurnRequest request);
+  /** Cancels a queued turn at once, a running one through the kill ladder (use
+   *  waitTurn() for its end); a finished turn is returned unchanged. */
+  sdk::Result<Turn> cancelTurn(const std::string& turn_id);
+  /** Blocks until the turn is terminal or @p timeout passed. */
+  std::optional<Turn> waitTurn(const std::string& turn_id, std::chrono::milliseconds timeout);
+
+  std::optional<SessionInfo> session(const std::string& id) const;
+  std::vector<SessionInfo> sessions() const;
+  std::optional<Turn> turn(const std::string& id) const;
+  std::shared_ptr<EventRing> sessionEvents(const std::string& id) const;
+  /** Deletes a session (cancelling its turns). */
+  bool deleteSession(const std::string& id);
+  /** Forgets a finished turn (store: false); the session keeps its resume handle. */
+  bool forgetTurn(const std::string& id);
+
+  /** Cancels everything and joins the workers. Idempotent. */
+  void shutdown();
+
+ private:
+  struct SessionState {
+    SessionInfo info;
+    std::shared_ptr<EventRing> events;
+    bool running = false;
+  };
+  struct TurnState {
+    Turn turn;
+    TurnRequest request;
+    std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
+  };
+
+  void workerLoop();
+  void runTurn(const std::string& turn_id);
+  void finishTurn(const std::string& turn_id, TurnStatus status, std::optional<TurnError> error,
+                  std::vector<Item> items, sdk::agents::TokenUsage usage,
+                  std::optional<std::string> native_session_id);
+  void publish(const std::string& session_id, RuntimeEvent event, const TurnObserver& observer);
+  void evictLocked();
+  void eraseSessionLocked(std::map<std::string, SessionState>::iterator it);
+  void persist();
+
+  RuntimeOptions options_;
+  AgentResolver resolver_;
+  std::unique_ptr<SessionFile> file_;
+  std::mutex persist_mutex_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable work_;
+  mutable std::condition_variable turn_changed_;
+  std::map<std::string, SessionState> sessions_;
+  std::map<std::string, TurnState> turns_;
+  std::deque<std::string> pending_;  // queued turn ids, submission order
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace abx::plugins::agents

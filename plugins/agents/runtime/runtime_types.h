@@ -1,0 +1,88 @@
+// The hosted runtime's data model (agents spec §6.1): sessions, turns, the
+// items a turn produces, and the adapter-neutral RuntimeEvents (§6.3) the
+// wires map onto the Responses and Agents-sessions shapes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "abx/sdk/agent_adapter.h"
+
+namespace abx::plugins::agents {
+
+enum class TurnStatus { queued, in_progress, completed, failed, cancelled };
+enum class SessionStatus { idle, in_progress, failed };
+
+const char* turnStatusName(TurnStatus s);
+const char* sessionStatusName(SessionStatus s);
+bool isTerminal(TurnStatus s);
+
+/** Item kinds: message | reasoning | command_execution | mcp_call | file_change | web_search | todo_list. */
+struct Item {
+  std::string id;
+  std::string turn_id;
+  std::string type;
+  std::string status = "in_progress"; /**< in_progress | completed | incomplete | failed */
+  std::string text;                   /**< message or reasoning text */
+  std::string name;                   /**< tools: MCP tool name or the tool kind */
+  std::string server_label;           /**< tools: MCP server, or the runtime's name */
+  std::string arguments;              /**< tools: JSON text */
+  std::string output;                 /**< tools: collected output */
+  std::string error;                  /**< tools: error text */
+  std::optional<int> exit_code;
+  std::int64_t created_at = 0;
+};
+
+struct TurnError {
+  std::string code;
+  std::string message;
+};
+
+/** One user message of a turn's input, as the wires report it back. */
+struct InputMessage {
+  std::string id;
+  std::string role = "user"; /**< user | system | developer | assistant */
+  std::string text;
+};
+
+struct Turn {
+  std::string id;
+  std::string session_id;
+  TurnStatus status = TurnStatus::queued;
+  std::int64_t created_at = 0;
+  std::int64_t started_at = 0;
+  std::int64_t completed_at = 0;
+  std::optional<TurnError> error;
+  sdk::agents::TokenUsage usage;
+  std::vector<Item> items;
+  std::vector<InputMessage> input;
+};
+
+struct SessionInfo {
+  std::string id;
+  std::string agent;
+  SessionStatus status = SessionStatus::idle;
+  std::string native_session_id;
+  std::int64_t created_at = 0;
+  std::int64_t last_active_at = 0;
+  std::map<std::string, std::string> metadata;
+  std::vector<std::string> turn_ids; /**< oldest first */
+};
+
+/** turn.queued | turn.started | item.added | item.text.delta | item.reasoning.delta |
+ *  item.output.delta | item.done | usage | turn.completed | turn.failed |
+ *  turn.cancelled | log */
+struct RuntimeEvent {
+  std::uint64_t seq = 0; /**< per session, from 1 */
+  std::string type;
+  std::string turn_id;
+  std::string item_id;
+  std::string delta;         /**< the *.delta events, log text */
+  std::optional<Item> item;  /**< item.added / item.done: the item's state */
+  std::optional<Turn> turn;  /**< turn.*: the turn's state (items included on terminal events) */
+};
+
+}  // namespace abx::plugins::agents

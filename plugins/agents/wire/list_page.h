@@ -1,0 +1,23 @@
+// ListPage: the cursor pagination every /v1 list shares (openai-wire.md §3):
+// `after` (exclusive, an item id), `limit` 1..100 (default 20), `order`
+// asc|desc (default desc), and the body {object, data, first_id, last_id,
+// has_more}.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "abx/sdk/http.h"
+#include "openai_error.h"
+
+namespace abx::plugins::agents {
+
+/** An item's id and its JSON text, in ascending (oldest first) order. */
+using PageItems = std::vector<std::pair<std::string, std::string>>;
+
+/** The page @p request asks for, or the 400 to send for a bad limit/order/after. */
+std::variant<std::string, WireError> listPage(const sdk::Request& request, PageItems items);
+
+}  // namespace abx::plugins::agents

@@ -1,0 +1,82 @@
+// ResponseRun: one response of the Responses wire while its turn runs. It
+// maps the turn's RuntimeEvents onto the Responses stream (agents spec §6.3,
+// openai-wire.md §7.4: created → in_progress → per item added / parts /
+// deltas / done → completed | failed) with a sequence_number on every event,
+// and keeps the events so several readers (the POST's own stream, GET
+// ?stream=true replays) can follow from any point. The kept history is
+// bounded: past kMaxHistoryBytes the events every reader has passed are
+// dropped and a full replay is no longer possible.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "response_object.h"
+#include "runtime/runtime_types.h"
+
+namespace abx::plugins::agents {
+
+class ResponseRun {
+ public:
+  static constexpr std::size_t kMaxHistoryBytes = 64u << 20;
+
+  struct Event {
+    std::int64_t sequence_number = 0;
+    std::string type;
+    std::string data;
+  };
+
+  ResponseRun(std::string response_id, std::int64_t created_at, ResponseEcho echo);
+
+  /** Feeds one runtime event of this response's turn. THREAD: the turn's thread. */
+  void onEvent(const RuntimeEvent& event);
+
+  /** A reader from the first event; -1 when the start was already dropped. */
+  int attach();
+  void detach(int reader);
+  /**
+   * Appends the reader's next events to @p out, waiting up to @p wait for
+   * some. @return false once the reader has seen the terminal event.
+   */
+  bool read(int reader, std::vector<Event>& out, std::chrono::milliseconds wait);
+
+  bool finished() const;
+  const ResponseEcho& echo() const { return echo_; }
+  const std::string& id() const { return id_; }
+
+ private:
+  struct ItemSlot {
+    std::size_t output_index = 0;
+    std::string type;
+  };
+  void push(std::string type, std::string data);
+  /** `{"type":"<type>","sequence_number":N` — the open start of every event. */
+  std::string head(const char* type);
+  std::string lifecycle(const char* type, const std::string& status, const Turn* turn);
+  void itemAdded(const Item& item);
+  void itemDone(const Item& item);
+
+  const std::string id_;
+  const std::int64_t created_at_;
+  const ResponseEcho echo_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Event> history_;
+  std::size_t dropped_ = 0;  // events dropped from the front of history_
+  std::size_t history_bytes_ = 0;
+  std::map<int, std::size_t> readers_;  // reader -> index of its next event
+  int next_reader_ = 0;
+  std::int64_t sequence_ = 0;
+  bool finished_ = false;
+  std::map<std::string, ItemSlot> items_;
+  std::vector<std::string> done_items_;  // output_item.done JSON by output_index
+};
+
+}  // namespace abx::plugins::agents

@@ -1,0 +1,381 @@
+#include "responses_routes.h"
+
+#include <chrono>
+
+#include "json_text.h"
+#include "list_page.h"
+#include "openai_error.h"
+#include "response_object.h"
+#include "responses_request.h"
+#include "runtime/id_factory.h"
+#include "secret_redaction.h"
+
+namespace abx::plugins::agents {
+namespace {
+
+using std::chrono::milliseconds;
+using Ctx = std::shared_ptr<const ResponsesContext>;
+
+constexpr const char* kGroup = "agents";
+constexpr const char* kScope = "agents:run";
+// A non-streaming request holds its connection until the turn ends; the
+// turn's own timeout ends it first. This only bounds a runtime that lost it.
+constexpr milliseconds kForever{std::chrono::hours(24 * 7)};
+constexpr milliseconds kReadSlice{1000};
+
+std::int64_t unixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+sdk::Response notFoundResponse(const std::string& id) {
+  return openAiError({404, "No response with id '" + id + "' found.", "not_found", ""});
+}
+
+// The echo of a response: its run's if still held, else rebuilt from the turn.
+ResponseEcho echoFor(const ResponsesContext& ctx, const std::string& response_id,
+                     const Turn& turn) {
+  if (auto run = ctx.store->find(response_id)) return run->echo();
+  ResponseEcho echo;
+  if (auto session = ctx.runtime->session(turn.session_id)) echo.model = session->agent;
+  return echo;
+}
+
+// Streams a run's events to @p sse from the first one, skipping
+// sequence numbers <= @p after. @return false if the run's start is gone.
+bool streamRun(ResponseRun& run, sdk::SseStream& sse, std::int64_t after) {
+  const int reader = run.attach();
+  if (reader < 0) return false;
+  sse.begin();
+  std::vector<ResponseRun::Event> events;
+  bool more = true;
+  while (more && sse.open()) {
+    events.clear();
+    more = run.read(reader, events, kReadSlice);
+    for (const auto& e : events) {
+      if (e.sequence_number <= after) continue;
+      if (!sse.event(e.type, e.data)) break;
+    }
+  }
+  run.detach(reader);
+  return true;
+}
+
+// A finished turn replayed as if it were streamed again: created,
+// in_progress, each item in full (one delta), the terminal event.
+std::shared_ptr<ResponseRun> replayOf(const Turn& turn, const ResponseEcho& echo) {
+  auto run = std::make_shared<ResponseRun>(responseIdForTurn(turn.id), turn.created_at, echo);
+  RuntimeEvent started;
+  started.type = "turn.started";
+  run->onEvent(started);
+  for (const auto& item : turn.items) {
+    RuntimeEvent added;
+    added.type = "item.added";
+    added.item_id = item.id;
+    added.item = item;
+    run->onEvent(added);
+    if (!item.text.empty() && (item.type == "message" || item.type == "reasoning")) {
+      RuntimeEvent delta;
+      delta.type = item.type == "message" ? "item.text.delta" : "item.reasoning.delta";
+      delta.item_id = item.id;
+      delta.delta = item.text;
+      run->onEvent(delta);
+    }
+    RuntimeEvent done = added;
+    done.type = "item.done";
+    run->onEvent(done);
+  }
+  if (isTerminal(turn.status)) {
+    RuntimeEvent end;
+    end.type = std::string("turn.") + turnStatusName(turn.status);
+    end.turn = turn;
+    run->onEvent(end);
+  }
+  return run;
+}
+
+std::int64_t startingAfter(const sdk::Request& r) {
+  auto text = r.queryParam("starting_after");
+  if (!text) return -1;
+  try {
+    return std::stoll(std::string(*text));
+  } catch (...) {
+    return -1;
+  }
+}
+
+std::optional<sdk::Response> getResponse(const Ctx& ctx, const sdk::Request& r,
+                                         sdk::SseStream& sse) {
+  const std::string id(r.param("id").value_or(""));
+  auto turn = ctx->runtime->turn(turnIdForResponse(id));
+  if (!turn) return notFoundResponse(id);
+  const auto echo = echoFor(*ctx, id, *turn);
+  if (r.queryParam("stream").value_or("false") != "true")
+    return sdk::Response::json(responseJsonForTurn(*turn, echo));
+  auto run = ctx->store->find(id);
+  if (!run || !streamRun(*run, sse, startingAfter(r))) {
+    // No history to follow (an old response, or one whose history was cut):
+    // wait for the end and replay the final state.
+    if (!isTerminal(turn->status)) turn = ctx->runtime->waitTurn(turn->id, kForever);
+    if (!turn) return notFoundResponse(id);
+    streamRun(*replayOf(*turn, echo), sse, startingAfter(r));
+  }
+  return std::nullopt;
+}
+
+std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& r,
+                                            sdk::SseStream& sse) {
+  auto parsed = parseResponsesRequest(r.body);
+  if (auto* error = std::get_if<WireError>(&parsed)) return openAiError(*error);
+  auto& req = std::get<ResponsesRequest>(parsed);
+  std::string ignored;
+  for (const auto& name : req.ignored_params) ignored += (ignored.empty() ? "" : ",") + name;
+  auto withHeaders = [&](sdk::Response response) {
+    if (!ignored.empty()) response.headers.emplace_back("X-Agent-Sandbox-Ignored-Params", ignored);
+    return response;
+  };
+
+  const auto key = r.header("idempotency-key");
+  if (key && !key->empty()) {
+    if (auto earlier = ctx->store->idempotent(std::string(*key), unixNow())) {
+      // A repeat (an SDK retry, say): the original response, no new turn.
+      sdk::Request again = r;
+      again.path_params["id"] = *earlier;
+      if (req.stream) again.query["stream"] = "true";
+      if (req.stream || req.background) return getResponse(ctx, again, sse);
+      if (auto turn = ctx->runtime->waitTurn(turnIdForResponse(*earlier), kForever))
+        return withHeaders(sdk::Response::json(
+            responseJsonForTurn(*turn, echoFor(*ctx, *earlier, *turn))));
+    }
+  }
+
+  std::string why;
+  auto agent = ctx->catalog->resolve(req.model, why);
+  if (!agent) return openAiError({404, why, "model_not_found", "model"});
+
+  std::string session_id;
+  bool new_session = true;
+  if (!req.previous_response_id.empty()) {
+    auto previous = ctx->runtime->turn(turnIdForResponse(req.previous_response_id));
+    if (!previous)
+      return openAiError({404,
+                          "Previous response with id '" + req.previous_response_id +
+                              "' not found.",
+                          "previous_response_not_found", "previous_response_id"});
+    auto session = ctx->runtime->session(previous->session_id);
+    if (!session)
+      return openAiError({404,
+                          "Previous response with id '" + req.previous_response_id +
+                              "' not found.",
+                          "previous_response_not_found", "previous_response_id"});
+    if (session->turn_ids.empty() || session->turn_ids.back() != previous->id)
+      return openAiError({400,
+                          "Previous response '" + req.previous_response_id +
+                              "' is not the latest response of its conversation; branching is "
+                              "not supported.",
+                          "previous_response_not_latest", "previous_response_id"});
+    if (session->agent != req.model)
+      return openAiError({400,
+                          "The model must stay '" + session->agent +
+                              "' across a conversation chained with previous_response_id.",
+                          "invalid_request", "model"});
+    session_id = session->id;
+    new_session = false;
+  } else {
+    auto created = ctx->runtime->createSession(req.model);
+    if (!created) return openAiError({404, created.status().message(), "model_not_found", "model"});
+    session_id = created->id;
+  }
+
+  ResponseEcho echo;
+  echo.model = req.model;
+  echo.instructions = req.instructions;
+  echo.metadata = req.metadata;
+  echo.tools_json = req.tools_json;
+  echo.tool_choice = req.tool_choice;
+  echo.temperature = req.temperature;
+  echo.top_p = req.top_p;
+  echo.parallel_tool_calls = req.parallel_tool_calls;
+  echo.background = req.background;
+  echo.store = req.store;
+  echo.previous_response_id = req.previous_response_id;
+  echo.reasoning_effort = req.reasoning_effort;
+
+  TurnRequest turn;
+  turn.turn_id = randomId("turn");
+  const std::string response_id = responseIdForTurn(turn.turn_id);
+  turn.prompt = new_session ? promptWithPreface(req) : req.prompt;
+  turn.extra_instructions = req.extra_instructions;
+  turn.extra_mcp_servers = req.mcp_tools;
+  turn.reasoning_effort = req.reasoning_effort;
+  turn.input = req.input;
+  for (auto& message : turn.input) message.id = randomId("msg");
+  std::vector<std::string> header_secrets;
+  for (const auto& server : req.mcp_tools)
+    for (const auto& header : server.headers) header_secrets.push_back(header.value);
+  if (!header_secrets.empty()) turn.redaction = redactionFor(agent->spec, header_secrets);
+  auto run = std::make_shared<ResponseRun>(response_id, unixNow(), echo);
+  turn.observer = [run](const RuntimeEvent& event) { run->onEvent(event); };
+  ctx->store->add(run);
+  auto submitted = ctx->runtime->submitTurn(session_id, std::move(turn));
+  if (!submitted) {
+    ctx->store->erase(response_id);
+    return openAiError({500, submitted.status().message(), "internal_error", ""});
+  }
+  if (key && !key->empty()) ctx->store->remember(std::string(*key), response_id, unixNow());
+  const std::string turn_id = submitted->id;
+  auto forgetIfUnstored = [&] {
+    if (req.store) return;
+    ctx->runtime->waitTurn(turn_id, kForever);
+    ctx->runtime->forgetTurn(turn_id);
+    ctx->store->erase(response_id);
+  };
+
+  if (req.stream) {
+    streamRun(*run, sse, -1);
+    if (!req.background && !req.store) forgetIfUnstored();
+    return std::nullopt;
+  }
+  if (req.background)
+    return withHeaders(sdk::Response::json(responseJsonForTurn(*submitted, echo)));
+  auto done = ctx->runtime->waitTurn(turn_id, kForever);
+  if (!done) return openAiError({500, "The response's turn was lost.", "internal_error", ""});
+  auto response = withHeaders(sdk::Response::json(responseJsonForTurn(*done, echo)));
+  forgetIfUnstored();
+  return response;
+}
+
+sdk::Response deleteResponse(const Ctx& ctx, const sdk::Request& r) {
+  const std::string id(r.param("id").value_or(""));
+  const std::string turn_id = turnIdForResponse(id);
+  auto turn = ctx->runtime->turn(turn_id);
+  if (!turn) return notFoundResponse(id);
+  if (!isTerminal(turn->status)) {
+    (void)ctx->runtime->cancelTurn(turn_id);
+    ctx->runtime->waitTurn(turn_id, ctx->cancel_wait);
+  }
+  ctx->runtime->forgetTurn(turn_id);
+  ctx->store->erase(id);
+  return sdk::Response::json(
+      JsonText().str("id", id).str("object", "response.deleted").boolean("deleted", true).done());
+}
+
+sdk::Response cancelResponse(const Ctx& ctx, const sdk::Request& r) {
+  const std::string id(r.param("id").value_or(""));
+  const std::string turn_id = turnIdForResponse(id);
+  auto turn = ctx->runtime->turn(turn_id);
+  if (!turn) return notFoundResponse(id);
+  const auto echo = echoFor(*ctx, id, *turn);
+  if (!echo.background)
+    return openAiError({400, "Only responses created with background: true can be cancelled.",
+                        "invalid_request", ""});
+  if (!isTerminal(turn->status)) {
+    (void)ctx->runtime->cancelTurn(turn_id);
+    if (auto after = ctx->runtime->waitTurn(turn_id, ctx->cancel_wait)) turn = after;
+  }
+  return sdk::Response::json(responseJsonForTurn(*turn, echo));
+}
+
+sdk::Response inputItems(const Ctx& ctx, const sdk::Request& r) {
+  const std::string id(r.param("id").value_or(""));
+  auto turn = ctx->runtime->turn(turnIdForResponse(id));
+  if (!turn) return notFoundResponse(id);
+  PageItems items;
+  for (const auto& message : turn->input) items.emplace_back(message.id, inputItemJson(message));
+  auto page = listPage(r, std::move(items));
+  if (auto* error = std::get_if<WireError>(&page)) return openAiError(*error);
+  return sdk::Response::json(std::get<std::string>(page));
+}
+
+std::string modelJson(const std::string& id) {
+  return JsonText()
+      .str("id", id)
+      .str("object", "model")
+      .num("created", 0)
+      .str("owned_by", "agent-sandbox")
+      .done();
+}
+
+sdk::Response listModels(const Ctx& ctx) {
+  std::string data = "[";
+  for (const auto& id : ctx->catalog->models()) {
+    if (data.size() > 1) data += ',';
+    data += modelJson(id);
+  }
+  data += ']';
+  return sdk::Response::json(JsonText().str("object", "list").raw("data", data).done());
+}
+
+sdk::Response getModel(const Ctx& ctx, const sdk::Request& r) {
+  const std::string id(r.param("id").value_or(""));
+  std::string why;
+  if (!ctx->catalog->resolve(id, why)) return openAiError({404, why, "model_not_found", "model"});
+  return sdk::Response::json(modelJson(id));
+}
+
+sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
+                     std::string summary) {
+  sdk::RouteSpec spec;
+  spec.method = std::move(method);
+  spec.path = std::move(path);
+  spec.endpoint = std::move(endpoint);
+  spec.group = kGroup;
+  spec.summary = std::move(summary);
+  spec.scopes = {kScope};
+  return spec;
+}
+
+}  // namespace
+
+std::vector<sdk::RouteSpec> responsesRoutes(Ctx ctx) {
+  std::vector<sdk::RouteSpec> routes;
+  {
+    auto spec = route("POST", "/v1/responses", "responses_create",
+                      "Run a turn of an agent (JSON, SSE with stream, or background)");
+    spec.streaming = true;
+    spec.stream_handler = [ctx](const sdk::Request& r, sdk::SseStream& s) {
+      return createResponse(ctx, r, s);
+    };
+    routes.push_back(std::move(spec));
+  }
+  {
+    auto spec = route("GET", "/v1/responses/{id}", "responses_get",
+                      "A response; ?stream=true replays and follows its events");
+    spec.streaming = true;
+    spec.stream_handler = [ctx](const sdk::Request& r, sdk::SseStream& s) {
+      return getResponse(ctx, r, s);
+    };
+    routes.push_back(std::move(spec));
+  }
+  {
+    auto spec = route("DELETE", "/v1/responses/{id}", "responses_delete", "Delete a response");
+    spec.handler = [ctx](const sdk::Request& r) { return deleteResponse(ctx, r); };
+    routes.push_back(std::move(spec));
+  }
+  {
+    auto spec = route("POST", "/v1/responses/{id}/cancel", "responses_cancel",
+                      "Cancel a background response");
+    spec.handler = [ctx](const sdk::Request& r) { return cancelResponse(ctx, r); };
+    routes.push_back(std::move(spec));
+  }
+  {
+    auto spec = route("GET", "/v1/responses/{id}/input_items", "responses_input_items",
+                      "The input messages of a response");
+    spec.handler = [ctx](const sdk::Request& r) { return inputItems(ctx, r); };
+    routes.push_back(std::move(spec));
+  }
+  {
+    auto spec = route("GET", "/v1/models", "models_list", "Agents and runtimes usable as model");
+    spec.handler = [ctx](const sdk::Request&) { return listModels(ctx); };
+    routes.push_back(std::move(spec));
+  }
+  {
+    auto spec = route("GET", "/v1/models/{id}", "models_get", "One model");
+    spec.handler = [ctx](const sdk::Request& r) { return getModel(ctx, r); };
+    routes.push_back(std::move(spec));
+  }
+  return routes;
+}
+
+}  // namespace abx::plugins::agents

@@ -1,0 +1,398 @@
+// AgentRuntime: lifecycle, queueing, the concurrency cap, cancel, both
+// timeouts, the output cap, failure classification, retention, persistence
+// and the child environment — with ScriptAdapter (a /bin/sh script per
+// agent) and millisecond limits.
+#include "runtime/agent_runtime.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "runtime/agent_child_env.h"
+#include "runtime/session_file.h"
+#include "runtime_test_support.h"
+
+namespace abx::plugins::agents {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class FakeClock final : public RuntimeClock {
+ public:
+  std::int64_t unixSeconds() const override { return now; }
+  std::int64_t now = 1'000'000;
+};
+
+class RuntimeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char dir[] = "/tmp/abx-runtime-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    state_dir_ = dir;
+    workdir_ = state_dir_ + "/work";
+  }
+  void TearDown() override {
+    runtime_.reset();
+    std::filesystem::remove_all(state_dir_);
+  }
+
+  void addAgent(const std::string& name, const std::string& script,
+                std::function<void(sdk::agents::AgentSpec&)> tweak = {}) {
+    sdk::agents::AgentSpec spec;
+    spec.name = name;
+    spec.runtime = "script";
+    spec.workspace.path = workdir_;
+    spec.extra_args = {script};
+    if (tweak) tweak(spec);
+    auto agent = std::make_shared<ResolvedAgent>();
+    agent->spec = spec;
+    agent->adapter = &adapter_;
+    agent->redaction = std::make_shared<testing::MarkerRedaction>();
+    agents_[name] = agent;
+  }
+
+  AgentRuntime& runtime(std::size_t concurrency = 4, std::size_t max_sessions = 200) {
+    RuntimeOptions options;
+    options.max_concurrent_turns = concurrency;
+    options.max_sessions = max_sessions;
+    options.state_dir = state_dir_ + "/state";
+    options.ladder = {std::chrono::milliseconds(50), std::chrono::milliseconds(50)};
+    options.clock = clock_;
+    options.base_env = [] {
+      return std::vector<std::string>{"PATH=/usr/bin:/bin", "HOME=/tmp",
+                                      "ABX_SERVER_TOKEN=never", "UNLISTED=no"};
+    };
+    runtime_ = std::make_unique<AgentRuntime>(
+        options, [this](const std::string& name, std::string& why) {
+          auto it = agents_.find(name);
+          if (it == agents_.end()) {
+            why = "no agent " + name;
+            return std::shared_ptr<const ResolvedAgent>();
+          }
+          return std::shared_ptr<const ResolvedAgent>(it->second);
+        });
+    return *runtime_;
+  }
+
+  Turn runOnce(const std::string& agent, const std::string& prompt, std::string* session = nullptr,
+               std::vector<RuntimeEvent>* events = nullptr) {
+    auto& rt = runtime_ ? *runtime_ : runtime();
+    std::string session_id;
+    if (session && !session->empty()) {
+      session_id = *session;
+    } else {
+      auto created = rt.createSession(agent);
+      EXPECT_TRUE(created) << created.status().message();
+      session_id = created->id;
+      if (session) *session = session_id;
+    }
+    TurnRequest request;
+    request.prompt = prompt;
+    auto mutex = std::make_shared<std::mutex>();
+    if (events)
+      request.observer = [events, mutex](const RuntimeEvent& e) {
+        std::lock_guard lock(*mutex);
+        events->push_back(e);
+      };
+    auto turn = rt.submitTurn(session_id, std::move(request));
+    EXPECT_TRUE(turn) << turn.status().message();
+    auto done = rt.waitTurn(turn->id, 10s);
+    EXPECT_TRUE(done);
+    return done.value_or(Turn{});
+  }
+
+  std::string state_dir_;
+  std::string workdir_;
+  testing::ScriptAdapter adapter_;
+  std::map<std::string, std::shared_ptr<ResolvedAgent>> agents_;
+  std::shared_ptr<FakeClock> clock_ = std::make_shared<FakeClock>();
+  std::unique_ptr<AgentRuntime> runtime_;
+};
+
+std::vector<std::string> types(const std::vector<RuntimeEvent>& events) {
+  std::vector<std::string> out;
+  for (const auto& e : events) out.push_back(e.type);
+  return out;
+}
+
+TEST_F(RuntimeTest, TurnRunsToCompletionWithItemsAndEventsInOrder) {
+  addAgent("a", "read p; echo S native-1; echo T \"hello \"; echo M \"hello $p\"");
+  std::vector<RuntimeEvent> events;
+  auto turn = runOnce("a", "world", nullptr, &events);
+  EXPECT_EQ(turn.status, TurnStatus::completed);
+  ASSERT_EQ(turn.items.size(), 1u);
+  EXPECT_EQ(turn.items[0].type, "message");
+  EXPECT_EQ(turn.items[0].text, "hello world");
+  EXPECT_EQ(turn.items[0].status, "completed");
+  EXPECT_TRUE(turn.items[0].id.starts_with("msg_"));
+  EXPECT_THAT(types(events), ElementsAre("turn.queued", "turn.started", "item.added",
+                                         "item.text.delta", "item.text.delta", "item.done",
+                                         "turn.completed"));
+  EXPECT_EQ(events[3].delta + events[4].delta, "hello world");
+}
+
+TEST_F(RuntimeTest, SecondTurnResumesWithTheCapturedNativeSessionId) {
+  addAgent("a", "read p; echo S native-7; echo M ok");
+  std::string session;
+  runOnce("a", "one", &session);
+  runOnce("a", "two", &session);
+  ASSERT_EQ(adapter_.contexts.size(), 2u);
+  EXPECT_TRUE(adapter_.contexts[0].first);
+  EXPECT_EQ(adapter_.contexts[0].native_id, "");
+  EXPECT_FALSE(adapter_.contexts[1].first);
+  EXPECT_EQ(adapter_.contexts[1].native_id, "native-7");
+  EXPECT_EQ(runtime_->session(session)->native_session_id, "native-7");
+  EXPECT_EQ(runtime_->session(session)->turn_ids.size(), 2u);
+}
+
+TEST_F(RuntimeTest, TurnDirectoryIsPrivateAndRemovedAfterwards) {
+  addAgent("a", "echo M \"$(cat \"$TURN_DIR/note.txt\")\"");
+  auto turn = runOnce("a", "x");
+  ASSERT_EQ(adapter_.contexts.size(), 1u);
+  EXPECT_EQ(adapter_.contexts[0].turn_dir_mode, 0700u);
+  EXPECT_EQ(turn.items.at(0).text, "hello");  // the adapter's file was there for the CLI
+  EXPECT_FALSE(std::filesystem::exists(adapter_.contexts[0].turn_dir));
+}
+
+TEST_F(RuntimeTest, TurnsOfOneSessionRunOneAtATimeInOrder) {
+  addAgent("a", "read p; sleep 0.1; echo M \"$p\"");
+  auto& rt = runtime();
+  auto session = rt.createSession("a");
+  std::vector<RuntimeEvent> events;
+  std::mutex mutex;
+  std::vector<std::string> ids;
+  for (const char* prompt : {"first", "second", "third"}) {
+    TurnRequest request;
+    request.prompt = prompt;
+    request.observer = [&](const RuntimeEvent& e) {
+      std::lock_guard lock(mutex);
+      events.push_back(e);
+    };
+    ids.push_back(rt.submitTurn(session->id, std::move(request))->id);
+  }
+  for (const auto& id : ids) ASSERT_TRUE(rt.waitTurn(id, 10s));
+  std::vector<std::string> lifecycle;
+  for (const auto& e : events)
+    if (e.type == "turn.started" || e.type == "turn.completed")
+      lifecycle.push_back(e.type + ":" + e.turn_id);
+  EXPECT_THAT(lifecycle, ElementsAre("turn.started:" + ids[0], "turn.completed:" + ids[0],
+                                     "turn.started:" + ids[1], "turn.completed:" + ids[1],
+                                     "turn.started:" + ids[2], "turn.completed:" + ids[2]));
+  EXPECT_EQ(rt.turn(ids[2])->items[0].text, "third");
+}
+
+TEST_F(RuntimeTest, ConcurrencyCapQueuesTurnsOfOtherSessions) {
+  addAgent("slow", "sleep 0.3; echo M done");
+  auto& rt = runtime(/*concurrency=*/1);
+  auto s1 = rt.createSession("slow");
+  auto s2 = rt.createSession("slow");
+  auto t1 = rt.submitTurn(s1->id, {});
+  auto t2 = rt.submitTurn(s2->id, {});
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(rt.turn(t1->id)->status, TurnStatus::in_progress);
+  EXPECT_EQ(rt.turn(t2->id)->status, TurnStatus::queued);
+  ASSERT_TRUE(rt.waitTurn(t2->id, 10s));
+  EXPECT_EQ(rt.turn(t2->id)->status, TurnStatus::completed);
+  EXPECT_GE(rt.turn(t2->id)->started_at, rt.turn(t1->id)->started_at);
+}
+
+TEST_F(RuntimeTest, CancelStopsARunningTurnThroughTheLadder) {
+  addAgent("hang", "echo T partial; exec sleep 30");
+  auto& rt = runtime();
+  auto session = rt.createSession("hang");
+  auto turn = rt.submitTurn(session->id, {});
+  for (int i = 0; i < 100 && rt.turn(turn->id)->items.empty(); ++i) std::this_thread::sleep_for(10ms);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(rt.cancelTurn(turn->id));
+  auto done = rt.waitTurn(turn->id, 5s);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->status, TurnStatus::cancelled);
+  ASSERT_EQ(done->items.size(), 1u);
+  EXPECT_EQ(done->items[0].status, "incomplete");
+  EXPECT_EQ(done->items[0].text, "partial");
+  EXPECT_EQ(rt.session(session->id)->status, SessionStatus::idle);
+}
+
+TEST_F(RuntimeTest, CancelOfAQueuedTurnNeverStartsIt) {
+  addAgent("slow", "sleep 0.3; echo M done");
+  auto& rt = runtime();
+  auto session = rt.createSession("slow");
+  auto t1 = rt.submitTurn(session->id, {});
+  auto t2 = rt.submitTurn(session->id, {});
+  auto cancelled = rt.cancelTurn(t2->id);
+  ASSERT_TRUE(cancelled);
+  EXPECT_EQ(cancelled->status, TurnStatus::cancelled);
+  EXPECT_EQ(rt.waitTurn(t1->id, 10s)->status, TurnStatus::completed);
+  EXPECT_EQ(rt.turn(t2->id)->started_at, 0);
+}
+
+TEST_F(RuntimeTest, TurnTimeoutFailsWithRequestTimeout) {
+  addAgent("hang", "exec sleep 30", [](auto& s) { s.limits.turn_timeout_s = 0.2; });
+  auto turn = runOnce("hang", "x");
+  EXPECT_EQ(turn.status, TurnStatus::failed);
+  ASSERT_TRUE(turn.error);
+  EXPECT_EQ(turn.error->code, "request_timeout");
+  EXPECT_THAT(turn.error->message, HasSubstr("0.2 s"));
+}
+
+TEST_F(RuntimeTest, IdleTimeoutFailsWhenTheAgentGoesQuiet) {
+  addAgent("quiet", "echo T hi; exec sleep 30", [](auto& s) {
+    s.limits.idle_timeout_s = 0.2;
+    s.limits.turn_timeout_s = 20;
+  });
+  auto turn = runOnce("quiet", "x");
+  EXPECT_EQ(turn.status, TurnStatus::failed);
+  EXPECT_EQ(turn.error->code, "request_timeout");
+  EXPECT_THAT(turn.error->message, HasSubstr("no output"));
+}
+
+TEST_F(RuntimeTest, OutputCapStopsTheAgent) {
+  addAgent("flood", "yes T aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+           [](auto& s) { s.limits.max_output_bytes = 100000; });
+  auto turn = runOnce("flood", "x");
+  EXPECT_EQ(turn.status, TurnStatus::failed);
+  EXPECT_EQ(turn.error->code, "output_limit_exceeded");
+}
+
+TEST_F(RuntimeTest, MissingBinaryIsRuntimeNotInstalled) {
+  addAgent("a", "true");
+  adapter_.binary_override = "/nonexistent/agent-cli";
+  auto turn = runOnce("a", "x");
+  EXPECT_EQ(turn.status, TurnStatus::failed);
+  EXPECT_EQ(turn.error->code, "runtime_not_installed");
+}
+
+TEST_F(RuntimeTest, ExitCodeAndStderrAreClassified) {
+  addAgent("a", "echo 'Error: 401 Unauthorized: bad key SECRET-VALUE' >&2; exit 1");
+  auto turn = runOnce("a", "x");
+  EXPECT_EQ(turn.status, TurnStatus::failed);
+  EXPECT_EQ(turn.error->code, "authentication_error");
+  EXPECT_THAT(turn.error->message, HasSubstr("[REDACTED]"));
+  EXPECT_THAT(turn.error->message, Not(HasSubstr("SECRET-VALUE")));
+}
+
+TEST_F(RuntimeTest, FatalErrorReportedOnStdoutFailsTheTurn) {
+  addAgent("a", "echo E 'rate limit reached'; exit 0");
+  auto turn = runOnce("a", "x");
+  EXPECT_EQ(turn.status, TurnStatus::failed);
+  EXPECT_EQ(turn.error->code, "rate_limit_exceeded");
+}
+
+TEST_F(RuntimeTest, ThrowingParserFailsTheTurnNotTheServer) {
+  addAgent("a", "echo X; exec sleep 30");
+  auto turn = runOnce("a", "x");
+  EXPECT_EQ(turn.status, TurnStatus::failed);
+  EXPECT_EQ(turn.error->code, "internal_error");
+  EXPECT_THAT(turn.error->message, HasSubstr("cannot parse X"));
+}
+
+TEST_F(RuntimeTest, SecretsInOutputAreRedactedEvenAcrossDeltas) {
+  addAgent("a", "echo T 'key SECRET-'; echo T 'VALUE end'");
+  std::vector<RuntimeEvent> events;
+  auto turn = runOnce("a", "x", nullptr, &events);
+  ASSERT_EQ(turn.items.size(), 1u);
+  EXPECT_EQ(turn.items[0].text, "key [REDACTED]end");
+  for (const auto& e : events) EXPECT_THAT(e.delta, Not(HasSubstr("SECRET")));
+}
+
+TEST_F(RuntimeTest, IdleSessionsBeyondTheCapAreEvictedLeastRecentFirst) {
+  addAgent("a", "echo M ok");
+  auto& rt = runtime(4, /*max_sessions=*/2);
+  auto s1 = rt.createSession("a");
+  clock_->now += 10;
+  auto s2 = rt.createSession("a");
+  clock_->now += 10;
+  auto s3 = rt.createSession("a");
+  EXPECT_FALSE(rt.session(s1->id));
+  EXPECT_TRUE(rt.session(s2->id));
+  EXPECT_TRUE(rt.session(s3->id));
+}
+
+TEST_F(RuntimeTest, RunningSessionsAreNeverEvicted) {
+  addAgent("hang", "exec sleep 30");
+  addAgent("a", "echo M ok");
+  auto& rt = runtime(4, /*max_sessions=*/1);
+  auto busy = rt.createSession("hang");
+  auto turn = rt.submitTurn(busy->id, {});
+  auto other = rt.createSession("a");
+  EXPECT_TRUE(rt.session(busy->id));
+  EXPECT_TRUE(other);
+  rt.cancelTurn(turn->id);
+}
+
+TEST_F(RuntimeTest, SessionsIdleLongerThanTheTtlAreEvicted) {
+  addAgent("a", "echo M ok");
+  auto& rt = runtime();
+  auto old = rt.createSession("a");
+  clock_->now += 24 * 3600 + 1;
+  auto fresh = rt.createSession("a");
+  EXPECT_FALSE(rt.session(old->id));
+  EXPECT_TRUE(rt.session(fresh->id));
+}
+
+TEST_F(RuntimeTest, SessionsPersistAndReloadWithPrivateMode) {
+  addAgent("a", "echo S n-1; echo M 'saved text'");
+  std::string session;
+  auto turn = runOnce("a", "x", &session);
+  const auto file = state_dir_ + "/state/sessions.json";
+  struct stat st{};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600);
+  runtime_.reset();
+  auto& rt = runtime();
+  ASSERT_TRUE(rt.restore());
+  auto restored = rt.session(session);
+  ASSERT_TRUE(restored);
+  EXPECT_EQ(restored->native_session_id, "n-1");
+  auto restored_turn = rt.turn(turn.id);
+  ASSERT_TRUE(restored_turn);
+  EXPECT_EQ(restored_turn->status, TurnStatus::completed);
+  EXPECT_EQ(restored_turn->items.at(0).text, "saved text");
+}
+
+TEST_F(RuntimeTest, InFlightTurnsComeBackFailedAfterARestart) {
+  SessionFile file(state_dir_ + "/state");
+  SessionInfo s;
+  s.id = "agsess_1";
+  s.agent = "a";
+  s.turn_ids = {"turn_1"};
+  Turn t;
+  t.id = "turn_1";
+  t.session_id = "agsess_1";
+  t.status = TurnStatus::in_progress;
+  ASSERT_TRUE(file.save({s}, {t}));
+  auto& rt = runtime();
+  ASSERT_TRUE(rt.restore());
+  auto turn = rt.turn("turn_1");
+  ASSERT_TRUE(turn);
+  EXPECT_EQ(turn->status, TurnStatus::failed);
+  EXPECT_EQ(turn->error->code, "internal_error");
+  EXPECT_EQ(turn->error->message, "server restarted");
+}
+
+TEST(AgentChildEnv, OnlyAllowlistPassthroughCredentialsAndDefinitionEnvReachTheChild) {
+  AgentEnvParts parts;
+  parts.base = {"PATH=/bin", "HOME=/h", "LC_ALL=C", "SECRET_OF_SERVER=x", "PASSME=1",
+                "NPM_CONFIG_REGISTRY=r", "ABX_SERVER_TOKEN=t"};
+  parts.passthrough = {"PASSME", "ABX_SERVER_TOKEN"};
+  parts.credentials = {{"OPENAI_API_KEY", "k"}};
+  parts.definition_env = {{"LOG_LEVEL", "debug"}, {"PATH", "/custom"}};
+  parts.secrets = {{"NPM_TOKEN", "n"}};
+  parts.invocation = {{"EXTRA", "e"}};
+  EXPECT_THAT(buildAgentEnv(parts),
+              ElementsAre("EXTRA=e", "HOME=/h", "LC_ALL=C", "LOG_LEVEL=debug",
+                          "NPM_CONFIG_REGISTRY=r", "NPM_TOKEN=n", "OPENAI_API_KEY=k", "PASSME=1",
+                          "PATH=/custom"));
+}
+
+}  // namespace
+}  // namespace abx::plugins::agents
