@@ -1,0 +1,34 @@
+// The PUBLIC view of an agent definition, for GET routes (agents spec §9.4
+// "write-only secrets"): the definition schema with every secret value
+// replaced by "***". This is the only serialisation of an AgentSpec; nothing
+// else may turn a definition into JSON or text.
+#pragma once
+
+#include <Poco/JSON/Object.h>
+
+#include <string>
+#include <string_view>
+
+#include "abx/sdk/agent_adapter.h"
+
+namespace abx::plugins::agents {
+
+/** What a secret value looks like in the public view. */
+inline constexpr std::string_view kMaskedSecret = "***";
+
+/**
+ * {name, runtime, model, instructions, provider{base_url, api_key, wire_api},
+ * workspace{path, git{url, ref, token}}, env{}, secrets{NAME:"***"},
+ * mcp_servers{name:{url, headers{H:"***"|value}, allowed_tools} | {command, args,
+ * allowed_tools}}, permissions, limits{… null = no limit}, extra_args[], command?}.
+ * Secret values (and URL credentials) are "***"; an absent secret is null.
+ */
+Poco::JSON::Object::Ptr publicDefinitionObject(const sdk::agents::AgentSpec& spec);
+
+/** publicDefinitionObject() as compact JSON text. */
+std::string publicDefinitionJson(const sdk::agents::AgentSpec& spec);
+
+/** @p url with the credential of its user info replaced by "***". */
+std::string maskUrlCredential(std::string_view url);
+
+}  // namespace abx::plugins::agents
