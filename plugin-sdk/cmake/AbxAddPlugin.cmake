@@ -14,6 +14,11 @@ function(abx_add_plugin target)
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "abx_add_plugin(${target}): SOURCES is required")
   endif()
+  # KIND documents what the plugin provides (the ABX_DECLARE_PLUGIN kind is
+  # what the loader checks); catch a misspelling here all the same.
+  if(ARG_KIND AND NOT ARG_KIND MATCHES "^(capability|adapter)$")
+    message(FATAL_ERROR "abx_add_plugin(${target}): KIND must be capability or adapter")
+  endif()
   set(hidden CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
              POSITION_INDEPENDENT_CODE ON)
   if(ARG_CORE_SOURCES)

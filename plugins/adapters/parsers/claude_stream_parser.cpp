@@ -1,0 +1,278 @@
+// ClaudeStreamParser: Claude Code / Qwen Code stream-json lines -> ParsedEvents.
+#include "claude_stream_parser.h"
+
+#include "tool_kinds.h"
+
+namespace abx::plugins::adapters {
+
+using sdk::agents::ParsedEvent;
+using sdk::agents::ParsedKind;
+
+namespace {
+
+// Qwen streams a provider error as ordinary model text with this prefix.
+constexpr std::string_view kApiErrorPrefix = "[API Error";
+
+ParsedEvent event(ParsedKind kind, std::string id = {}, std::string text = {}) {
+  ParsedEvent e;
+  e.kind = kind;
+  e.id = std::move(id);
+  e.text = std::move(text);
+  return e;
+}
+
+std::string failureCode(const std::string& text) {
+  return sdk::agents::classifyCommonFailure(1, text).code;
+}
+
+// tool_result content is a string, or a list of content blocks.
+std::string toolResultText(const json::ObjectPtr& block) {
+  if (auto parts = json::arr(block, "content")) {
+    std::string text;
+    for (std::size_t i = 0; i < parts->size(); ++i) {
+      auto part = parts->getObject(static_cast<unsigned>(i));
+      if (json::str(part, "type") == "text") text += json::str(part, "text");
+    }
+    return text;
+  }
+  return json::text(block, "content");
+}
+
+}  // namespace
+
+void ClaudeStreamParser::feed(std::string_view line, std::vector<ParsedEvent>& out) {
+  if (line.empty()) return;
+  auto o = reader_.parseObject(line);
+  if (!o) {
+    out.push_back(event(ParsedKind::log, {}, std::string(line)));
+    return;
+  }
+  const std::string type = json::str(o, "type");
+  if (type == "system") {
+    onSystem(o, out);
+  } else if (type == "stream_event") {
+    onStreamEvent(json::obj(o, "event"), out);
+  } else if (type == "assistant") {
+    onAssistant(o, out);
+  } else if (type == "user") {
+    onUser(o, out);
+  } else if (type == "result") {
+    onResult(o, out);
+  }
+}
+
+void ClaudeStreamParser::onSystem(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+  const std::string subtype = json::str(line, "subtype");
+  if (subtype == "init" && !session_sent_) {
+    session_sent_ = true;
+    out.push_back(event(ParsedKind::session, json::str(line, "session_id")));
+  } else if (subtype == "api_retry") {
+    std::string text = "API request failed (" + json::text(line, "error") + ", status " +
+                       json::text(line, "error_status") + "); retry " +
+                       json::text(line, "attempt") + "/" + json::text(line, "max_retries");
+    ParsedEvent e = event(ParsedKind::error, {}, text);
+    e.code = failureCode(text);
+    out.push_back(std::move(e));
+  }
+}
+
+void ClaudeStreamParser::onStreamEvent(const json::ObjectPtr& ev, std::vector<ParsedEvent>& out) {
+  const std::string type = json::str(ev, "type");
+  if (type == "message_start") {
+    stream_message_id_ = json::str(json::obj(ev, "message"), "id");
+  } else if (type == "content_block_start") {
+    // Block indexes are not usable as ids: Qwen sends index 0 for every block.
+    auto block = json::obj(ev, "content_block");
+    const std::string block_type = json::str(block, "type");
+    std::string id = newBlockId(stream_message_id_);
+    if (block_type == "text") {
+      closeOpenText(out);
+      open_text_ = OpenBlock{id, {}, {}, true};
+    } else if (block_type == "thinking") {
+      open_thinking_ = OpenBlock{id, {}, {}, false};
+    }
+  } else if (type == "content_block_delta") {
+    auto delta = json::obj(ev, "delta");
+    const std::string delta_type = json::str(delta, "type");
+    if (delta_type == "text_delta") {
+      onTextDelta(json::str(delta, "text"), out);
+    } else if (delta_type == "thinking_delta") {
+      if (!open_thinking_) open_thinking_ = OpenBlock{newBlockId(stream_message_id_), {}, {}, false};
+      std::string text = json::str(delta, "thinking");
+      open_thinking_->text += text;
+      out.push_back(event(ParsedKind::reasoning_delta, open_thinking_->id, std::move(text)));
+    }
+  }
+}
+
+void ClaudeStreamParser::onTextDelta(const std::string& delta, std::vector<ParsedEvent>& out) {
+  if (!open_text_) open_text_ = OpenBlock{newBlockId(stream_message_id_), {}, {}, true};
+  auto& block = *open_text_;
+  block.text += delta;
+  if (!block.holding) {
+    out.push_back(event(ParsedKind::text_delta, block.id, delta));
+    return;
+  }
+  block.held += delta;
+  const bool could_be_error = block.text.starts_with(kApiErrorPrefix) ||
+                              kApiErrorPrefix.starts_with(block.text);
+  if (could_be_error) return;
+  block.holding = false;
+  out.push_back(event(ParsedKind::text_delta, block.id, std::move(block.held)));
+  block.held.clear();
+}
+
+void ClaudeStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+  auto message = json::obj(line, "message");
+  const std::string message_id = json::str(message, "id");
+  auto content = json::arr(message, "content");
+  if (!content) return;
+  // Claude's retries-exhausted message is `<synthetic>` text with these marks.
+  const bool synthetic_error =
+      json::flag(line, "is_api_error_message") || !json::str(line, "error").empty();
+  const std::string error_hint =
+      json::str(line, "error") + " " + json::text(line, "api_error_status") + " ";
+
+  for (std::size_t i = 0; i < content->size(); ++i) {
+    auto block = content->getObject(static_cast<unsigned>(i));
+    const std::string type = json::str(block, "type");
+    if (type == "text") {
+      std::string text = json::str(block, "text");
+      std::string id;
+      if (open_text_) {
+        id = open_text_->id;
+        open_text_.reset();
+      } else {
+        id = newBlockId(message_id);
+      }
+      completeText(id, text, synthetic_error || text.starts_with(kApiErrorPrefix), error_hint,
+                   out);
+    } else if (type == "thinking") {
+      std::string id = open_thinking_ ? open_thinking_->id : newBlockId(message_id);
+      open_thinking_.reset();
+      std::string text = json::str(block, "thinking");
+      if (!text.empty()) out.push_back(event(ParsedKind::reasoning, id, std::move(text)));
+    } else if (type == "tool_use") {
+      const std::string id = json::str(block, "id");
+      const std::string name = json::str(block, "name");
+      ToolKind kind = classifyToolName(name);
+      ParsedEvent s = event(ParsedKind::tool_start, id);
+      s.tool_kind = kind.kind;
+      s.name = kind.name;
+      s.server = kind.server;
+      s.arguments = json::dump(block, "input");
+      if (s.arguments.empty()) s.arguments = "{}";
+      if (kind.kind == "command") s.command = json::str(json::obj(block, "input"), "command");
+      tool_kinds_[id] = kind.kind;
+      out.push_back(std::move(s));
+    }
+  }
+}
+
+void ClaudeStreamParser::completeText(const std::string& id, const std::string& text,
+                                      bool api_error, const std::string& error_hint,
+                                      std::vector<ParsedEvent>& out) {
+  if (api_error) {
+    ParsedEvent e = event(ParsedKind::error, {}, text);
+    e.fatal = true;
+    e.code = failureCode(error_hint + text);
+    fatal_error_sent_ = true;
+    out.push_back(std::move(e));
+    return;
+  }
+  last_message_ = text;
+  out.push_back(event(ParsedKind::message, id, text));
+}
+
+void ClaudeStreamParser::closeOpenText(std::vector<ParsedEvent>& out) {
+  if (!open_text_) return;
+  OpenBlock block = std::move(*open_text_);
+  open_text_.reset();
+  completeText(block.id, block.text, block.text.starts_with(kApiErrorPrefix), "", out);
+}
+
+void ClaudeStreamParser::onUser(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+  auto content = json::arr(json::obj(line, "message"), "content");
+  if (!content) return;
+  for (std::size_t i = 0; i < content->size(); ++i) {
+    auto block = content->getObject(static_cast<unsigned>(i));
+    if (json::str(block, "type") != "tool_result") continue;
+    ParsedEvent e = event(ParsedKind::tool_end, json::str(block, "tool_use_id"));
+    e.text = toolResultText(block);
+    const bool failed = json::flag(block, "is_error");
+    e.status = failed ? "failed" : "completed";
+    if (failed) e.error = e.text;
+    // Both CLIs mark a non-zero exit of a shell tool as is_error.
+    if (tool_kinds_[e.id] == "command")
+      e.exit_code = failed ? exitCodeFromToolResult(e.text) : std::optional<int>(0);
+    out.push_back(std::move(e));
+  }
+}
+
+void ClaudeStreamParser::onResult(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+  closeOpenText(out);
+  auto u = json::obj(line, "usage");
+  sdk::agents::TokenUsage usage;
+  usage.input_tokens = json::integer(u, "input_tokens").value_or(0);
+  usage.cached_input_tokens = json::integer(u, "cache_read_input_tokens").value_or(0);
+  usage.output_tokens = json::integer(u, "output_tokens").value_or(0);
+  usage.reasoning_tokens =
+      json::integer(json::obj(u, "output_tokens_details"), "thinking_tokens").value_or(0);
+  // total_cost_usd is cumulative over the session; the per-invocation figure
+  // is the sum over model_usage_since_last_result when Claude sends it.
+  usage.cost_usd = json::number(line, "total_cost_usd");
+  if (auto since = json::obj(line, "model_usage_since_last_result")) {
+    double cost = 0;
+    for (const auto& [model, value] : *since) {
+      if (value.type() == typeid(json::ObjectPtr))
+        cost += json::number(value.extract<json::ObjectPtr>(), "costUSD");
+    }
+    usage.cost_usd = cost;
+  }
+  ParsedEvent ue = event(ParsedKind::usage);
+  ue.usage = usage;
+  out.push_back(std::move(ue));
+
+  const bool is_error = json::flag(line, "is_error");
+  const std::string subtype = json::str(line, "subtype");
+  std::string error_text = json::str(json::obj(line, "error"), "message");
+  if (error_text.empty()) error_text = json::str(line, "result");
+  if (is_error && !fatal_error_sent_) {
+    ParsedEvent e = event(ParsedKind::error, {}, error_text);
+    e.fatal = true;
+    e.code = failureCode(json::text(line, "api_error_status") + " " + error_text);
+    fatal_error_sent_ = true;
+    out.push_back(std::move(e));
+  }
+  if (result_sent_) return;
+  result_sent_ = true;
+  ParsedEvent r = event(ParsedKind::result);
+  r.ok = !is_error && (subtype.empty() || subtype == "success");
+  r.text = r.ok ? json::str(line, "result") : error_text;
+  if (r.ok && r.text.empty()) r.text = last_message_;
+  r.stop_reason = json::str(line, "stop_reason");
+  if (r.stop_reason.empty()) r.stop_reason = subtype;
+  r.usage = usage;
+  out.push_back(std::move(r));
+}
+
+void ClaudeStreamParser::finish(int, std::vector<ParsedEvent>& out) {
+  closeOpenText(out);
+  if (result_sent_) return;
+  result_sent_ = true;
+  // No result line: the CLI died mid-turn; the runtime classifies the exit.
+  ParsedEvent r = event(ParsedKind::result, {}, last_message_);
+  r.ok = false;
+  out.push_back(std::move(r));
+}
+
+std::string ClaudeStreamParser::newBlockId(const std::string& message_id) {
+  const std::string base = message_id.empty() ? "msg" : message_id;
+  std::string id;
+  do {
+    id = base + ":" + std::to_string(blocks_per_message_[base]++);
+  } while (!used_ids_.insert(id).second);
+  return id;
+}
+
+}  // namespace abx::plugins::adapters

@@ -1,0 +1,28 @@
+// Which neutral tool kind (command, file_change, web_search, todo_list, mcp,
+// other) a Claude Code / Qwen Code tool name stands for, so the runtime can
+// show a `Bash` call and a `run_shell_command` call the same way.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace abx::plugins::adapters {
+
+struct ToolKind {
+  std::string kind;   /**< command | file_change | web_search | todo_list | mcp | other */
+  std::string server; /**< mcp only: the MCP server label */
+  std::string name;   /**< mcp: the server's tool name; else the CLI's tool name */
+};
+
+/** Classifies a stream-json tool_use name; MCP tools are `mcp__<server>__<tool>`. */
+ToolKind classifyToolName(std::string_view name);
+
+/**
+ * The exit code a stream-json tool_result reports for a shell tool, read from
+ * the text both CLIs put into a failed result: Claude `Exit code 2\n...`, Qwen
+ * `...\nExit Code: 2\n...`. nullopt when there is none.
+ */
+std::optional<int> exitCodeFromToolResult(std::string_view content);
+
+}  // namespace abx::plugins::adapters
