@@ -210,7 +210,14 @@ void AgentRuntime::workerLoop() {
       break;
     }
     lock.unlock();
-    runTurn(turn_id);
+    try {
+      runTurn(turn_id);
+    } catch (const std::exception& e) {
+      // Whatever escaped fails this turn only, never the server.
+      finishTurn(turn_id, TurnStatus::failed,
+                 TurnError{"internal_error", std::string("turn failed: ") + e.what()}, {}, {},
+                 std::nullopt);
+    }
     lock.lock();
     work_.notify_all();
   }
@@ -243,7 +250,16 @@ void AgentRuntime::runTurn(const std::string& turn_id) {
     started.turn = turn(turn_id);
     publish(session_id, std::move(started), observer);
   }
+  // The turn directory is gone before the turn is reported finished.
+  std::string turn_dir_path;
+  auto removeTurnDir = [&] {
+    if (turn_dir_path.empty()) return;
+    std::error_code ec;
+    fs::remove_all(turn_dir_path, ec);
+    turn_dir_path.clear();
+  };
   auto fail = [&](std::string code, std::string message) {
+    removeTurnDir();
     finishTurn(turn_id, TurnStatus::failed, TurnError{std::move(code), std::move(message)}, {}, {},
                std::nullopt);
   };
@@ -276,14 +292,7 @@ void AgentRuntime::runTurn(const std::string& turn_id) {
   }
   auto turn_dir = makeTurnDir();
   if (!turn_dir) return fail("sandbox_error", "could not create the turn directory");
-  ctx.turn_dir = *turn_dir;
-  struct DirCleanup {
-    std::string path;
-    ~DirCleanup() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  } cleanup{*turn_dir};
+  ctx.turn_dir = turn_dir_path = *turn_dir;
 
   sdk::agents::Invocation invocation;
   std::unique_ptr<sdk::agents::EventParser> parser;
@@ -391,6 +400,7 @@ void AgentRuntime::runTurn(const std::string& turn_id) {
     }
   }
   items.closeOpen(status == TurnStatus::completed);
+  removeTurnDir();
   finishTurn(turn_id, status, std::move(error), items.items(), items.usage(),
              items.nativeSessionId());
 }

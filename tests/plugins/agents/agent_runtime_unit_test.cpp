@@ -133,10 +133,19 @@ TEST_F(RuntimeTest, TurnRunsToCompletionWithItemsAndEventsInOrder) {
   EXPECT_EQ(turn.items[0].text, "hello world");
   EXPECT_EQ(turn.items[0].status, "completed");
   EXPECT_TRUE(turn.items[0].id.starts_with("msg_"));
-  EXPECT_THAT(types(events), ElementsAre("turn.queued", "turn.started", "item.added",
-                                         "item.text.delta", "item.text.delta", "item.done",
-                                         "turn.completed"));
-  EXPECT_EQ(events[3].delta + events[4].delta, "hello world");
+  // Deltas may be merged (the redactor holds back a possible secret's start).
+  std::vector<std::string> kinds;
+  std::string streamed;
+  for (const auto& e : events) {
+    if (e.type == "item.text.delta") {
+      streamed += e.delta;
+      if (kinds.back() == e.type) continue;
+    }
+    kinds.push_back(e.type);
+  }
+  EXPECT_THAT(kinds, ElementsAre("turn.queued", "turn.started", "item.added", "item.text.delta",
+                                 "item.done", "turn.completed"));
+  EXPECT_EQ(streamed, "hello world");
 }
 
 TEST_F(RuntimeTest, SecondTurnResumesWithTheCapturedNativeSessionId) {
@@ -300,7 +309,7 @@ TEST_F(RuntimeTest, SecretsInOutputAreRedactedEvenAcrossDeltas) {
   std::vector<RuntimeEvent> events;
   auto turn = runOnce("a", "x", nullptr, &events);
   ASSERT_EQ(turn.items.size(), 1u);
-  EXPECT_EQ(turn.items[0].text, "key [REDACTED]end");
+  EXPECT_EQ(turn.items[0].text, "key [REDACTED] end");
   for (const auto& e : events) EXPECT_THAT(e.delta, Not(HasSubstr("SECRET")));
 }
 
