@@ -38,10 +38,9 @@ std::vector<std::string> CommandAdapter::validate(const AgentSpec& spec) const {
     for (auto name : parserNames()) known += (known.empty() ? "" : ", ") + std::string(name);
     errors.push_back("command.parser '" + command.parser + "' is unknown (known: " + known + ")");
   }
-  const bool placeholder_in_argv =
-      std::any_of(command.argv.begin(), command.argv.end(), [](const std::string& a) {
-        return a.find(kSessionPlaceholder) != std::string::npos;
-      });
+  const bool placeholder_in_argv = std::any_of(
+      command.argv.begin(), command.argv.end(),
+      [](const std::string& a) { return a.find(kSessionPlaceholder) != std::string::npos; });
   if (placeholder_in_argv)
     errors.push_back(
         "command.argv must not contain {session_id} (the first turn has none); put it in "
@@ -67,9 +66,8 @@ sdk::Result<Invocation> CommandAdapter::buildInvocation(const TurnContext& turn)
   }
   inv.argv.insert(inv.argv.end(), spec.extra_args.begin(), spec.extra_args.end());
 
-  inv.stdin_data = turn.extra_instructions.empty()
-                       ? turn.prompt
-                       : turn.extra_instructions + "\n\n" + turn.prompt;
+  inv.stdin_data = turn.extra_instructions.empty() ? turn.prompt
+                                                   : turn.extra_instructions + "\n\n" + turn.prompt;
   inv.env = spec.env;
   inv.env.insert(inv.env.end(), spec.secrets.begin(), spec.secrets.end());
   return inv;

@@ -26,8 +26,7 @@ sdk::Status CommandAdapterPlugin::start(sdk::HostContext& host) {
     host.log().info("runtime 'command' is off (ABX_AGENTS_ALLOW_COMMAND=0); not provided");
     return sdk::Status::ok();
   }
-  auto status =
-      host.services().provide<sdk::agents::AgentAdapter>(CommandAdapter::kName, adapter_);
+  auto status = host.services().provide<sdk::agents::AgentAdapter>(CommandAdapter::kName, adapter_);
   provided_ = status.isOk();
   return status;
 }

@@ -2,6 +2,6 @@
 #include "abx/sdk/declare_plugin.h"
 #include "command_adapter_plugin.h"
 
-ABX_DECLARE_PLUGIN(abx::plugins::adapters::makeCommandAdapterPlugin, "abx.adapter.command",
-                   "1.0.0", ABX_KIND_ADAPTER,
+ABX_DECLARE_PLUGIN(abx::plugins::adapters::makeCommandAdapterPlugin, "abx.adapter.command", "1.0.0",
+                   ABX_KIND_ADAPTER,
                    R"({"type":"object","additionalProperties":false,"properties":{}})")

@@ -1,6 +1,7 @@
 // ClaudeStreamParser: Claude Code / Qwen Code stream-json lines -> ParsedEvents.
 #include "claude_stream_parser.h"
 
+#include "stream_delta_scan.h"
 #include "tool_kinds.h"
 
 namespace abx::plugins::adapters {
@@ -42,6 +43,13 @@ std::string toolResultText(const json::ObjectPtr& block) {
 
 void ClaudeStreamParser::feed(std::string_view line, std::vector<ParsedEvent>& out) {
   if (line.empty()) return;
+  if (auto delta = scanStreamDelta(line)) {
+    if (delta->thinking)
+      onThinkingDelta(std::move(delta->text), out);
+    else
+      onTextDelta(delta->text, out);
+    return;
+  }
   auto o = reader_.parseObject(line);
   if (!o) {
     out.push_back(event(ParsedKind::log, {}, std::string(line)));
@@ -97,12 +105,19 @@ void ClaudeStreamParser::onStreamEvent(const json::ObjectPtr& ev, std::vector<Pa
     if (delta_type == "text_delta") {
       onTextDelta(json::str(delta, "text"), out);
     } else if (delta_type == "thinking_delta") {
-      if (!open_thinking_) open_thinking_ = OpenBlock{newBlockId(stream_message_id_), {}, {}, false};
+      if (!open_thinking_)
+        open_thinking_ = OpenBlock{newBlockId(stream_message_id_), {}, {}, false};
       std::string text = json::str(delta, "thinking");
       open_thinking_->text += text;
       out.push_back(event(ParsedKind::reasoning_delta, open_thinking_->id, std::move(text)));
     }
   }
+}
+
+void ClaudeStreamParser::onThinkingDelta(std::string delta, std::vector<ParsedEvent>& out) {
+  if (!open_thinking_) open_thinking_ = OpenBlock{newBlockId(stream_message_id_), {}, {}, false};
+  open_thinking_->text += delta;
+  out.push_back(event(ParsedKind::reasoning_delta, open_thinking_->id, std::move(delta)));
 }
 
 void ClaudeStreamParser::onTextDelta(const std::string& delta, std::vector<ParsedEvent>& out) {
@@ -114,8 +129,8 @@ void ClaudeStreamParser::onTextDelta(const std::string& delta, std::vector<Parse
     return;
   }
   block.held += delta;
-  const bool could_be_error = block.text.starts_with(kApiErrorPrefix) ||
-                              kApiErrorPrefix.starts_with(block.text);
+  const bool could_be_error =
+      block.text.starts_with(kApiErrorPrefix) || kApiErrorPrefix.starts_with(block.text);
   if (could_be_error) return;
   block.holding = false;
   out.push_back(event(ParsedKind::text_delta, block.id, std::move(block.held)));
@@ -145,8 +160,7 @@ void ClaudeStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<Pa
       } else {
         id = newBlockId(message_id);
       }
-      completeText(id, text, synthetic_error || text.starts_with(kApiErrorPrefix), error_hint,
-                   out);
+      completeText(id, text, synthetic_error || text.starts_with(kApiErrorPrefix), error_hint, out);
     } else if (type == "thinking") {
       std::string id = open_thinking_ ? open_thinking_->id : newBlockId(message_id);
       open_thinking_.reset();

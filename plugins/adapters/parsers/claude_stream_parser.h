@@ -51,6 +51,7 @@ class ClaudeStreamParser final : public sdk::agents::EventParser {
   void onSystem(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
   void onStreamEvent(const json::ObjectPtr& event, std::vector<sdk::agents::ParsedEvent>& out);
   void onTextDelta(const std::string& delta, std::vector<sdk::agents::ParsedEvent>& out);
+  void onThinkingDelta(std::string delta, std::vector<sdk::agents::ParsedEvent>& out);
   void onAssistant(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
   void onUser(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
   void onResult(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);

@@ -79,8 +79,8 @@ TEST(CommandAdapter, ResumeWithoutResumeArgvReusesArgv) {
   // An empty session id is no session: argv again.
   spec.command->resume_argv = {"other"};
   turn.native_session_id = "";
-  EXPECT_THAT(adapter.buildInvocation(turn)->argv, ElementsAre("fake-agent", "--format",
-                                                               "jsonl-claude"));
+  EXPECT_THAT(adapter.buildInvocation(turn)->argv,
+              ElementsAre("fake-agent", "--format", "jsonl-claude"));
 }
 
 TEST(CommandAdapter, ExtraInstructionsPrecedeThePromptAfterABlankLine) {

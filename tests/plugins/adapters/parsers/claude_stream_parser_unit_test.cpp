@@ -18,10 +18,10 @@ using ::testing::StartsWith;
 
 // thinking (3 deltas) + text (3 deltas) + tool call, tool result, text (3 deltas), result
 const std::vector<std::string> kToolTurn{
-    "session",   "reasoning_delta", "reasoning_delta", "reasoning_delta", "reasoning",
-    "text_delta", "text_delta",     "text_delta",      "message",         "tool_start",
-    "tool_end",  "text_delta",      "text_delta",      "text_delta",      "message",
-    "usage",     "result"};
+    "session",    "reasoning_delta", "reasoning_delta", "reasoning_delta", "reasoning",
+    "text_delta", "text_delta",      "text_delta",      "message",         "tool_start",
+    "tool_end",   "text_delta",      "text_delta",      "text_delta",      "message",
+    "usage",      "result"};
 
 TEST(ClaudeStreamParser, ClaudeTurn1StreamsAndDeduplicatesEveryBlock) {
   auto events = runTranscript("jsonl-claude", "claude", "turn1");
@@ -170,15 +170,15 @@ TEST(ClaudeStreamParser, WithoutPartialMessagesAssistantLinesCarryEverything) {
 }
 
 TEST(ClaudeStreamParser, ToleratesNoiseUnknownTypesAndTruncatedLines) {
-  auto events = runParser(
-      "jsonl-claude",
-      {"Ripgrep not available", R"({"type":"system","subtype":"init","session_id":"s1"})",
-       R"({"type":"rate_limit_event","info":{}})",
-       R"({"type":"stream_event","event":{"type":"goal_state"}})",
-       R"({"type":"system","subtype":"init","session_id":"s2"})",
-       R"({"type":"assistant","message":{"id":"m1","content":[{"type":"text","te)",
-       R"({"type":"result","subtype":"success","is_error":false,"result":"ok"})"},
-      0);
+  auto events =
+      runParser("jsonl-claude",
+                {"Ripgrep not available", R"({"type":"system","subtype":"init","session_id":"s1"})",
+                 R"({"type":"rate_limit_event","info":{}})",
+                 R"({"type":"stream_event","event":{"type":"goal_state"}})",
+                 R"({"type":"system","subtype":"init","session_id":"s2"})",
+                 R"({"type":"assistant","message":{"id":"m1","content":[{"type":"text","te)",
+                 R"({"type":"result","subtype":"success","is_error":false,"result":"ok"})"},
+                0);
   ASSERT_THAT(kinds(events), ElementsAre("log", "session", "log", "usage", "result"));
   EXPECT_EQ(events[1].id, "s1");
   EXPECT_TRUE(events[4].ok);

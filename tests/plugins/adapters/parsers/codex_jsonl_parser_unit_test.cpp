@@ -74,9 +74,8 @@ TEST(CodexJsonlParser, FailedToolKeepsTheTurnGoing) {
 
 TEST(CodexJsonlParser, AuthErrorRetriesThenFailsTheTurn) {
   auto events = runTranscript("jsonl-codex", "codex", "auth-error");
-  ASSERT_THAT(kinds(events),
-              ElementsAre("session", "error", "error", "error", "error", "error", "error", "error",
-                          "error", "result"));
+  ASSERT_THAT(kinds(events), ElementsAre("session", "error", "error", "error", "error", "error",
+                                         "error", "error", "error", "result"));
   for (int i = 1; i <= 7; ++i) EXPECT_FALSE(events[i].fatal) << i;
   EXPECT_THAT(events[2].text, HasSubstr("Reconnecting... 1/5"));
   const auto& fatal = events[8];

@@ -53,18 +53,30 @@ inline std::vector<ParsedEvent> runTranscript(const std::string& parser, const s
 
 inline std::string kindName(ParsedKind k) {
   switch (k) {
-    case ParsedKind::session: return "session";
-    case ParsedKind::text_delta: return "text_delta";
-    case ParsedKind::message: return "message";
-    case ParsedKind::reasoning_delta: return "reasoning_delta";
-    case ParsedKind::reasoning: return "reasoning";
-    case ParsedKind::tool_start: return "tool_start";
-    case ParsedKind::tool_output: return "tool_output";
-    case ParsedKind::tool_end: return "tool_end";
-    case ParsedKind::usage: return "usage";
-    case ParsedKind::error: return "error";
-    case ParsedKind::result: return "result";
-    case ParsedKind::log: return "log";
+    case ParsedKind::session:
+      return "session";
+    case ParsedKind::text_delta:
+      return "text_delta";
+    case ParsedKind::message:
+      return "message";
+    case ParsedKind::reasoning_delta:
+      return "reasoning_delta";
+    case ParsedKind::reasoning:
+      return "reasoning";
+    case ParsedKind::tool_start:
+      return "tool_start";
+    case ParsedKind::tool_output:
+      return "tool_output";
+    case ParsedKind::tool_end:
+      return "tool_end";
+    case ParsedKind::usage:
+      return "usage";
+    case ParsedKind::error:
+      return "error";
+    case ParsedKind::result:
+      return "result";
+    case ParsedKind::log:
+      return "log";
   }
   return "?";
 }
