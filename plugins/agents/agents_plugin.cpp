@@ -77,9 +77,8 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   options.base_env = [environment] { return environment->snapshot(); };
   AgentCatalog* catalog = catalog_.get();
   runtime_ = std::make_unique<AgentRuntime>(
-      std::move(options), [catalog](const std::string& name, std::string& why) {
-        return catalog->resolve(name, why);
-      });
+      std::move(options),
+      [catalog](const std::string& name, std::string& why) { return catalog->resolve(name, why); });
   if (auto s = runtime_->restore(); !s)
     host.log().warn("agents: previous sessions not restored: " + s.message());
 

@@ -9,11 +9,26 @@
 namespace abx::plugins::agents {
 
 bool isAllowlistedEnvName(std::string_view name) {
-  static constexpr std::array<std::string_view, 20> kNames = {
-      "PATH",          "HOME",          "USER",         "LOGNAME",     "SHELL",
-      "LANG",          "TERM",          "TMPDIR",       "TZ",          "SSL_CERT_FILE",
-      "SSL_CERT_DIR",  "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "HTTP_PROXY", "HTTPS_PROXY",
-      "NO_PROXY",      "http_proxy",    "https_proxy",  "no_proxy",    "LANGUAGE"};
+  static constexpr std::array<std::string_view, 20> kNames = {"PATH",
+                                                              "HOME",
+                                                              "USER",
+                                                              "LOGNAME",
+                                                              "SHELL",
+                                                              "LANG",
+                                                              "TERM",
+                                                              "TMPDIR",
+                                                              "TZ",
+                                                              "SSL_CERT_FILE",
+                                                              "SSL_CERT_DIR",
+                                                              "REQUESTS_CA_BUNDLE",
+                                                              "NODE_EXTRA_CA_CERTS",
+                                                              "HTTP_PROXY",
+                                                              "HTTPS_PROXY",
+                                                              "NO_PROXY",
+                                                              "http_proxy",
+                                                              "https_proxy",
+                                                              "no_proxy",
+                                                              "LANGUAGE"};
   if (std::find(kNames.begin(), kNames.end(), name) != kNames.end()) return true;
   return name.starts_with("LC_") || name.starts_with("NPM_CONFIG_") ||
          name.starts_with("npm_config_");

@@ -33,7 +33,8 @@ std::optional<std::string> makeTurnDir() {
   return pattern;
 }
 
-Status writeTurnFiles(const std::string& dir, const std::vector<sdk::agents::InvocationFile>& files) {
+Status writeTurnFiles(const std::string& dir,
+                      const std::vector<sdk::agents::InvocationFile>& files) {
   for (const auto& file : files) {
     fs::path rel(file.relpath);
     if (file.relpath.empty() || rel.is_absolute() ||
@@ -339,12 +340,12 @@ void AgentRuntime::runTurn(const std::string& turn_id) {
                     publish(session_id, std::move(event), observer);
                   });
   std::vector<sdk::agents::ParsedEvent> parsed;
-  auto outcome = runTurnProcess(spawn, invocation.stdin_data, limits, *cancel,
-                                [&](std::string_view line) {
-                                  parsed.clear();
-                                  parser->feed(line, parsed);
-                                  for (const auto& e : parsed) items.apply(e);
-                                });
+  auto outcome =
+      runTurnProcess(spawn, invocation.stdin_data, limits, *cancel, [&](std::string_view line) {
+        parsed.clear();
+        parser->feed(line, parsed);
+        for (const auto& e : parsed) items.apply(e);
+      });
   std::optional<TurnError> error;
   if (outcome.stop == TurnStop::exited) {
     try {
@@ -363,9 +364,8 @@ void AgentRuntime::runTurn(const std::string& turn_id) {
       break;
     case TurnStop::spawn_failed:
       error = outcome.spawn_error_type == "FileNotFoundError"
-                  ? TurnError{"runtime_not_installed",
-                              "agent CLI '" + invocation.argv.front() +
-                                  "' is not installed (not found on PATH)"}
+                  ? TurnError{"runtime_not_installed", "agent CLI '" + invocation.argv.front() +
+                                                           "' is not installed (not found on PATH)"}
                   : TurnError{"sandbox_error", redaction->redact(outcome.spawn_error)};
       break;
     case TurnStop::turn_timeout:
@@ -585,8 +585,9 @@ void AgentRuntime::evictLocked() {
   while (sessions_.size() >= options_.max_sessions) {
     auto victim = sessions_.end();
     for (auto it = sessions_.begin(); it != sessions_.end(); ++it)
-      if (!busy(it->second) && (victim == sessions_.end() || it->second.info.last_active_at <
-                                                                 victim->second.info.last_active_at))
+      if (!busy(it->second) &&
+          (victim == sessions_.end() ||
+           it->second.info.last_active_at < victim->second.info.last_active_at))
         victim = it;
     if (victim == sessions_.end()) break;
     eraseSessionLocked(victim);

@@ -20,7 +20,8 @@ const char* turnStatusName(TurnStatus s);
 const char* sessionStatusName(SessionStatus s);
 bool isTerminal(TurnStatus s);
 
-/** Item kinds: message | reasoning | command_execution | mcp_call | file_change | web_search | todo_list. */
+/** Item kinds: message | reasoning | command_execution | mcp_call | file_change | web_search |
+ * todo_list. */
 struct Item {
   std::string id;
   std::string turn_id;
@@ -80,9 +81,9 @@ struct RuntimeEvent {
   std::string type;
   std::string turn_id;
   std::string item_id;
-  std::string delta;         /**< the *.delta events, log text */
-  std::optional<Item> item;  /**< item.added / item.done: the item's state */
-  std::optional<Turn> turn;  /**< turn.*: the turn's state (items included on terminal events) */
+  std::string delta;        /**< the *.delta events, log text */
+  std::optional<Item> item; /**< item.added / item.done: the item's state */
+  std::optional<Turn> turn; /**< turn.*: the turn's state (items included on terminal events) */
 };
 
 }  // namespace abx::plugins::agents

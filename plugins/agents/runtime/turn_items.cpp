@@ -25,9 +25,8 @@ void appendBounded(std::string& target, const std::string& text) {
 
 }  // namespace
 
-TurnItems::TurnItems(std::string turn_id, std::string runtime_label,
-                     const TextRedaction& redaction, IdFactory ids, const RuntimeClock& clock,
-                     Sink sink)
+TurnItems::TurnItems(std::string turn_id, std::string runtime_label, const TextRedaction& redaction,
+                     IdFactory ids, const RuntimeClock& clock, Sink sink)
     : turn_id_(std::move(turn_id)),
       runtime_label_(std::move(runtime_label)),
       redaction_(redaction),
@@ -95,9 +94,8 @@ void TurnItems::textDelta(const std::string& key, const std::string& type,
   emit(event_type, item, std::move(safe));
 }
 
-void TurnItems::fullText(const std::string& key, const std::string& type,
-                         const std::string& prefix, const std::string& event_type,
-                         const std::string& text) {
+void TurnItems::fullText(const std::string& key, const std::string& type, const std::string& prefix,
+                         const std::string& event_type, const std::string& text) {
   // A CLI that also streamed deltas repeats the whole text at the end (and
   // cursor repeats it once more): what was streamed already is not sent again.
   auto it = open_.find(key);
@@ -229,8 +227,9 @@ void TurnItems::apply(const ParsedEvent& event) {
     case ParsedKind::result:
       if (event.usage) usage_ = *event.usage;
       if (!event.ok && !failure_)
-        failure_ = TurnError{event.code.empty() ? "internal_error" : event.code,
-                             redaction_.redact(event.text.empty() ? event.stop_reason : event.text)};
+        failure_ =
+            TurnError{event.code.empty() ? "internal_error" : event.code,
+                      redaction_.redact(event.text.empty() ? event.stop_reason : event.text)};
       break;
   }
 }

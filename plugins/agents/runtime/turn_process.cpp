@@ -133,7 +133,8 @@ TurnProcessOutcome runTurnProcess(const sdk::SpawnOptions& spawn,
         lines.feed(chunk->bytes);
       else
         appendTail(outcome.stderr_tail, chunk->bytes, limits.stderr_tail_bytes);
-      if (limits.max_output_bytes && total > *limits.max_output_bytes) stop = TurnStop::output_limit;
+      if (limits.max_output_bytes && total > *limits.max_output_bytes)
+        stop = TurnStop::output_limit;
     }
     if (!stop) {
       lines.finish();

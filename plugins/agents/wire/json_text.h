@@ -22,7 +22,9 @@ class JsonText {
   JsonText& strOrNull(std::string_view key, std::string_view value) {
     return value.empty() ? raw(key, "null") : str(key, value);
   }
-  JsonText& num(std::string_view key, std::int64_t value) { return raw(key, std::to_string(value)); }
+  JsonText& num(std::string_view key, std::int64_t value) {
+    return raw(key, std::to_string(value));
+  }
   JsonText& boolean(std::string_view key, bool value) { return raw(key, value ? "true" : "false"); }
   JsonText& null(std::string_view key) { return raw(key, "null"); }
   /** @p json is already JSON text (an object, array or literal). */

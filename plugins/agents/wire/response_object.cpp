@@ -35,17 +35,17 @@ std::string outputItemJson(const Item& item, bool initial) {
   o.str("id", item.id);
   if (item.type == "message") {
     o.str("type", "message").str("role", "assistant");
-    o.str("status", initial ? "in_progress" : (item.status == "completed" ? "completed"
-                                                                         : "incomplete"));
+    o.str("status",
+          initial ? "in_progress" : (item.status == "completed" ? "completed" : "incomplete"));
     o.raw("content", initial ? "[]" : "[" + textPart(item.text) + "]");
     return o.done();
   }
   if (item.type == "reasoning") {
     o.str("type", "reasoning");
-    o.raw("summary", initial || item.text.empty()
-                         ? "[]"
-                         : "[" + JsonText().str("type", "summary_text").str("text", item.text).done() +
-                               "]");
+    o.raw("summary",
+          initial || item.text.empty()
+              ? "[]"
+              : "[" + JsonText().str("type", "summary_text").str("text", item.text).done() + "]");
     return o.done();
   }
   o.str("type", "mcp_call").str("server_label", item.server_label).str("name", item.name);
@@ -59,8 +59,7 @@ std::string outputItemJson(const Item& item, bool initial) {
   if (failed) {
     std::string why = item.error;
     if (why.empty() && item.exit_code) why = "exit code " + std::to_string(*item.exit_code);
-    o.raw("error",
-          JsonText().str("type", "mcp_tool_execution_error").str("content", why).done());
+    o.raw("error", JsonText().str("type", "mcp_tool_execution_error").str("content", why).done());
   } else {
     o.null("error");
   }

@@ -94,23 +94,23 @@ void ResponseRun::itemDone(const Item& item) {
              ",\"annotations\":[]}}");
   } else if (item.type == "reasoning") {
     push("response.reasoning_summary_text.done", head("response.reasoning_summary_text.done") +
-                                                     where + ",\"summary_index\":0,\"text\":" +
-                                                     text + "}");
+                                                     where +
+                                                     ",\"summary_index\":0,\"text\":" + text + "}");
     push("response.reasoning_summary_part.done",
          head("response.reasoning_summary_part.done") + where +
              ",\"summary_index\":0,\"part\":{\"type\":\"summary_text\",\"text\":" + text + "}}");
   } else {
-    push("response.mcp_call_arguments.done", head("response.mcp_call_arguments.done") + where +
-                                                 ",\"arguments\":" +
-                                                 sdk::jsonQuote(item.arguments) + "}");
+    push("response.mcp_call_arguments.done",
+         head("response.mcp_call_arguments.done") + where +
+             ",\"arguments\":" + sdk::jsonQuote(item.arguments) + "}");
     const char* end =
         item.status == "failed" ? "response.mcp_call.failed" : "response.mcp_call.completed";
     push(end, head(end) + where + "}");
   }
   done_items_[index] = outputItemJson(item);
-  push("response.output_item.done", head("response.output_item.done") + ",\"output_index\":" +
-                                        std::to_string(index) + ",\"item\":" + done_items_[index] +
-                                        "}");
+  push("response.output_item.done", head("response.output_item.done") +
+                                        ",\"output_index\":" + std::to_string(index) +
+                                        ",\"item\":" + done_items_[index] + "}");
 }
 
 void ResponseRun::onEvent(const RuntimeEvent& event) {
@@ -126,9 +126,8 @@ void ResponseRun::onEvent(const RuntimeEvent& event) {
             text ? "response.output_text.delta" : "response.reasoning_summary_text.delta";
         push(name, head(name) + ",\"item_id\":" + sdk::jsonQuote(event.item_id) +
                        ",\"output_index\":" + std::to_string(slot->second.output_index) +
-                       (text ? ",\"content_index\":0" : ",\"summary_index\":0") +
-                       ",\"delta\":" + sdk::jsonQuote(event.delta) +
-                       (text ? ",\"logprobs\":[]}" : "}"));
+                       (text ? ",\"content_index\":0" : ",\"summary_index\":0") + ",\"delta\":" +
+                       sdk::jsonQuote(event.delta) + (text ? ",\"logprobs\":[]}" : "}"));
       }
     } else if (type == "item.added" && event.item) {
       itemAdded(*event.item);
@@ -140,8 +139,8 @@ void ResponseRun::onEvent(const RuntimeEvent& event) {
       const auto status = responseStatus(event.turn->status);
       // OpenAI's catalogue has no response.cancelled: a cancelled response
       // ends with response.failed whose response says status "cancelled".
-      const char* name = event.turn->status == TurnStatus::completed ? "response.completed"
-                                                                    : "response.failed";
+      const char* name =
+          event.turn->status == TurnStatus::completed ? "response.completed" : "response.failed";
       push(name, lifecycle(name, status, &*event.turn));
       finished_ = true;
     }

@@ -29,17 +29,40 @@ bool present(const Object::Ptr& o, const std::string& key) {
 
 // Sampling and transport parameters a CLI has no use for: accepted, named
 // back in X-Agent-Sandbox-Ignored-Params.
-constexpr std::array<std::string_view, 17> kIgnored = {
-    "temperature",        "top_p",           "top_logprobs",          "max_output_tokens",
-    "max_tool_calls",     "truncation",      "parallel_tool_calls",   "prompt_cache_key",
-    "prompt_cache_retention", "prompt_cache_options", "safety_identifier", "context_management",
-    "moderation",         "access_programs", "image",                 "prompt",
-    "stream_options"};
+constexpr std::array<std::string_view, 17> kIgnored = {"temperature",
+                                                       "top_p",
+                                                       "top_logprobs",
+                                                       "max_output_tokens",
+                                                       "max_tool_calls",
+                                                       "truncation",
+                                                       "parallel_tool_calls",
+                                                       "prompt_cache_key",
+                                                       "prompt_cache_retention",
+                                                       "prompt_cache_options",
+                                                       "safety_identifier",
+                                                       "context_management",
+                                                       "moderation",
+                                                       "access_programs",
+                                                       "image",
+                                                       "prompt",
+                                                       "stream_options"};
 // Accepted and used (or harmless) as the spec lists them.
-constexpr std::array<std::string_view, 16> kKnown = {
-    "model",    "input",   "instructions", "stream",       "background",  "store",
-    "previous_response_id", "metadata", "user", "service_tier", "include", "tools",
-    "tool_choice", "text", "reasoning", "conversation"};
+constexpr std::array<std::string_view, 16> kKnown = {"model",
+                                                     "input",
+                                                     "instructions",
+                                                     "stream",
+                                                     "background",
+                                                     "store",
+                                                     "previous_response_id",
+                                                     "metadata",
+                                                     "user",
+                                                     "service_tier",
+                                                     "include",
+                                                     "tools",
+                                                     "tool_choice",
+                                                     "text",
+                                                     "reasoning",
+                                                     "conversation"};
 
 // The text of a message's content: a string, or input_text/output_text parts.
 std::optional<WireError> contentText(const Var& content, std::string& out) {
@@ -96,8 +119,7 @@ std::optional<WireError> readInput(const Object::Ptr& body, ResponsesRequest& r)
   }
   auto last_user = std::find_if(messages.rbegin(), messages.rend(),
                                 [](const InputMessage& m) { return m.role == "user"; });
-  if (last_user == messages.rend())
-    return bad("'input' must contain a user message.", "input");
+  if (last_user == messages.rend()) return bad("'input' must contain a user message.", "input");
   const auto prompt_index = static_cast<std::size_t>(messages.rend() - last_user - 1);
   r.prompt = messages[prompt_index].text;
   std::string conversation;

@@ -20,10 +20,10 @@ namespace abx::plugins::agents {
 
 struct ResponsesRequest {
   std::string model;
-  std::string prompt;             /**< the last user message */
-  std::string preface;            /**< earlier conversation, bounded (newest kept) */
-  std::string extra_instructions; /**< `instructions` + system/developer messages */
-  std::string instructions;       /**< `instructions` as sent (echoed back) */
+  std::string prompt;              /**< the last user message */
+  std::string preface;             /**< earlier conversation, bounded (newest kept) */
+  std::string extra_instructions;  /**< `instructions` + system/developer messages */
+  std::string instructions;        /**< `instructions` as sent (echoed back) */
   std::vector<InputMessage> input; /**< the messages, for input_items (ids filled later) */
   bool stream = false;
   bool background = false;

@@ -145,8 +145,8 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
       if (req.stream) again.query["stream"] = "true";
       if (req.stream || req.background) return getResponse(ctx, again, sse);
       if (auto turn = ctx->runtime->waitTurn(turnIdForResponse(*earlier), kForever))
-        return withHeaders(sdk::Response::json(
-            responseJsonForTurn(*turn, echoFor(*ctx, *earlier, *turn))));
+        return withHeaders(
+            sdk::Response::json(responseJsonForTurn(*turn, echoFor(*ctx, *earlier, *turn))));
     }
   }
 
@@ -160,14 +160,12 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
     auto previous = ctx->runtime->turn(turnIdForResponse(req.previous_response_id));
     if (!previous)
       return openAiError({404,
-                          "Previous response with id '" + req.previous_response_id +
-                              "' not found.",
+                          "Previous response with id '" + req.previous_response_id + "' not found.",
                           "previous_response_not_found", "previous_response_id"});
     auto session = ctx->runtime->session(previous->session_id);
     if (!session)
       return openAiError({404,
-                          "Previous response with id '" + req.previous_response_id +
-                              "' not found.",
+                          "Previous response with id '" + req.previous_response_id + "' not found.",
                           "previous_response_not_found", "previous_response_id"});
     if (session->turn_ids.empty() || session->turn_ids.back() != previous->id)
       return openAiError({400,

@@ -2,8 +2,6 @@
 // timeouts, the output cap, failure classification, retention, persistence
 // and the child environment — with ScriptAdapter (a /bin/sh script per
 // agent) and millisecond limits.
-#include "runtime/agent_runtime.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -13,6 +11,7 @@
 #include <fstream>
 
 #include "runtime/agent_child_env.h"
+#include "runtime/agent_runtime.h"
 #include "runtime/session_file.h"
 #include "runtime_test_support.h"
 
@@ -67,11 +66,11 @@ class RuntimeTest : public ::testing::Test {
     options.ladder = {std::chrono::milliseconds(50), std::chrono::milliseconds(50)};
     options.clock = clock_;
     options.base_env = [] {
-      return std::vector<std::string>{"PATH=/usr/bin:/bin", "HOME=/tmp",
-                                      "ABX_SERVER_TOKEN=never", "UNLISTED=no"};
+      return std::vector<std::string>{"PATH=/usr/bin:/bin", "HOME=/tmp", "ABX_SERVER_TOKEN=never",
+                                      "UNLISTED=no"};
     };
-    runtime_ = std::make_unique<AgentRuntime>(
-        options, [this](const std::string& name, std::string& why) {
+    runtime_ =
+        std::make_unique<AgentRuntime>(options, [this](const std::string& name, std::string& why) {
           auto it = agents_.find(name);
           if (it == agents_.end()) {
             why = "no agent " + name;
@@ -218,7 +217,8 @@ TEST_F(RuntimeTest, CancelStopsARunningTurnThroughTheLadder) {
   auto& rt = runtime();
   auto session = rt.createSession("hang");
   auto turn = rt.submitTurn(session->id, {});
-  for (int i = 0; i < 100 && rt.turn(turn->id)->items.empty(); ++i) std::this_thread::sleep_for(10ms);
+  for (int i = 0; i < 100 && rt.turn(turn->id)->items.empty(); ++i)
+    std::this_thread::sleep_for(10ms);
   const auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE(rt.cancelTurn(turn->id));
   auto done = rt.waitTurn(turn->id, 5s);
@@ -353,7 +353,7 @@ TEST_F(RuntimeTest, SessionsPersistAndReloadWithPrivateMode) {
   std::string session;
   auto turn = runOnce("a", "x", &session);
   const auto file = state_dir_ + "/state/sessions.json";
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600);
   runtime_.reset();
@@ -390,17 +390,17 @@ TEST_F(RuntimeTest, InFlightTurnsComeBackFailedAfterARestart) {
 
 TEST(AgentChildEnv, OnlyAllowlistPassthroughCredentialsAndDefinitionEnvReachTheChild) {
   AgentEnvParts parts;
-  parts.base = {"PATH=/bin", "HOME=/h", "LC_ALL=C", "SECRET_OF_SERVER=x", "PASSME=1",
-                "NPM_CONFIG_REGISTRY=r", "ABX_SERVER_TOKEN=t"};
+  parts.base = {"PATH=/bin",          "HOME=/h",  "LC_ALL=C",
+                "SECRET_OF_SERVER=x", "PASSME=1", "NPM_CONFIG_REGISTRY=r",
+                "ABX_SERVER_TOKEN=t"};
   parts.passthrough = {"PASSME", "ABX_SERVER_TOKEN"};
   parts.credentials = {{"OPENAI_API_KEY", "k"}};
   parts.definition_env = {{"LOG_LEVEL", "debug"}, {"PATH", "/custom"}};
   parts.secrets = {{"NPM_TOKEN", "n"}};
   parts.invocation = {{"EXTRA", "e"}};
-  EXPECT_THAT(buildAgentEnv(parts),
-              ElementsAre("EXTRA=e", "HOME=/h", "LC_ALL=C", "LOG_LEVEL=debug",
-                          "NPM_CONFIG_REGISTRY=r", "NPM_TOKEN=n", "OPENAI_API_KEY=k", "PASSME=1",
-                          "PATH=/custom"));
+  EXPECT_THAT(buildAgentEnv(parts), ElementsAre("EXTRA=e", "HOME=/h", "LC_ALL=C", "LOG_LEVEL=debug",
+                                                "NPM_CONFIG_REGISTRY=r", "NPM_TOKEN=n",
+                                                "OPENAI_API_KEY=k", "PASSME=1", "PATH=/custom"));
 }
 
 }  // namespace
