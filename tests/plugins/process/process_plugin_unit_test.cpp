@@ -8,36 +8,15 @@
 #include <filesystem>
 #include <thread>
 
+#include "abx/sdk/testing/fakes.h"
 #include "abx/sdk/testing/mock_host_context.h"
 #include "process_plugin.h"
-#include "process_test_fakes.h"
 
 namespace abx::plugins::process {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::ReturnRef;
-
-class RecordingRoutes final : public sdk::RouteRegistry {
- public:
-  sdk::Status declareGroup(const sdk::GroupSpec& group) override {
-    groups.push_back(group);
-    return sdk::Status::ok();
-  }
-  sdk::Status add(sdk::RouteSpec route) override {
-    routes.push_back(std::move(route));
-    return sdk::Status::ok();
-  }
-  sdk::Status enableGroup(std::string_view) override { return sdk::Status::ok(); }
-  sdk::Status disableGroup(std::string_view) override { return sdk::Status::ok(); }
-  const sdk::RouteSpec& byId(const std::string& id) const {
-    for (const auto& r : routes)
-      if (r.endpoint == id) return r;
-    throw std::runtime_error("no route " + id);
-  }
-  std::vector<sdk::GroupSpec> groups;
-  std::vector<sdk::RouteSpec> routes;
-};
 
 /** Records events like a client would see them. */
 class RecordingStream final : public sdk::SseStream {
@@ -60,6 +39,7 @@ class ProcessPluginTest : public ::testing::Test {
     ASSERT_TRUE(::mkdtemp(tmpl));
     dir_ = tmpl;
     guard_.emplace(dir_);
+    env_.vars = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}};
     info_.base_dir = dir_;
     ON_CALL(host_, routes()).WillByDefault(ReturnRef(routes_));
     ON_CALL(host_, environment()).WillByDefault(ReturnRef(env_));
@@ -75,15 +55,16 @@ class ProcessPluginTest : public ::testing::Test {
   sdk::Response call(const std::string& id, std::string body = {},
                      std::map<std::string, std::string> params = {}) {
     const auto& route = routes_.byId(id);
-    auto request = testing::makeRequest(route.method, route.path, id, std::move(body));
+    auto request =
+        sdk::testing::makeRequest(route.method, route.path, std::move(body), nullptr, id);
     for (auto& [k, v] : params) request.path_params[k] = v;
     return route.handler(request);
   }
 
   std::string dir_;
-  RecordingRoutes routes_;
-  testing::FakeEnvironment env_;
-  std::optional<testing::FakePathGuard> guard_;
+  sdk::testing::RecordingRoutes routes_;
+  sdk::testing::FakeEnvironment env_;
+  std::optional<sdk::testing::FakePathGuard> guard_;
   sdk::HostInfo info_;
   ::testing::NiceMock<sdk::testing::MockHostContext> host_;
   std::unique_ptr<sdk::Plugin> plugin_;
@@ -136,8 +117,9 @@ TEST_F(ProcessPluginTest, ShellRunsInTheBaseDirWithTheHostEnvironment) {
 TEST_F(ProcessPluginTest, StreamEventsAndErrors) {
   const auto& route = routes_.byId("shell_stream");
   RecordingStream stream;
-  auto request = testing::makeRequest("POST", "/shell/stream", "shell_stream",
-                                      R"({"command":"sh -c 'echo a; echo b >&2; exit 2'"})");
+  auto request = sdk::testing::makeRequest("POST", "/shell/stream",
+                                           R"({"command":"sh -c 'echo a; echo b >&2; exit 2'"})",
+                                           nullptr, "shell_stream");
   EXPECT_FALSE(route.stream_handler(request, stream).has_value());
   EXPECT_TRUE(stream.begun);
   ASSERT_EQ(stream.events.size(), 3u);
@@ -146,15 +128,16 @@ TEST_F(ProcessPluginTest, StreamEventsAndErrors) {
   EXPECT_EQ(stream.events[2], (std::pair<std::string, std::string>{"exit", R"({"exit_code":2})"}));
 
   RecordingStream bad;
-  auto bad_request = testing::makeRequest("POST", "/shell/stream", "shell_stream", "{}");
+  auto bad_request =
+      sdk::testing::makeRequest("POST", "/shell/stream", "{}", nullptr, "shell_stream");
   auto reply = route.stream_handler(bad_request, bad);
   ASSERT_TRUE(reply.has_value());
   EXPECT_EQ(reply->status, 400);
   EXPECT_TRUE(bad.events.empty());
 
   RecordingStream missing;
-  auto missing_request = testing::makeRequest("POST", "/shell/stream", "shell_stream",
-                                              R"({"command":"no-such-program-xyz"})");
+  auto missing_request = sdk::testing::makeRequest(
+      "POST", "/shell/stream", R"({"command":"no-such-program-xyz"})", nullptr, "shell_stream");
   EXPECT_FALSE(route.stream_handler(missing_request, missing).has_value());
   ASSERT_EQ(missing.events.size(), 1u);
   EXPECT_EQ(missing.events[0].first, "error");
