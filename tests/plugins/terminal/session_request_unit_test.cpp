@@ -178,7 +178,9 @@ TEST(SpawnOptions, CwdGoesThroughThePathGuard) {
   EXPECT_EQ(denied.code, "path_not_allowed");
   EXPECT_EQ(denied.type, "PermissionError");
   EXPECT_EQ(buildError(f, R"({"cwd":"/tmp/does-not-exist-xyz"})").status, 400);
-  // No cwd: the base dir, or / when it does not exist.
+  // No cwd: the guard's base dir; else the host's base dir, or / when it does not exist.
+  EXPECT_EQ(build(f, "{}").cwd, "/tmp");
+  f.guard.base = "/nonexistent-root";
   EXPECT_EQ(build(f, "{}").cwd, "/");
 }
 
