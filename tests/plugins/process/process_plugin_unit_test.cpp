@@ -53,11 +53,13 @@ class ProcessPluginTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
   sdk::Response call(const std::string& id, std::string body = {},
-                     std::map<std::string, std::string> params = {}) {
+                     std::map<std::string, std::string> params = {},
+                     const sdk::EndpointPolicy* policy = nullptr,
+                     std::map<std::string, std::string> query = {}) {
     const auto& route = routes_.byId(id);
-    auto request =
-        sdk::testing::makeRequest(route.method, route.path, std::move(body), nullptr, id);
+    auto request = sdk::testing::makeRequest(route.method, route.path, std::move(body), policy, id);
     for (auto& [k, v] : params) request.path_params[k] = v;
+    for (auto& [k, v] : query) request.query[k] = v;
     return route.handler(request);
   }
 
@@ -171,6 +173,38 @@ TEST_F(ProcessPluginTest, BackgroundProcessLifecycle) {
   EXPECT_EQ(call("process_signal", R"({"signal":15})", {{"pid", "1"}}).status, 403);
   EXPECT_EQ(call("process_signal", R"({"signal":15})", {{"pid", pid}}).status, 409);
   EXPECT_EQ(call("process_stdin", R"({"data":"x"})", {{"pid", pid}}).status, 409);
+}
+
+TEST_F(ProcessPluginTest, OutputAnswersHoldAtMostOneMebibyte) {
+  sdk::EndpointPolicy big_ring;
+  big_ring.limits.max_output_bytes = 4u << 20;
+  auto start =
+      call("process_start", R"({"command":["sh","-c","yes | head -c 1500000"]})", {}, &big_ring);
+  ASSERT_EQ(start.status, 200) << start.body;
+  const auto pid = std::to_string(*sdk::Json::parse(start.body)->integer("pid"));
+  auto read = [&](std::uint64_t after) {
+    auto r =
+        call("process_output", "", {{"pid", pid}}, nullptr, {{"after", std::to_string(after)}});
+    EXPECT_EQ(r.status, 200) << r.body;
+    return *sdk::Json::parse(r.body);
+  };
+  sdk::Json first;
+  for (int i = 0; i < 500; ++i) {
+    first = read(0);
+    if (*first.integer("next") == (1 << 20)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(*first.integer("next"), 1 << 20);
+  EXPECT_FALSE(*first.boolean("eof"));
+  sdk::Json rest;
+  for (int i = 0; i < 500; ++i) {
+    rest = read(1u << 20);
+    if (*rest.boolean("eof")) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(*rest.boolean("eof"));
+  EXPECT_EQ(*rest.integer("next"), 1500000);
+  EXPECT_EQ(rest.string("output")->size(), 1500000u - (1u << 20));
 }
 
 }  // namespace
