@@ -1,6 +1,7 @@
 #include "exit_watch.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +11,17 @@
 #include <thread>
 
 namespace abx::plugins::process {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// How often a command whose pipes stay open is checked for a finished leader.
+constexpr milliseconds kLeaderProbe{100};
+// How long output is still read after the leader exited with its pipes open.
+constexpr milliseconds kStragglerDrain{200};
+
+}  // namespace
 
 ExitWatch::ExitWatch(pid_t pid) : pid_(pid) {
 #ifdef SYS_pidfd_open
@@ -33,7 +45,6 @@ bool ExitWatch::exited() const {
 }
 
 bool ExitWatch::wait(std::chrono::milliseconds timeout) const {
-  using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + timeout;
   if (pid_fd_ >= 0) {
     pollfd p{pid_fd_, POLLIN, 0};
@@ -49,6 +60,26 @@ bool ExitWatch::wait(std::chrono::milliseconds timeout) const {
     probe = std::min(probe * 2, std::chrono::milliseconds(20));
   }
   return true;
+}
+
+bool StragglerSweep::draining() const {
+  return !child_.outputDone() && (!leader_gone_ || Clock::now() < drain_until_);
+}
+
+milliseconds StragglerSweep::slice(milliseconds left) const {
+  if (!leader_gone_) return std::min(left, kLeaderProbe);
+  const auto drain = std::chrono::ceil<milliseconds>(drain_until_ - Clock::now());
+  return std::clamp(drain, milliseconds(0), left);
+}
+
+void StragglerSweep::check() {
+  if (leader_gone_ || child_.outputDone()) return;
+  if (!watch_) watch_.emplace(child_.pid());
+  if (!watch_->exited()) return;
+  // The leader is an unreaped zombie, so the group id is still its own.
+  leader_gone_ = true;
+  drain_until_ = Clock::now() + kStragglerDrain;
+  child_.signalGroup(SIGKILL);
 }
 
 }  // namespace abx::plugins::process

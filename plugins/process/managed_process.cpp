@@ -59,10 +59,10 @@ SignalOutcome ManagedProcess::signal(int sig) {
   return child_.signalGroup(sig) ? SignalOutcome::sent : SignalOutcome::failed;
 }
 
-OutputRead ManagedProcess::output(std::uint64_t after) const {
+OutputRead ManagedProcess::output(std::uint64_t after, std::size_t max_bytes) const {
   std::lock_guard lock(mutex_);
   OutputRead read;
-  read.slice = ring_.read(after);
+  read.slice = ring_.read(after, max_bytes);
   read.end = ring_.end();
   read.running = running_;
   read.exit_code = exit_code_;

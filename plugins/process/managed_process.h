@@ -40,7 +40,8 @@ struct OutputRead {
   std::uint64_t end = 0; /**< offset after the newest byte */
   bool running = true;
   std::optional<int> exit_code;
-  bool eof = false; /**< exited and every byte of output is in the ring */
+  bool eof = false; /**< exited and every byte of output is in the ring (not yet in the slice
+                         when max_bytes cut it: see slice.next) */
 };
 
 enum class SignalOutcome { sent, exited, failed };
@@ -71,8 +72,8 @@ class ManagedProcess : public std::enable_shared_from_this<ManagedProcess> {
 
   /** Sends @p sig to the process group, unless it was reaped already. */
   SignalOutcome signal(int sig);
-  /** The output after offset @p after (clamped to the end). */
-  OutputRead output(std::uint64_t after) const;
+  /** At most @p max_bytes of the output after offset @p after (clamped to the end). */
+  OutputRead output(std::uint64_t after, std::size_t max_bytes = SIZE_MAX) const;
   /**
    * Queues @p data for stdin (written in order by the writer thread); with
    * @p close, stdin is closed after everything queued was written.

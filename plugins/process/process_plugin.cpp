@@ -13,15 +13,15 @@ constexpr const char* kGroup = "process";
 constexpr const char* kRun = "process:run";
 constexpr const char* kManage = "process:manage";
 
-sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
-                     std::string summary, std::string scope) {
+sdk::RouteSpec route(const char* method, const char* path, const char* endpoint,
+                     const char* summary, const char* scope) {
   sdk::RouteSpec spec;
-  spec.method = std::move(method);
-  spec.path = std::move(path);
-  spec.endpoint = std::move(endpoint);
+  spec.method = method;
+  spec.path = path;
+  spec.endpoint = endpoint;
   spec.group = kGroup;
-  spec.summary = std::move(summary);
-  spec.scopes = {std::move(scope)};
+  spec.summary = summary;
+  spec.scopes = {scope};
   return spec;
 }
 
@@ -42,63 +42,40 @@ sdk::Status ProcessPlugin::start(sdk::HostContext& host) {
   context->table = std::make_shared<ProcessTable>();
   context->server_pid = ::getpid();
   std::shared_ptr<const ProcessContext> ctx = context;
-  const sdk::KillLadder timeout_ladder{std::chrono::milliseconds(1000),
-                                       std::chrono::milliseconds(1000)};
 
   std::vector<sdk::RouteSpec> routes;
-  {
-    auto spec =
-        route("POST", "/shell", "shell", "Run a command (no shell) and return its output", kRun);
-    spec.handler = [ctx, timeout_ladder](const sdk::Request& r) {
-      return runShell(ctx->launch, r, timeout_ladder);
-    };
-    routes.push_back(std::move(spec));
-  }
-  {
-    auto spec = route("POST", "/shell/stream", "shell_stream",
-                      "Run a command and stream its stdout and stderr lines as SSE", kRun);
-    spec.streaming = true;
-    spec.stream_handler = [ctx](const sdk::Request& r, sdk::SseStream& s) {
-      static const StreamSettings kSettings;
-      return shellStream(ctx->launch, kSettings, r, s);
-    };
-    routes.push_back(std::move(spec));
-  }
-  auto handler = [ctx](sdk::Response (*fn)(const ProcessContext&, const sdk::Request&)) {
-    return [ctx, fn](const sdk::Request& r) { return fn(*ctx, r); };
+  routes.push_back(
+      route("POST", "/shell", "shell", "Run a command (no shell) and return its output", kRun));
+  routes.back().handler = [ctx](const sdk::Request& r) { return runShell(ctx->launch, r); };
+  routes.push_back(route("POST", "/shell/stream", "shell_stream",
+                         "Run a command and stream its stdout and stderr lines as SSE", kRun));
+  routes.back().streaming = true;
+  routes.back().stream_handler = [ctx](const sdk::Request& r, sdk::SseStream& s) {
+    static const StreamSettings kSettings;
+    return shellStream(ctx->launch, kSettings, r, s);
   };
-  {
-    auto spec =
-        route("POST", "/process/start", "process_start", "Start a background process", kRun);
-    spec.handler = handler(&startProcess);
-    routes.push_back(std::move(spec));
-  }
-  {
-    auto spec = route("GET", "/process/list", "process_list", "List background processes", kManage);
-    spec.handler = handler(&listProcesses);
-    routes.push_back(std::move(spec));
-  }
-  {
-    auto spec = route("GET", "/process/{pid}", "process_get", "One background process", kManage);
-    spec.handler = handler(&getProcess);
-    routes.push_back(std::move(spec));
-  }
-  {
-    auto spec = route("POST", "/process/{pid}/signal", "process_signal",
-                      "Send a whitelisted signal to a background process", kManage);
-    spec.handler = handler(&signalProcess);
-    routes.push_back(std::move(spec));
-  }
-  {
-    auto spec = route("GET", "/process/{pid}/output", "process_output",
-                      "Read a background process's output from an offset", kManage);
-    spec.handler = handler(&processOutput);
-    routes.push_back(std::move(spec));
-  }
-  {
-    auto spec = route("POST", "/process/{pid}/stdin", "process_stdin",
-                      "Write to (or close) a background process's stdin", kManage);
-    spec.handler = handler(&processStdin);
+
+  using Fn = sdk::Response (*)(const ProcessContext&, const sdk::Request&);
+  struct Row {
+    const char *method, *path, *endpoint, *summary, *scope;
+    Fn fn;
+  };
+  const Row rows[] = {
+      {"POST", "/process/start", "process_start", "Start a background process", kRun,
+       &startProcess},
+      {"GET", "/process/list", "process_list", "List background processes", kManage,
+       &listProcesses},
+      {"GET", "/process/{pid}", "process_get", "One background process", kManage, &getProcess},
+      {"POST", "/process/{pid}/signal", "process_signal",
+       "Send a whitelisted signal to a background process", kManage, &signalProcess},
+      {"GET", "/process/{pid}/output", "process_output",
+       "Read a background process's output from an offset", kManage, &processOutput},
+      {"POST", "/process/{pid}/stdin", "process_stdin",
+       "Write to (or close) a background process's stdin", kManage, &processStdin},
+  };
+  for (const Row& row : rows) {
+    auto spec = route(row.method, row.path, row.endpoint, row.summary, row.scope);
+    spec.handler = [ctx, fn = row.fn](const sdk::Request& r) { return fn(*ctx, r); };
     routes.push_back(std::move(spec));
   }
   for (auto& spec : routes)

@@ -1,5 +1,6 @@
 #include "process_routes.h"
 
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <variant>
@@ -40,6 +41,14 @@ std::string epochText(double seconds) {
   text.erase(text.find_last_not_of('0') + 1);
   if (text.back() == '.') text += '0';
   return text;
+}
+
+/** ?after=: decimal digits only (no sign), within 64 bits. */
+std::optional<std::uint64_t> parseOffset(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
 }
 
 std::string exitCodeJson(const std::optional<int>& code) {
@@ -116,12 +125,13 @@ sdk::Response processOutput(const ProcessContext& context, const sdk::Request& r
   if (auto* refusal = std::get_if<Refusal>(&found)) return toResponse(*refusal);
   std::uint64_t after = 0;
   if (auto text = request.queryParam("after")) {
-    auto value = parsePid(*text);
-    if (!value || *value < 0 || text->front() == '+' || text->front() == '-')
+    auto value = parseOffset(*text);
+    if (!value)
       return toResponse(badRequest("Query parameter 'after' must be a non-negative integer"));
-    after = static_cast<std::uint64_t>(*value);
+    after = *value;
   }
-  OutputRead read = std::get<std::shared_ptr<ManagedProcess>>(found)->output(after);
+  OutputRead read =
+      std::get<std::shared_ptr<ManagedProcess>>(found)->output(after, kOutputReadBytes);
   if (after > read.end)
     return toResponse(badRequest("Offset " + std::to_string(after) +
                                  " is beyond the end of the output (" + std::to_string(read.end) +
@@ -136,14 +146,16 @@ sdk::Response processOutput(const ProcessContext& context, const sdk::Request& r
     from += skip;
     dropped += skip;
   }
+  // Nothing more will come only when the slice reaches the end of an exited process's output.
+  const bool eof = read.eof && read.slice.next == read.end;
   // A character whose last bytes are still to come is returned whole next time.
-  if (!read.eof) bytes = bytes.substr(0, completeUtf8Length(bytes));
+  if (!eof) bytes = bytes.substr(0, completeUtf8Length(bytes));
   const std::uint64_t next = from + bytes.size();
   std::string body = "{\"output\":" + sdk::jsonQuote(bytes) + ",\"next\":" + std::to_string(next) +
                      ",\"dropped\":" + std::to_string(dropped) +
                      ",\"state\":" + (read.running ? "\"running\"" : "\"exited\"") +
                      ",\"exit_code\":" + exitCodeJson(read.exit_code) +
-                     ",\"eof\":" + (read.eof ? "true" : "false") + "}";
+                     ",\"eof\":" + (eof ? "true" : "false") + "}";
   return sdk::Response::json(std::move(body));
 }
 

@@ -64,8 +64,7 @@ std::variant<std::shared_ptr<ManagedProcess>, Refusal> ProcessTable::start(
   auto child = sdk::Subprocess::spawn(spawn);
   if (!child) {
     release();
-    const auto& s = child.status();
-    return Refusal{500, s.message(), s.type().empty() ? "RuntimeError" : s.type(), {}};
+    return spawnFailure(child.status());
   }
   auto process = std::make_shared<ManagedProcess>(std::move(*child), std::move(command), sequence,
                                                   ring_bytes, lifetime, gate_);
@@ -86,6 +85,13 @@ std::variant<std::shared_ptr<ManagedProcess>, Refusal> ProcessTable::start(
   {
     std::lock_guard lock(mutex_);
     --reserved_;
+    if (closed_) {
+      // shutdown() ran while this one was spawning and did not see it: it
+      // must not outlive the server. Its reader reaps it.
+      process->signal(SIGKILL);
+      process->requestStop();
+      return Refusal{503, "The server is shutting down", "RuntimeError", {}};
+    }
     // A pid the kernel recycled replaces the record of its exited owner.
     if (auto it = processes_.find(process->pid()); it != processes_.end())
       evicted.push_back(std::move(it->second));

@@ -21,6 +21,11 @@ inline Refusal badRequest(std::string message) {
   return {400, std::move(message), "ValueError", {}};
 }
 
+/** 500 with the type of a spawn that failed (FileNotFoundError, PermissionError, OSError). */
+inline Refusal spawnFailure(const sdk::Status& status) {
+  return {500, status.message(), status.type().empty() ? "RuntimeError" : status.type(), {}};
+}
+
 inline sdk::Response toResponse(const Refusal& refusal) {
   return sdk::Response::error(refusal.status, refusal.message, refusal.type, refusal.code);
 }

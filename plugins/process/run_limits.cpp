@@ -1,10 +1,17 @@
 #include "run_limits.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
 namespace abx::plugins::process {
+
+std::chrono::milliseconds timeLeft(std::chrono::steady_clock::time_point deadline) {
+  const auto left =
+      std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+  return std::max(std::chrono::milliseconds(0), left);
+}
 
 std::chrono::milliseconds secondsToMs(double seconds) {
   constexpr double kLongest = 10.0 * 365 * 24 * 3600 * 1000;

@@ -20,6 +20,11 @@ inline constexpr std::chrono::milliseconds kShellTimeout{300000};
 inline constexpr std::size_t kShellOutputBytes = 10u << 20;
 /** POST /process/start: the output ring of each background process. */
 inline constexpr std::size_t kProcessOutputBytes = 1u << 20;
+/** GET /process/{pid}/output: bytes of output per answer, whatever the ring's size. */
+inline constexpr std::size_t kOutputReadBytes = 1u << 20;
+
+/** Whole milliseconds until @p deadline, rounded up; 0 once it passed. */
+std::chrono::milliseconds timeLeft(std::chrono::steady_clock::time_point deadline);
 
 /** @p seconds as milliseconds, rounded up, at least 1 ms, at most ~10 years. */
 std::chrono::milliseconds secondsToMs(double seconds);

@@ -17,8 +17,7 @@ std::string shellResultJson(const CommandResult& result) {
   return body;
 }
 
-sdk::Response runShell(const LaunchContext& context, const sdk::Request& request,
-                       const sdk::KillLadder& timeout_ladder) {
+sdk::Response runShell(const LaunchContext& context, const sdk::Request& request) {
   auto launch = prepareLaunch(request, context);
   if (auto* refusal = std::get_if<Refusal>(&launch)) return toResponse(*refusal);
   auto timeout = commandTimeout(request.json, request.policy);
@@ -27,21 +26,15 @@ sdk::Response runShell(const LaunchContext& context, const sdk::Request& request
   CommandLimits limits;
   limits.timeout = std::get<std::chrono::milliseconds>(timeout);
   limits.max_output_bytes = outputCap(request.policy, kShellOutputBytes);
-  limits.ladder = timeout_ladder;
   auto result = runCommand(std::get<Launch>(launch).spawn, limits);
-  if (!result) {
-    const auto& status = result.status();
-    return sdk::Response::error(500, status.message(),
-                                status.type().empty() ? "RuntimeError" : status.type());
-  }
+  if (!result) return toResponse(spawnFailure(result.status()));
   if (result->timed_out) {
-    // The error body, plus what the command printed before it was stopped.
-    std::string body = "{\"error\":" + sdk::jsonQuote(timeoutMessage(limits.timeout)) +
-                       ",\"type\":\"TimeoutError\",\"stdout\":" + sdk::jsonQuote(result->out) +
-                       ",\"stderr\":" + sdk::jsonQuote(result->err) +
-                       ",\"exit_code\":" + std::to_string(result->exit_code) +
-                       (result->truncated ? ",\"truncated\":true}" : ",\"truncated\":false}");
-    return sdk::Response::json(std::move(body), 500);
+    // The error body, plus the fields of a result: what the command printed
+    // before it was stopped.
+    return sdk::Response::json("{\"error\":" + sdk::jsonQuote(timeoutMessage(limits.timeout)) +
+                                   ",\"type\":\"TimeoutError\"," +
+                                   shellResultJson(*result).substr(1),
+                               500);
   }
   return sdk::Response::json(shellResultJson(*result));
 }

@@ -13,8 +13,7 @@ namespace abx::plugins::process {
  * PermissionError / OSError when it cannot start, 500 TimeoutError (with the
  * output so far) at the timeout, else 200.
  */
-sdk::Response runShell(const LaunchContext& context, const sdk::Request& request,
-                       const sdk::KillLadder& timeout_ladder);
+sdk::Response runShell(const LaunchContext& context, const sdk::Request& request);
 
 /** The 200 body. */
 std::string shellResultJson(const CommandResult& result);

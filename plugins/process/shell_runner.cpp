@@ -1,11 +1,10 @@
 #include "shell_runner.h"
 
-#include <signal.h>
-
 #include <algorithm>
 #include <optional>
 
 #include "exit_watch.h"
+#include "run_limits.h"
 #include "utf8_text.h"
 
 namespace abx::plugins::process {
@@ -13,11 +12,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-
-// How often a command whose pipes stay open is checked for a finished leader.
-constexpr milliseconds kLeaderProbe{100};
-// How long output is still read after the leader exited with its pipes open.
-constexpr milliseconds kStragglerDrain{200};
 
 class Collector {
  public:
@@ -40,10 +34,6 @@ class Collector {
   std::size_t budget_;
 };
 
-milliseconds until(Clock::time_point deadline) {
-  return std::max(milliseconds(0), std::chrono::ceil<milliseconds>(deadline - Clock::now()));
-}
-
 }  // namespace
 
 sdk::Result<CommandResult> runCommand(const sdk::SpawnOptions& options,
@@ -56,38 +46,24 @@ sdk::Result<CommandResult> runCommand(const sdk::SpawnOptions& options,
   CommandResult result;
   Collector collect(result, limits.max_output_bytes);
   const auto deadline = Clock::now() + limits.timeout;
-  std::optional<ExitWatch> watch;  // opened only for a command that outlives a probe
-  bool leader_gone = false;
-  Clock::time_point drain_until{};
+  StragglerSweep sweep(child);
   std::optional<int> code;
 
   while (!code) {
-    const milliseconds left = until(deadline);
+    const milliseconds left = timeLeft(deadline);
     if (left.count() == 0) {
       result.timed_out = true;
       break;
     }
-    const bool draining = !child.outputDone() && (!leader_gone || Clock::now() < drain_until);
-    if (!draining) {
+    if (!sweep.draining()) {
       code = child.waitFor(left);
       continue;
     }
-    auto chunk = child.readChunk(leader_gone ? std::min(left, until(drain_until))
-                                             : std::min(left, kLeaderProbe));
-    if (chunk) {
+    if (auto chunk = child.readChunk(sweep.slice(left))) {
       collect.add(*chunk);
       continue;
     }
-    if (leader_gone || child.outputDone()) continue;
-    if (!watch) watch.emplace(child.pid());
-    if (watch->exited()) {
-      // The leader is an unreaped zombie, so the group id is still its own:
-      // kill what it left behind, then drain what they wrote, briefly (a
-      // process that left the group may hold the pipes forever).
-      leader_gone = true;
-      drain_until = Clock::now() + kStragglerDrain;
-      child.signalGroup(SIGKILL);
-    }
+    sweep.check();
   }
 
   if (result.timed_out) {

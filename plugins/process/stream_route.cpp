@@ -1,7 +1,5 @@
 #include "stream_route.h"
 
-#include <signal.h>
-
 #include <algorithm>
 #include <string>
 
@@ -13,13 +11,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-
-constexpr milliseconds kLeaderProbe{100};
-constexpr milliseconds kStragglerDrain{200};
-
-milliseconds until(Clock::time_point deadline) {
-  return std::max(milliseconds(0), std::chrono::ceil<milliseconds>(deadline - Clock::now()));
-}
 
 std::string errorData(std::string_view message, std::string_view type) {
   return "{\"error\":" + sdk::jsonQuote(message) + ",\"type\":" + sdk::jsonQuote(type) + "}";
@@ -37,11 +28,10 @@ class StreamPump {
   Ending run(Clock::time_point deadline) {
     last_write_ = Clock::now();
     while (true) {
-      const milliseconds left = until(deadline);
+      const milliseconds left = timeLeft(deadline);
       if (left.count() == 0) return Ending::timed_out;
       if (!stream_.open()) return Ending::disconnected;
-      const bool draining = !child_.outputDone() && (!leader_gone_ || Clock::now() < drain_until_);
-      if (!draining) {
+      if (!sweep_.draining()) {
         if (auto code = child_.waitFor(std::min(left, settings_.probe_interval))) {
           exit_code_ = *code;
           return Ending::exited;
@@ -49,22 +39,13 @@ class StreamPump {
         if (!probe()) return Ending::disconnected;
         continue;
       }
-      const milliseconds slice = leader_gone_
-                                     ? std::min(left, until(drain_until_))
-                                     : std::min({left, kLeaderProbe, settings_.probe_interval});
+      const milliseconds slice = sweep_.slice(std::min(left, settings_.probe_interval));
       if (auto line = child_.readLine(slice, settings_.max_line)) {
         if (!send(*line)) return Ending::disconnected;
         continue;
       }
       if (!probe()) return Ending::disconnected;
-      if (leader_gone_ || child_.outputDone()) continue;
-      if (!watch_) watch_.emplace(child_.pid());
-      if (watch_->exited()) {
-        // Unreaped, so the group id is still the leader's: kill the stragglers.
-        leader_gone_ = true;
-        drain_until_ = Clock::now() + kStragglerDrain;
-        child_.signalGroup(SIGKILL);
-      }
+      sweep_.check();
     }
   }
 
@@ -99,9 +80,7 @@ class StreamPump {
   std::size_t sent_ = 0;
   bool truncated_ = false;
   Clock::time_point last_write_{};
-  std::optional<ExitWatch> watch_;
-  bool leader_gone_ = false;
-  Clock::time_point drain_until_{};
+  StragglerSweep sweep_{child_};
   int exit_code_ = 0;
 };
 
@@ -118,9 +97,8 @@ std::optional<sdk::Response> shellStream(const LaunchContext& context,
 
   auto spawned = sdk::Subprocess::spawn(std::get<Launch>(launch).spawn);
   if (!spawned) {
-    const auto& status = spawned.status();
-    stream.event("error", errorData(status.message(),
-                                    status.type().empty() ? "RuntimeError" : status.type()));
+    const Refusal failure = spawnFailure(spawned.status());
+    stream.event("error", errorData(failure.message, failure.type));
     return std::nullopt;
   }
   sdk::Subprocess& child = *spawned;
@@ -131,21 +109,23 @@ std::optional<sdk::Response> shellStream(const LaunchContext& context,
   }
 
   StreamPump pump(child, stream, settings, explicitOutputCap(request.policy));
+  const auto exitData = [&](int code) {
+    return "{\"exit_code\":" + std::to_string(code) +
+           (pump.truncated() ? ",\"truncated\":true}" : "}");
+  };
   switch (pump.run(deadline)) {
     case Ending::disconnected:
       child.terminate(settings.disconnect_ladder);
-      return std::nullopt;
+      break;
     case Ending::timed_out: {
       const int code = child.terminate(settings.timeout_ladder);
       stream.event("error", errorData(timeoutMessage(limit), "TimeoutError"));
-      stream.event("exit", "{\"exit_code\":" + std::to_string(code) +
-                               (pump.truncated() ? ",\"truncated\":true}" : "}"));
-      return std::nullopt;
+      stream.event("exit", exitData(code));
+      break;
     }
     case Ending::exited:
-      stream.event("exit", "{\"exit_code\":" + std::to_string(pump.exitCode()) +
-                               (pump.truncated() ? ",\"truncated\":true}" : "}"));
-      return std::nullopt;
+      stream.event("exit", exitData(pump.exitCode()));
+      break;
   }
   return std::nullopt;
 }

@@ -25,10 +25,6 @@ class ThreadGate {
     std::unique_lock lock(mutex_);
     return idle_.wait_for(lock, timeout, [&] { return live_ == 0; });
   }
-  int live() {
-    std::lock_guard lock(mutex_);
-    return live_;
-  }
 
  private:
   std::mutex mutex_;

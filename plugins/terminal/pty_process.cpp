@@ -85,9 +85,11 @@ sdk::Result<std::unique_ptr<PtyProcess>> PtyProcess::spawn(const PtySpawnOptions
   p->master_ = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (p->master_ < 0) return osError("Could not open a pseudo-terminal", errno);
   char slave[128];
-  if (::grantpt(p->master_) != 0 || ::unlockpt(p->master_) != 0 ||
-      ::ptsname_r(p->master_, slave, sizeof slave) != 0)
+  if (::grantpt(p->master_) != 0 || ::unlockpt(p->master_) != 0)
     return osError("Could not prepare the pseudo-terminal", errno);
+  // ptsname_r returns the error number instead of setting errno.
+  if (const int err = ::ptsname_r(p->master_, slave, sizeof slave); err != 0)
+    return osError("Could not name the pseudo-terminal", err);
 
   struct winsize size {};
   size.ws_col = static_cast<unsigned short>(options.cols);
@@ -210,21 +212,26 @@ std::optional<int> PtyProcess::poll() noexcept {
   return reapLocked(false);
 }
 
+bool PtyProcess::pauseUntilExitOr(std::chrono::steady_clock::time_point deadline) const noexcept {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  if (left.count() <= 0) return false;
+  if (pid_fd_ >= 0) {
+    struct pollfd p {
+      pid_fd_, POLLIN, 0
+    };
+    ::poll(&p, 1, static_cast<int>(left.count()));
+  } else {
+    std::this_thread::sleep_for(std::min(left, std::chrono::milliseconds(10)));
+  }
+  return true;
+}
+
 std::optional<int> PtyProcess::waitFor(std::chrono::milliseconds timeout) noexcept {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
     if (auto code = poll()) return code;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return std::nullopt;
-    if (pid_fd_ >= 0) {
-      struct pollfd p {
-        pid_fd_, POLLIN, 0
-      };
-      ::poll(&p, 1, static_cast<int>(left.count()));
-    } else {
-      std::this_thread::sleep_for(std::min(left, std::chrono::milliseconds(10)));
-    }
+    if (!pauseUntilExitOr(deadline)) return std::nullopt;
   }
 }
 
@@ -254,17 +261,7 @@ int PtyProcess::terminate(std::chrono::milliseconds grace) noexcept {
       std::lock_guard lock(mutex_);
       if (exitedLocked()) break;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) break;
-    if (pid_fd_ >= 0) {
-      struct pollfd p {
-        pid_fd_, POLLIN, 0
-      };
-      ::poll(&p, 1, static_cast<int>(left.count()));
-    } else {
-      std::this_thread::sleep_for(std::min(left, std::chrono::milliseconds(10)));
-    }
+    if (!pauseUntilExitOr(deadline)) break;
   }
   // Not reaped yet, so the groups cannot have been reused: sweep what is
   // left of them (the shell, or jobs that outlived it), then reap.

@@ -76,6 +76,11 @@ class PtyProcess {
   /** The child ended (not necessarily reaped: waitid WNOWAIT). */
   bool exitedLocked() noexcept;
   std::optional<int> reapLocked(bool block) noexcept;
+  /**
+   * Sleeps until the child exits (the pidfd turns readable; without one, a
+   * short nap) or @p deadline. @return false when the deadline had passed.
+   */
+  bool pauseUntilExitOr(std::chrono::steady_clock::time_point deadline) const noexcept;
 
   pid_t pid_ = -1;
   int master_ = -1;

@@ -165,7 +165,14 @@ std::variant<PtySpawnOptions, RequestError> buildSpawnOptions(const SessionReque
     if (!isDirectory(verdict.resolved)) return badRequest("Not a directory: " + *request.cwd);
     out.cwd = verdict.resolved;
   } else {
-    out.cwd = isDirectory(context.base_dir) ? context.base_dir : "/";
+    // The guard's base (the policy's base_dir wins over --base-dir), as the
+    // process routes do; else the host's base dir; else /.
+    sdk::PathCheck base;
+    if (context.paths) base = context.paths->check("pty_create", ".", sdk::PathOp::read);
+    if (base.allowed && isDirectory(base.resolved))
+      out.cwd = base.resolved;
+    else
+      out.cwd = isDirectory(context.base_dir) ? context.base_dir : "/";
   }
   out.cols = request.cols;
   out.rows = request.rows;

@@ -43,13 +43,14 @@ struct SpawnContext {
   const sdk::PathGuard* paths = nullptr;
   sdk::ChildEnvironment* environment = nullptr;
   const sdk::Params* params = nullptr; /**< pty_create's params; null: no rules */
-  std::string base_dir;                /**< default cwd (when it is a directory) */
+  std::string base_dir; /**< default cwd when the guard's base is refused or missing */
 };
 
 /**
  * The shell (request, else /bin/bash, else /bin/sh, restricted by
  * params.shells), the environment (the host's ChildEnvironment, TERM, the
- * request's env, minus params.env_deny), and the cwd (through the PathGuard).
+ * request's env, minus params.env_deny), and the cwd (through the PathGuard;
+ * without one, the guard's base directory, else @p context.base_dir, else /).
  */
 std::variant<PtySpawnOptions, RequestError> buildSpawnOptions(const SessionRequest& request,
                                                               const SpawnContext& context);

@@ -34,18 +34,12 @@ using Poco::Net::WebSocket;
 constexpr int kMaxPayload = 1 << 20;
 constexpr long kSocketTimeoutSeconds = 10;
 
-void reply(HTTPServerResponse& response, int status, const std::string& body) {
-  response.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
-  response.setContentType("application/json");
-  response.setContentLength(static_cast<std::streamsize>(body.size()));
+void reply(HTTPServerResponse& response, const sdk::Response& answer) {
+  response.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(answer.status));
+  response.setContentType(answer.content_type);
+  response.setContentLength(static_cast<std::streamsize>(answer.body.size()));
   response.setKeepAlive(false);
-  response.send() << body;
-}
-
-std::string errorBody(std::string_view message, std::string_view type, std::string_view code = {}) {
-  std::string body = "{\"error\":" + sdk::jsonQuote(message) + ",\"type\":" + sdk::jsonQuote(type);
-  if (!code.empty()) body += ",\"code\":" + sdk::jsonQuote(code);
-  return body + "}";
+  response.send() << answer.body;
 }
 
 class Handler final : public Poco::Net::HTTPRequestHandler {
@@ -165,14 +159,16 @@ void WsService::handle(HTTPServerRequest& request, HTTPServerResponse& response)
   } leave{this};
   try {
     if (stopping_)
-      return reply(response, 503, errorBody("The PTY service is stopping", "RuntimeError"));
+      return reply(response,
+                   sdk::Response::error(503, "The PTY service is stopping", "RuntimeError"));
     Poco::URI uri(request.getURI());
     std::string path = uri.getPath();
     while (path.size() > 1 && path.back() == '/') path.pop_back();
-    if (path != "/pty") return reply(response, 404, errorBody("Not found: " + path, "ValueError"));
+    if (path != "/pty")
+      return reply(response, sdk::Response::error(404, "Not found: " + path, "ValueError"));
     if (request.getMethod() != Poco::Net::HTTPRequest::HTTP_GET)
-      return reply(response, 405,
-                   errorBody("Method not allowed: " + request.getMethod(), "ValueError"));
+      return reply(response, sdk::Response::error(405, "Method not allowed: " + request.getMethod(),
+                                                  "ValueError"));
 
     std::optional<std::string> session_id, ticket;
     for (const auto& [name, value] : uri.getQueryParameters()) {
@@ -181,9 +177,8 @@ void WsService::handle(HTTPServerRequest& request, HTTPServerResponse& response)
                                                               : nullptr;
       if (!slot) continue;
       if (*slot)
-        return reply(response, 400,
-                     errorBody("Duplicate query parameter '" + name + "'", "ValueError",
-                               "duplicate_parameter"));
+        return reply(response, sdk::Response::error(400, "Duplicate query parameter '" + name + "'",
+                                                    "ValueError", "duplicate_parameter"));
       *slot = value;
     }
     if (session_id && session_id->empty()) session_id.reset();
@@ -196,7 +191,7 @@ void WsService::handle(HTTPServerRequest& request, HTTPServerResponse& response)
     }
     const HandshakeVerdict verdict =
         authorizeHandshake(*context_.host, *context_.tickets, headers, session_id, ticket);
-    if (!verdict.allowed) return reply(response, verdict.status, verdict.body);
+    if (!verdict.allowed) return reply(response, sdk::Response::json(verdict.body, verdict.status));
 
     std::unique_ptr<WebSocket> ws;
     try {
@@ -209,7 +204,7 @@ void WsService::handle(HTTPServerRequest& request, HTTPServerResponse& response)
                                             urlHost(host_header, context_.host->info().host) + ":" +
                                             std::to_string(port_.load()) + "/pty?session_id=…"
                                       : e.message();
-      if (!response.sent()) reply(response, 400, errorBody(message, "ValueError"));
+      if (!response.sent()) reply(response, sdk::Response::error(400, message, "ValueError"));
       return;
     }
     ws->setMaxPayloadSize(kMaxPayload);
@@ -234,7 +229,7 @@ void WsService::handle(HTTPServerRequest& request, HTTPServerResponse& response)
   } catch (const std::exception& e) {
     if (context_.log) context_.log->debug(std::string("pty websocket: ") + e.what());
     try {
-      if (!response.sent()) reply(response, 400, errorBody(e.what(), "ValueError"));
+      if (!response.sent()) reply(response, sdk::Response::error(400, e.what(), "ValueError"));
     } catch (...) {
     }
   }

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "abx/sdk/testing/fakes.h"
 #include "launch.h"
-#include "process_test_fakes.h"
 
 namespace abx::plugins::process {
 namespace {
@@ -25,6 +25,7 @@ class LaunchTest : public ::testing::Test {
     std::filesystem::create_directory(dir_ + "/sub");
     std::ofstream(dir_ + "/file.txt") << "x";
     guard_.emplace(dir_);
+    env_.vars = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}};
     context_.paths = &*guard_;
     context_.environment = &env_;
     context_.base_dir = "/nonexistent-base";
@@ -33,7 +34,7 @@ class LaunchTest : public ::testing::Test {
 
   std::variant<Launch, Refusal> launch(const std::string& body,
                                        const sdk::EndpointPolicy* policy = nullptr) {
-    auto request = testing::makeRequest("POST", "/shell", "shell", body, policy);
+    auto request = sdk::testing::makeRequest("POST", "/shell", body, policy, "shell");
     return prepareLaunch(request, context_);
   }
   Refusal refused(const std::string& body, const sdk::EndpointPolicy* policy = nullptr) {
@@ -43,8 +44,8 @@ class LaunchTest : public ::testing::Test {
   }
 
   std::string dir_;
-  testing::FakeEnvironment env_;
-  std::optional<testing::FakePathGuard> guard_;
+  sdk::testing::FakeEnvironment env_;
+  std::optional<sdk::testing::FakePathGuard> guard_;
   LaunchContext context_;
 };
 
@@ -134,7 +135,7 @@ TEST_F(LaunchTest, EnvDenyAndCommandRulesComeFromThePolicy) {
 }
 
 TEST_F(LaunchTest, WithoutAnAllowedBaseTheHostBaseDirOrTheServerCwdIsUsed) {
-  testing::FakePathGuard elsewhere("/nonexistent-root");
+  sdk::testing::FakePathGuard elsewhere("/nonexistent-root");
   context_.paths = &elsewhere;
   auto r = launch(R"({"command":"pwd"})");
   ASSERT_TRUE(std::holds_alternative<Launch>(r));

@@ -8,36 +8,15 @@
 #include <filesystem>
 #include <thread>
 
+#include "abx/sdk/testing/fakes.h"
 #include "abx/sdk/testing/mock_host_context.h"
 #include "process_plugin.h"
-#include "process_test_fakes.h"
 
 namespace abx::plugins::process {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::ReturnRef;
-
-class RecordingRoutes final : public sdk::RouteRegistry {
- public:
-  sdk::Status declareGroup(const sdk::GroupSpec& group) override {
-    groups.push_back(group);
-    return sdk::Status::ok();
-  }
-  sdk::Status add(sdk::RouteSpec route) override {
-    routes.push_back(std::move(route));
-    return sdk::Status::ok();
-  }
-  sdk::Status enableGroup(std::string_view) override { return sdk::Status::ok(); }
-  sdk::Status disableGroup(std::string_view) override { return sdk::Status::ok(); }
-  const sdk::RouteSpec& byId(const std::string& id) const {
-    for (const auto& r : routes)
-      if (r.endpoint == id) return r;
-    throw std::runtime_error("no route " + id);
-  }
-  std::vector<sdk::GroupSpec> groups;
-  std::vector<sdk::RouteSpec> routes;
-};
 
 /** Records events like a client would see them. */
 class RecordingStream final : public sdk::SseStream {
@@ -60,6 +39,7 @@ class ProcessPluginTest : public ::testing::Test {
     ASSERT_TRUE(::mkdtemp(tmpl));
     dir_ = tmpl;
     guard_.emplace(dir_);
+    env_.vars = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}};
     info_.base_dir = dir_;
     ON_CALL(host_, routes()).WillByDefault(ReturnRef(routes_));
     ON_CALL(host_, environment()).WillByDefault(ReturnRef(env_));
@@ -73,17 +53,20 @@ class ProcessPluginTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
   sdk::Response call(const std::string& id, std::string body = {},
-                     std::map<std::string, std::string> params = {}) {
+                     std::map<std::string, std::string> params = {},
+                     const sdk::EndpointPolicy* policy = nullptr,
+                     std::map<std::string, std::string> query = {}) {
     const auto& route = routes_.byId(id);
-    auto request = testing::makeRequest(route.method, route.path, id, std::move(body));
+    auto request = sdk::testing::makeRequest(route.method, route.path, std::move(body), policy, id);
     for (auto& [k, v] : params) request.path_params[k] = v;
+    for (auto& [k, v] : query) request.query[k] = v;
     return route.handler(request);
   }
 
   std::string dir_;
-  RecordingRoutes routes_;
-  testing::FakeEnvironment env_;
-  std::optional<testing::FakePathGuard> guard_;
+  sdk::testing::RecordingRoutes routes_;
+  sdk::testing::FakeEnvironment env_;
+  std::optional<sdk::testing::FakePathGuard> guard_;
   sdk::HostInfo info_;
   ::testing::NiceMock<sdk::testing::MockHostContext> host_;
   std::unique_ptr<sdk::Plugin> plugin_;
@@ -136,8 +119,9 @@ TEST_F(ProcessPluginTest, ShellRunsInTheBaseDirWithTheHostEnvironment) {
 TEST_F(ProcessPluginTest, StreamEventsAndErrors) {
   const auto& route = routes_.byId("shell_stream");
   RecordingStream stream;
-  auto request = testing::makeRequest("POST", "/shell/stream", "shell_stream",
-                                      R"({"command":"sh -c 'echo a; echo b >&2; exit 2'"})");
+  auto request = sdk::testing::makeRequest("POST", "/shell/stream",
+                                           R"({"command":"sh -c 'echo a; echo b >&2; exit 2'"})",
+                                           nullptr, "shell_stream");
   EXPECT_FALSE(route.stream_handler(request, stream).has_value());
   EXPECT_TRUE(stream.begun);
   ASSERT_EQ(stream.events.size(), 3u);
@@ -146,15 +130,16 @@ TEST_F(ProcessPluginTest, StreamEventsAndErrors) {
   EXPECT_EQ(stream.events[2], (std::pair<std::string, std::string>{"exit", R"({"exit_code":2})"}));
 
   RecordingStream bad;
-  auto bad_request = testing::makeRequest("POST", "/shell/stream", "shell_stream", "{}");
+  auto bad_request =
+      sdk::testing::makeRequest("POST", "/shell/stream", "{}", nullptr, "shell_stream");
   auto reply = route.stream_handler(bad_request, bad);
   ASSERT_TRUE(reply.has_value());
   EXPECT_EQ(reply->status, 400);
   EXPECT_TRUE(bad.events.empty());
 
   RecordingStream missing;
-  auto missing_request = testing::makeRequest("POST", "/shell/stream", "shell_stream",
-                                              R"({"command":"no-such-program-xyz"})");
+  auto missing_request = sdk::testing::makeRequest(
+      "POST", "/shell/stream", R"({"command":"no-such-program-xyz"})", nullptr, "shell_stream");
   EXPECT_FALSE(route.stream_handler(missing_request, missing).has_value());
   ASSERT_EQ(missing.events.size(), 1u);
   EXPECT_EQ(missing.events[0].first, "error");
@@ -188,6 +173,38 @@ TEST_F(ProcessPluginTest, BackgroundProcessLifecycle) {
   EXPECT_EQ(call("process_signal", R"({"signal":15})", {{"pid", "1"}}).status, 403);
   EXPECT_EQ(call("process_signal", R"({"signal":15})", {{"pid", pid}}).status, 409);
   EXPECT_EQ(call("process_stdin", R"({"data":"x"})", {{"pid", pid}}).status, 409);
+}
+
+TEST_F(ProcessPluginTest, OutputAnswersHoldAtMostOneMebibyte) {
+  sdk::EndpointPolicy big_ring;
+  big_ring.limits.max_output_bytes = 4u << 20;
+  auto start =
+      call("process_start", R"({"command":["sh","-c","yes | head -c 1500000"]})", {}, &big_ring);
+  ASSERT_EQ(start.status, 200) << start.body;
+  const auto pid = std::to_string(*sdk::Json::parse(start.body)->integer("pid"));
+  auto read = [&](std::uint64_t after) {
+    auto r =
+        call("process_output", "", {{"pid", pid}}, nullptr, {{"after", std::to_string(after)}});
+    EXPECT_EQ(r.status, 200) << r.body;
+    return *sdk::Json::parse(r.body);
+  };
+  sdk::Json first;
+  for (int i = 0; i < 500; ++i) {
+    first = read(0);
+    if (*first.integer("next") == (1 << 20)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(*first.integer("next"), 1 << 20);
+  EXPECT_FALSE(*first.boolean("eof"));
+  sdk::Json rest;
+  for (int i = 0; i < 500; ++i) {
+    rest = read(1u << 20);
+    if (*rest.boolean("eof")) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(*rest.boolean("eof"));
+  EXPECT_EQ(*rest.integer("next"), 1500000);
+  EXPECT_EQ(rest.string("output")->size(), 1500000u - (1u << 20));
 }
 
 }  // namespace

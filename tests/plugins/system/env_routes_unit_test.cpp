@@ -2,15 +2,15 @@
 // bodies, redaction, and all-or-nothing updates.
 #include <gtest/gtest.h>
 
+#include "abx/sdk/testing/fakes.h"
 #include "env_routes.h"
-#include "system_test_fakes.h"
 
 namespace abx::plugins::system {
 namespace {
 
-using testing::FakeEnvironment;
-using testing::FakeRedactor;
-using testing::makeRequest;
+using sdk::testing::FakeEnvironment;
+using sdk::testing::FakeRedactor;
+using sdk::testing::makeRequest;
 
 class EnvRoutes : public ::testing::Test {
  protected:

@@ -3,38 +3,22 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "abx/sdk/testing/fakes.h"
 #include "abx/sdk/testing/mock_host_context.h"
 #include "system_plugin.h"
-#include "system_test_fakes.h"
 
 namespace abx::plugins::system {
 namespace {
 
 using ::testing::ReturnRef;
 
-class RecordingRoutes final : public sdk::RouteRegistry {
- public:
-  sdk::Status declareGroup(const sdk::GroupSpec& group) override {
-    groups.push_back(group);
-    return sdk::Status::ok();
-  }
-  sdk::Status add(sdk::RouteSpec route) override {
-    routes.push_back(std::move(route));
-    return sdk::Status::ok();
-  }
-  sdk::Status enableGroup(std::string_view) override { return sdk::Status::ok(); }
-  sdk::Status disableGroup(std::string_view) override { return sdk::Status::ok(); }
-  std::vector<sdk::GroupSpec> groups;
-  std::vector<sdk::RouteSpec> routes;
-};
-
 using MockHost = abx::sdk::testing::MockHostContext;
 
 TEST(SystemPluginStart, RegistersTheGroupAndSixRoutes) {
-  RecordingRoutes routes;
-  testing::FakeEnvironment env;
+  sdk::testing::RecordingRoutes routes;
+  sdk::testing::FakeEnvironment env;
   env.vars = {{"LANG", "C"}, {"PATH", "/usr/bin:/bin"}};
-  testing::FakeRedactor redactor;
+  sdk::testing::FakeRedactor redactor;
   sdk::HostInfo info;
   info.base_dir = "/nonexistent/base";
   ::testing::NiceMock<MockHost> host;
@@ -74,9 +58,9 @@ TEST(SystemPluginStart, RegistersTheGroupAndSixRoutes) {
 
   // The handlers work against the host's environment; the base dir that
   // does not exist falls back to "/".
-  auto env_get = routes.routes[1].handler(testing::makeRequest("GET", "/env"));
+  auto env_get = routes.routes[1].handler(sdk::testing::makeRequest("GET", "/env"));
   EXPECT_EQ(env_get.body, R"({"variables":{"LANG":"C","PATH":"/usr/bin:/bin"}})");
-  auto metrics = routes.routes[5].handler(testing::makeRequest("GET", "/system/metrics"));
+  auto metrics = routes.routes[5].handler(sdk::testing::makeRequest("GET", "/system/metrics"));
   EXPECT_EQ(metrics.status, 200);
   EXPECT_THAT(metrics.body, ::testing::Not(::testing::HasSubstr(R"("disk_total_gb":0.0)")));
 }

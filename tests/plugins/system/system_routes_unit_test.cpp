@@ -8,15 +8,15 @@
 #include <filesystem>
 #include <fstream>
 
+#include "abx/sdk/testing/fakes.h"
 #include "system_routes.h"
-#include "system_test_fakes.h"
 
 namespace abx::plugins::system {
 namespace {
 
-using testing::FakeEnvironment;
+using sdk::testing::FakeEnvironment;
+using sdk::testing::makeRequest;
 using ::testing::HasSubstr;
-using testing::makeRequest;
 
 class SystemRoutes : public ::testing::Test {
  protected:

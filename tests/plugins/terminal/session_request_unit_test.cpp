@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
+#include "abx/sdk/testing/fakes.h"
 #include "session_request.h"
-#include "terminal_test_fakes.h"
 
 namespace abx::plugins::terminal {
 namespace {
@@ -82,8 +82,8 @@ TEST(SessionRequest, ParseSizeNeedsBoth) {
 }
 
 struct Fixture {
-  testing::FakePathGuard guard{"/tmp"};
-  testing::FakeEnvironment env;
+  sdk::testing::FakePathGuard guard{"/tmp"};
+  sdk::testing::FakeEnvironment env;
   sdk::Params params;
   SpawnContext context() {
     SpawnContext c;
@@ -171,13 +171,16 @@ TEST(SpawnOptions, CwdGoesThroughThePathGuard) {
   Fixture f;
   f.env.vars = {{"PATH", "/usr/bin:/bin"}};
   EXPECT_EQ(build(f, R"({"cwd":"/tmp"})").cwd, "/tmp");
-  EXPECT_EQ(f.guard.last_endpoint, "pty_create");
+  ASSERT_FALSE(f.guard.calls.empty());
+  EXPECT_EQ(f.guard.calls.back().endpoint, "pty_create");
   auto denied = buildError(f, R"({"cwd":"/etc"})");
   EXPECT_EQ(denied.status, 403);
   EXPECT_EQ(denied.code, "path_not_allowed");
   EXPECT_EQ(denied.type, "PermissionError");
   EXPECT_EQ(buildError(f, R"({"cwd":"/tmp/does-not-exist-xyz"})").status, 400);
-  // No cwd: the base dir, or / when it does not exist.
+  // No cwd: the guard's base dir; else the host's base dir, or / when it does not exist.
+  EXPECT_EQ(build(f, "{}").cwd, "/tmp");
+  f.guard.base = "/nonexistent-root";
   EXPECT_EQ(build(f, "{}").cwd, "/");
 }
 

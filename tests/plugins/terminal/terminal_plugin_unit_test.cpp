@@ -7,9 +7,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "abx/sdk/testing/fakes.h"
 #include "abx/sdk/testing/mock_host_context.h"
 #include "terminal_plugin.h"
-#include "terminal_test_fakes.h"
 
 namespace abx::plugins::terminal {
 namespace {
@@ -44,10 +44,10 @@ struct Host {
     });
   }
   ::testing::NiceMock<sdk::testing::MockHostContext> mock;
-  testing::RecordingRoutes routes;
-  testing::FakeLogger logger;
-  testing::FakePathGuard guard{"/tmp"};
-  testing::FakeEnvironment env;
+  sdk::testing::RecordingRoutes routes;
+  sdk::testing::FakeLogger logger;
+  sdk::testing::FakePathGuard guard{"/tmp"};
+  sdk::testing::FakeEnvironment env;
   sdk::Settings settings;
   sdk::HostInfo info;
   sdk::EndpointPolicy policy;
