@@ -1,0 +1,280 @@
+// The Responses wire's pure parts: request parsing and its refusals, the
+// mapping of runtime events onto the Responses stream, the Response object,
+// and list pagination.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+
+#include "wire/list_page.h"
+#include "wire/response_object.h"
+#include "wire/response_run.h"
+#include "wire/responses_request.h"
+
+namespace abx::plugins::agents {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+ResponsesRequest parse(const std::string& body) {
+  auto parsed = parseResponsesRequest(body);
+  if (auto* e = std::get_if<WireError>(&parsed)) ADD_FAILURE() << e->message;
+  return std::get_if<ResponsesRequest>(&parsed) ? std::get<ResponsesRequest>(parsed)
+                                                : ResponsesRequest{};
+}
+
+WireError refusal(const std::string& body) {
+  auto parsed = parseResponsesRequest(body);
+  EXPECT_TRUE(std::holds_alternative<WireError>(parsed)) << body;
+  return std::holds_alternative<WireError>(parsed) ? std::get<WireError>(parsed) : WireError{};
+}
+
+Poco::JSON::Object::Ptr json(const std::string& text) {
+  Poco::JSON::Parser parser;
+  return parser.parse(text).extract<Poco::JSON::Object::Ptr>();
+}
+
+TEST(ResponsesRequest, StringInputIsThePrompt) {
+  auto r = parse(R"({"model":"codex","input":"fix it","instructions":"be brief"})");
+  EXPECT_EQ(r.model, "codex");
+  EXPECT_EQ(r.prompt, "fix it");
+  EXPECT_EQ(r.extra_instructions, "be brief");
+  EXPECT_EQ(r.preface, "");
+  ASSERT_EQ(r.input.size(), 1u);
+  EXPECT_EQ(r.input[0].role, "user");
+}
+
+TEST(ResponsesRequest, MessageListGivesPromptInstructionsAndPreface) {
+  auto r = parse(R"({"model":"m","input":[
+    {"role":"developer","content":"dev rule"},
+    {"role":"user","content":[{"type":"input_text","text":"first"}]},
+    {"type":"message","role":"assistant","content":[{"type":"output_text","text":"answer"}]},
+    {"type":"mcp_call","id":"mcp_1","name":"x","arguments":"{}","server_label":"codex"},
+    {"role":"user","content":"second"}]})");
+  EXPECT_EQ(r.prompt, "second");
+  EXPECT_EQ(r.extra_instructions, "dev rule");
+  EXPECT_EQ(r.preface, "User: first\n\nAssistant: answer\n\n");
+  EXPECT_EQ(r.input.size(), 4u);
+  EXPECT_EQ(promptWithPreface(r),
+            "Conversation so far:\n\nUser: first\n\nAssistant: answer\n\nCurrent request:\n\nsecond");
+}
+
+TEST(ResponsesRequest, PrefaceKeepsTheNewest64KiB) {
+  std::string old(70000, 'a');
+  auto r = parse(R"({"model":"m","input":[{"role":"user","content":")" + old +
+                 R"("},{"role":"assistant","content":"recent"},{"role":"user","content":"now"}]})");
+  EXPECT_EQ(r.preface.size(), kMaxPrefaceBytes);
+  EXPECT_THAT(r.preface, HasSubstr("Assistant: recent"));
+}
+
+TEST(ResponsesRequest, McpToolHeadersAreKeptButMaskedInTheEcho) {
+  auto r = parse(R"({"model":"m","input":"x","tools":[{"type":"mcp","server_label":"docs",
+    "server_url":"https://mcp.example/mcp","headers":{"Authorization":"Bearer tok-123456"}}]})");
+  ASSERT_EQ(r.mcp_tools.size(), 1u);
+  EXPECT_EQ(r.mcp_tools[0].name, "docs");
+  ASSERT_EQ(r.mcp_tools[0].headers.size(), 1u);
+  EXPECT_EQ(r.mcp_tools[0].headers[0].value, "Bearer tok-123456");
+  EXPECT_TRUE(r.mcp_tools[0].headers[0].secret);
+  EXPECT_THAT(r.tools_json, Not(HasSubstr("tok-123456")));
+  EXPECT_THAT(r.tools_json, HasSubstr("***"));
+}
+
+TEST(ResponsesRequest, SamplingParametersAreIgnoredByName) {
+  auto r = parse(R"({"model":"m","input":"x","temperature":0.3,"max_output_tokens":5,
+    "truncation":null,"include":[],"tools":[],"store":true,"user":"u"})");
+  EXPECT_THAT(r.ignored_params, ElementsAre("max_output_tokens", "temperature"));
+  EXPECT_EQ(*r.temperature, 0.3);
+}
+
+TEST(ResponsesRequest, RefusesWhatAnAgentRuntimeCannotHonour) {
+  EXPECT_EQ(refusal(R"({"input":"x"})").param, "model");
+  EXPECT_EQ(refusal(R"({"model":"m"})").param, "input");
+  EXPECT_EQ(refusal("not json").status, 400);
+  EXPECT_EQ(refusal(R"({"model":"m","input":[{"role":"assistant","content":"only me"}]})").param,
+            "input");
+  auto image = refusal(R"({"model":"m","input":[{"role":"user","content":[
+      {"type":"input_image","image_url":"u"}]}]})");
+  EXPECT_EQ(image.code, "unsupported_parameter");
+  auto function = refusal(
+      R"({"model":"m","input":"x","tools":[{"type":"function","name":"f","parameters":{}}]})");
+  EXPECT_EQ(function.code, "unsupported_parameter");
+  EXPECT_EQ(function.param, "tools");
+  EXPECT_EQ(refusal(R"({"model":"m","input":"x","tool_choice":"required"})").param,
+            "tool_choice");
+  EXPECT_EQ(refusal(R"({"model":"m","input":"x","text":{"format":{"type":"json_object"}}})").param,
+            "text.format");
+  EXPECT_EQ(refusal(R"({"model":"m","input":"x","conversation":"c"})").param, "conversation");
+  EXPECT_EQ(refusal(R"({"model":"m","input":"x","tools":[{"type":"mcp"}]})").param, "tools");
+}
+
+Item item(std::string id, std::string type, std::string text = {}) {
+  Item i;
+  i.id = std::move(id);
+  i.type = std::move(type);
+  i.text = std::move(text);
+  return i;
+}
+
+RuntimeEvent event(std::string type, std::optional<Item> item = {}, std::string delta = {}) {
+  RuntimeEvent e;
+  e.type = std::move(type);
+  if (item) e.item_id = item->id;
+  e.item = std::move(item);
+  e.delta = std::move(delta);
+  return e;
+}
+
+std::vector<ResponseRun::Event> drain(ResponseRun& run) {
+  std::vector<ResponseRun::Event> out;
+  const int reader = run.attach();
+  EXPECT_GE(reader, 0);
+  while (run.read(reader, out, std::chrono::milliseconds(1))) {
+  }
+  run.detach(reader);
+  return out;
+}
+
+TEST(ResponseRun, MapsATurnOntoTheCanonicalSequence) {
+  ResponseEcho echo;
+  echo.model = "codex";
+  ResponseRun run("resp_1", 100, echo);
+  run.onEvent(event("turn.started"));
+  auto reasoning = item("rs_1", "reasoning");
+  run.onEvent(event("item.added", reasoning));
+  run.onEvent(event("item.reasoning.delta", reasoning, "Looking"));
+  reasoning.text = "Looking";
+  reasoning.status = "completed";
+  run.onEvent(event("item.done", reasoning));
+  auto tool = item("mcp_1", "command_execution");
+  tool.server_label = "codex";
+  tool.name = "command_execution";
+  run.onEvent(event("item.added", tool));
+  tool.arguments = R"({"command":"ls"})";
+  tool.output = "a.txt\n";
+  tool.status = "completed";
+  run.onEvent(event("item.done", tool));
+  auto message = item("msg_1", "message");
+  run.onEvent(event("item.added", message));
+  run.onEvent(event("item.text.delta", message, "Do"));
+  run.onEvent(event("item.text.delta", message, "ne."));
+  message.text = "Done.";
+  message.status = "completed";
+  run.onEvent(event("item.done", message));
+  Turn turn;
+  turn.status = TurnStatus::completed;
+  turn.usage.input_tokens = 12;
+  turn.usage.output_tokens = 5;
+  RuntimeEvent end = event("turn.completed");
+  end.turn = turn;
+  run.onEvent(end);
+  EXPECT_TRUE(run.finished());
+
+  auto events = drain(run);
+  std::vector<std::string> types;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    types.push_back(events[i].type);
+    EXPECT_EQ(events[i].sequence_number, static_cast<std::int64_t>(i));
+    auto data = json(events[i].data);
+    EXPECT_EQ(data->getValue<std::string>("type"), events[i].type);
+    EXPECT_EQ(data->getValue<std::int64_t>("sequence_number"), static_cast<std::int64_t>(i));
+    EXPECT_FALSE(data->has("error"));  // a top-level error would make the SDK throw
+  }
+  EXPECT_THAT(types,
+              ElementsAre("response.created", "response.in_progress",
+                          "response.output_item.added", "response.reasoning_summary_part.added",
+                          "response.reasoning_summary_text.delta",
+                          "response.reasoning_summary_text.done",
+                          "response.reasoning_summary_part.done", "response.output_item.done",
+                          "response.output_item.added", "response.mcp_call.in_progress",
+                          "response.mcp_call_arguments.done", "response.mcp_call.completed",
+                          "response.output_item.done", "response.output_item.added",
+                          "response.content_part.added", "response.output_text.delta",
+                          "response.output_text.delta", "response.output_text.done",
+                          "response.content_part.done", "response.output_item.done",
+                          "response.completed"));
+  auto completed = json(events.back().data)->getObject("response");
+  EXPECT_EQ(completed->getValue<std::string>("id"), "resp_1");
+  EXPECT_EQ(completed->getValue<std::string>("object"), "response");
+  EXPECT_EQ(completed->getValue<std::string>("status"), "completed");
+  auto output = completed->getArray("output");
+  ASSERT_EQ(output->size(), 3u);
+  EXPECT_EQ(output->getObject(1)->getValue<std::string>("type"), "mcp_call");
+  EXPECT_EQ(output->getObject(1)->getValue<std::string>("output"), "a.txt\n");
+  EXPECT_EQ(output->getObject(1)->getValue<std::string>("arguments"), R"({"command":"ls"})");
+  EXPECT_EQ(output->getObject(2)->getArray("content")->getObject(0)->getValue<std::string>("text"),
+            "Done.");
+  EXPECT_EQ(completed->getObject("usage")->getValue<int>("total_tokens"), 17);
+  auto added = json(events[8].data)->getObject("item");
+  EXPECT_EQ(added->getValue<std::string>("arguments"), "");  // pre-initialised string
+  EXPECT_EQ(json(events[15].data)->getValue<int>("output_index"), 2);
+}
+
+TEST(ResponseRun, AFailedTurnEndsWithResponseFailedCarryingTheError) {
+  ResponseRun run("resp_2", 100, {});
+  run.onEvent(event("turn.started"));
+  Turn turn;
+  turn.status = TurnStatus::failed;
+  turn.error = TurnError{"authentication_error", "bad key"};
+  RuntimeEvent end = event("turn.failed");
+  end.turn = turn;
+  run.onEvent(end);
+  auto events = drain(run);
+  ASSERT_EQ(events.back().type, "response.failed");
+  auto response = json(events.back().data)->getObject("response");
+  EXPECT_EQ(response->getValue<std::string>("status"), "failed");
+  EXPECT_EQ(response->getObject("error")->getValue<std::string>("code"), "authentication_error");
+  EXPECT_EQ(response->getObject("usage")->getValue<int>("total_tokens"), 0);  // never null
+}
+
+TEST(ResponseRun, ALateReaderStillSeesEverythingFromCreated) {
+  ResponseRun run("resp_3", 100, {});
+  run.onEvent(event("turn.started"));
+  auto first = drain(run);
+  EXPECT_EQ(first.front().type, "response.created");
+  EXPECT_FALSE(run.finished());
+}
+
+TEST(ResponseObject, IdsMapBetweenTurnsAndResponses) {
+  EXPECT_EQ(responseIdForTurn("turn_abc"), "resp_abc");
+  EXPECT_EQ(turnIdForResponse("resp_abc"), "turn_abc");
+  EXPECT_EQ(turnIdForResponse("msg_abc"), "");
+  EXPECT_EQ(turnIdForResponse("resp_"), "");
+}
+
+TEST(ResponseObject, FailedToolCarriesAnExecutionError) {
+  auto tool = item("mcp_9", "command_execution");
+  tool.status = "failed";
+  tool.exit_code = 2;
+  auto o = json(outputItemJson(tool));
+  EXPECT_EQ(o->getValue<std::string>("status"), "failed");
+  EXPECT_EQ(o->getObject("error")->getValue<std::string>("type"), "mcp_tool_execution_error");
+  EXPECT_EQ(o->getObject("error")->getValue<std::string>("content"), "exit code 2");
+}
+
+sdk::Request query(std::map<std::string, std::string> params) {
+  sdk::Request r;
+  for (auto& [k, v] : params) r.query[k] = v;
+  return r;
+}
+
+TEST(ListPage, PagesNewestFirstByDefaultWithCursor) {
+  PageItems items = {{"a", R"({"id":"a"})"}, {"b", R"({"id":"b"})"}, {"c", R"({"id":"c"})"}};
+  auto page = json(std::get<std::string>(listPage(query({{"limit", "2"}}), items)));
+  EXPECT_EQ(page->getValue<std::string>("first_id"), "c");
+  EXPECT_EQ(page->getValue<std::string>("last_id"), "b");
+  EXPECT_TRUE(page->getValue<bool>("has_more"));
+  auto next = json(std::get<std::string>(listPage(query({{"limit", "2"}, {"after", "b"}}), items)));
+  EXPECT_EQ(next->getArray("data")->size(), 1u);
+  EXPECT_FALSE(next->getValue<bool>("has_more"));
+  auto asc = json(std::get<std::string>(listPage(query({{"order", "asc"}}), items)));
+  EXPECT_EQ(asc->getValue<std::string>("first_id"), "a");
+  EXPECT_TRUE(std::holds_alternative<WireError>(listPage(query({{"limit", "0"}}), items)));
+  EXPECT_TRUE(std::holds_alternative<WireError>(listPage(query({{"order", "up"}}), items)));
+  EXPECT_TRUE(std::holds_alternative<WireError>(listPage(query({{"after", "zz"}}), items)));
+}
+
+}  // namespace
+}  // namespace abx::plugins::agents
