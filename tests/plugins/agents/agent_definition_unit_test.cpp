@@ -47,10 +47,10 @@ provider:
   wire_api: responses
 workspace:
   path: /workspace/repo
-  git: {url: https://github.com/o/r.git, ref: main, token: ${GITHUB_TOKEN}}
+  git: {url: https://github.com/o/r.git, ref: main, token: "${GITHUB_TOKEN}"}
   upload: ./
 env: {LOG_LEVEL: debug, RETRIES: 3}
-secrets: {NPM_TOKEN: ${NPM_TOKEN}}
+secrets: {NPM_TOKEN: "${NPM_TOKEN}"}
 mcp_servers:
   docs:  {url: https://mcp.example.com/mcp, headers: {Authorization: "Bearer ${DOCS_TOKEN}", X-Trace: on1}}
   files: {command: npx, args: ["-y", "@modelcontextprotocol/server-filesystem", "/workspace"]}

@@ -69,9 +69,9 @@ agents:
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.agents.empty()) << "a half-loaded file is not loaded";
   ASSERT_EQ(r.errors.size(), 2u);
-  EXPECT_EQ(r.errors[0].text(),
+  EXPECT_EQ(r.errors[0].text(), "agents[1].colour: unknown key");
+  EXPECT_EQ(r.errors[1].text(),
             "agents[1].provider.api_key: environment variable UNSET is not set");
-  EXPECT_EQ(r.errors[1].text(), "agents[1].colour: unknown key");
   EXPECT_EQ(r.errorText().rfind("agents.yaml: ", 0), 0u);
 }
 

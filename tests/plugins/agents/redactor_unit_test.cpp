@@ -129,10 +129,10 @@ TEST(Redactor, ThroughputOfShortEvents) {
   for (int i = 0; i < 20; ++i) bag.add("secret-value-number-" + std::to_string(i));
   Redactor r(bag);
   // 100 bytes of ordinary agent output with candidate bigrams (sk, be, gh, x-) but no match.
-  const std::string event =
+  std::string event =
       "{\"type\":\"item.delta\",\"text\":\"ask the bear: gh issue x-ray task-skip; "
       "being secret-value\"}xx";
-  ASSERT_EQ(event.size(), 100u);
+  event.resize(100, ' ');
   constexpr int kEvents = 200000;
   std::size_t total = 0;
   const auto start = std::chrono::steady_clock::now();
