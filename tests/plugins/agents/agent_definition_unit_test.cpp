@@ -395,6 +395,25 @@ TEST(AgentDefinition, ErrorTextJoinsPathsAndMessages) {
   EXPECT_EQ(r.errorText(), "foo: unknown key; bar: unknown key");
 }
 
+TEST(AgentDefinition, DuplicateKeysAreErrors) {
+  auto r = fromYaml("name: a\nruntime: codex\nenv: {A: '1', A: '2'}\nmodel: x\nmodel: y\n");
+  EXPECT_EQ(errorAt(r, "env.A"), "duplicate key");
+  EXPECT_EQ(errorAt(r, "model"), "duplicate key");
+}
+
+TEST(AgentDefinition, RegistrationWarnings) {
+  auto quiet = parseAgentDefinitionBody(R"({"name": "a", "runtime": "codex"})");
+  EXPECT_TRUE(registrationWarnings(quiet.spec).empty());
+  auto scoped = parseAgentDefinitionBody(
+      R"({"name": "a", "runtime": "codex", "permissions": "workspace_write",
+          "secrets": {"T": "secret-value"}})");
+  EXPECT_TRUE(registrationWarnings(scoped.spec).empty());
+  auto risky = parseAgentDefinitionBody(
+      R"({"name": "a", "runtime": "codex", "provider": {"api_key": "k-123456"}})");
+  ASSERT_EQ(registrationWarnings(risky.spec).size(), 1u);
+  EXPECT_NE(registrationWarnings(risky.spec)[0].find("full_access"), std::string::npos);
+}
+
 TEST(AgentDefinition, InvalidJsonBody) {
   auto r = parseAgentDefinitionBody("{not json");
   ASSERT_EQ(r.errors.size(), 1u);

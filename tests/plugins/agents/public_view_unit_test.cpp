@@ -2,6 +2,8 @@
 // anywhere in the serialised text, and non-secret fields are shown as given.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "definition/agent_definition.h"
 #include "definition/config_tree.h"
 #include "definition/public_view.h"
@@ -74,6 +76,34 @@ TEST(PublicView, MaskUrlCredential) {
   EXPECT_EQ(maskUrlCredential("https://a:b@h/p"), "https://a:***@h/p");
   EXPECT_EQ(maskUrlCredential("https://h/p"), "https://h/p");
   EXPECT_EQ(maskUrlCredential("ssh://git@h/p"), "ssh://git@h/p");
+}
+
+TEST(PublicView, McpServersAsAgentsApiTools) {
+  auto r = parseAgentDefinitionBody(R"({"name": "a", "runtime": "codex",
+    "mcp_servers": {
+      "docs": {"url": "https://mcp.example/x", "allowed_tools": ["search"],
+               "headers": {"Authorization": "Bearer tok-12345678", "X-Plain": "plain-value"}},
+      "fs": {"command": "npx", "args": ["server"]}}})");
+  ASSERT_TRUE(r.ok()) << r.errorText();
+  std::ostringstream text;
+  publicMcpTools(r.spec)->stringify(text);
+  EXPECT_EQ(text.str().find("tok-12345678"), std::string::npos);
+  EXPECT_EQ(text.str().find("plain-value"), std::string::npos) << "header names only";
+  auto tools = configFromJson(text.str());
+  ASSERT_TRUE(tools) << text.str();
+  ASSERT_EQ(tools->items.size(), 2u);
+  const auto& docs = tools->items[0];
+  EXPECT_EQ(docs.find("type")->text, "mcp");
+  EXPECT_EQ(docs.find("server_label")->text, "docs");
+  EXPECT_EQ(docs.find("transport")->find("type")->text, "http");
+  EXPECT_EQ(docs.find("transport")->find("headers")->find("Authorization")->text, "***");
+  EXPECT_EQ(docs.find("allowed_tools")->items.at(0).text, "search");
+  EXPECT_EQ(docs.find("credential_id")->kind, ConfigValue::Kind::null);
+  const auto& fs = tools->items[1];
+  EXPECT_EQ(fs.find("transport")->find("type")->text, "stdio");
+  EXPECT_EQ(fs.find("transport")->find("command")->text, "npx");
+  EXPECT_EQ(fs.find("transport")->find("cwd")->text, "/workspace");
+  EXPECT_EQ(fs.find("allowed_tools")->kind, ConfigValue::Kind::null);
 }
 
 }  // namespace
