@@ -101,9 +101,31 @@ class DefinitionReader {
     return out;
   }
 
+  /**
+   * YAML and JSON both let a key repeat; the later value would silently win
+   * (or, for YAML, both would be read), so a repeated key is an error.
+   */
+  void checkDuplicateKeys(const ConfigValue& v, const std::string& path) {
+    if (v.kind == Kind::array) {
+      for (std::size_t i = 0; i < v.items.size(); ++i)
+        checkDuplicateKeys(v.items[i], indexed(path, i));
+    }
+    if (v.kind != Kind::object) return;
+    for (std::size_t i = 0; i < v.members.size(); ++i) {
+      const auto& key = v.members[i].first;
+      for (std::size_t j = 0; j < i; ++j)
+        if (v.members[j].first == key) {
+          fail(join(path, key), "duplicate key");
+          break;
+        }
+      checkDuplicateKeys(v.members[i].second, join(path, key));
+    }
+  }
+
   AgentSpec read(const ConfigValue& root, const std::string& prefix) {
     AgentSpec spec;
     if (!expectKind(root, Kind::object, prefix)) return spec;
+    checkDuplicateKeys(root, prefix);
     checkKeys(root, prefix,
               {"name", "runtime", "model", "instructions", "provider", "workspace", "env",
                "secrets", "mcp_servers", "permissions", "limits", "extra_args", "command"});
@@ -430,6 +452,16 @@ DefinitionResult parseAgentDefinition(const ConfigValue& tree, const DefinitionO
   result.spec = reader.read(tree, std::string(path_prefix));
   result.errors = reader.takeErrors();
   return result;
+}
+
+std::vector<std::string> registrationWarnings(const AgentSpec& spec) {
+  std::vector<std::string> warnings;
+  if (spec.permissions == Permissions::full_access && !SecretBag::of(spec).empty())
+    warnings.push_back("agent '" + spec.name +
+                       "' has full_access and secrets: a prompt-injected agent can read its own "
+                       "environment and exfiltrate them; prefer workspace_write or read_only and "
+                       "short-lived, scoped keys");
+  return warnings;
 }
 
 DefinitionResult parseAgentDefinitionBody(std::string_view json_body,

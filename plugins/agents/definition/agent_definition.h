@@ -59,4 +59,10 @@ DefinitionResult parseAgentDefinition(const ConfigValue& tree, const DefinitionO
 DefinitionResult parseAgentDefinitionBody(std::string_view json_body,
                                           const RuntimePredicate& known_runtime = {});
 
+/**
+ * Warnings to log when @p spec is registered (agents spec §9.13): full_access
+ * together with any secret. Empty when there is nothing to say.
+ */
+std::vector<std::string> registrationWarnings(const sdk::agents::AgentSpec& spec);
+
 }  // namespace abx::plugins::agents

@@ -126,6 +126,40 @@ Poco::JSON::Object::Ptr publicDefinitionObject(const AgentSpec& spec) {
   return root;
 }
 
+Poco::JSON::Array::Ptr publicMcpTools(const AgentSpec& spec) {
+  Array::Ptr tools = new Array();
+  for (const auto& server : spec.mcp_servers) {
+    auto tool = newObject();
+    tool->set("type", "mcp");
+    tool->set("server_label", server.name);
+    auto transport = newObject();
+    if (!server.url.empty()) {
+      transport->set("type", "http");
+      transport->set("server_url", maskUrlCredential(server.url));
+      auto headers = newObject();
+      for (const auto& h : server.headers) headers->set(h.name, std::string(kMaskedSecret));
+      transport->set("headers", headers);
+    } else {
+      transport->set("type", "stdio");
+      transport->set("command", server.command);
+      transport->set("args", stringArray(server.args));
+      transport->set("cwd", spec.workspace.path);
+      transport->set("env_vars", Array::Ptr(new Array()));
+    }
+    tool->set("transport", transport);
+    if (server.allowed_tools.empty())
+      tool->set("allowed_tools", Poco::Dynamic::Var());
+    else
+      tool->set("allowed_tools", stringArray(server.allowed_tools));
+    tool->set("connection_origin", "environment");
+    tool->set("credential_id", Poco::Dynamic::Var());
+    tool->set("request_metadata", newObject());
+    tool->set("required", false);
+    tools->add(tool);
+  }
+  return tools;
+}
+
 std::string publicDefinitionJson(const AgentSpec& spec) {
   std::ostringstream out;
   publicDefinitionObject(spec)->stringify(out);

@@ -4,6 +4,7 @@
 // else may turn a definition into JSON or text.
 #pragma once
 
+#include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
 
 #include <string>
@@ -27,6 +28,16 @@ Poco::JSON::Object::Ptr publicDefinitionObject(const sdk::agents::AgentSpec& spe
 
 /** publicDefinitionObject() as compact JSON text. */
 std::string publicDefinitionJson(const sdk::agents::AgentSpec& spec);
+
+/**
+ * The definition's MCP servers as Agents-API tool resources (openai-wire.md
+ * §9.2): {type:"mcp", server_label, transport:{type:"http", server_url,
+ * headers:{name:"***"}} | {type:"stdio", command, args, cwd, env_vars:[]},
+ * allowed_tools (null = all), connection_origin:"environment",
+ * credential_id:null, request_metadata:{}, required:false}. Every header value
+ * is "***" ("never echo secrets; give header names only").
+ */
+Poco::JSON::Array::Ptr publicMcpTools(const sdk::agents::AgentSpec& spec);
 
 /** @p url with the credential of its user info replaced by "***". */
 std::string maskUrlCredential(std::string_view url);

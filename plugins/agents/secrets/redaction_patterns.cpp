@@ -224,9 +224,8 @@ RedactionPatterns::ScanResult RedactionPatterns::scan(std::string_view text, int
   std::size_t copied = 0;
   std::size_t i = 0;
   while (i < n) {
-    const bool candidate = i + 1 < n
-                               ? start_bigrams_.test(bigram(text[i], text[i + 1]))
-                               : !at_end && start_bytes_.test(static_cast<unsigned char>(text[i]));
+    const bool candidate = i + 1 < n ? start_bigrams_[bigram(text[i], text[i + 1])]
+                                     : !at_end && start_bytes_[static_cast<unsigned char>(text[i])];
     if (!candidate) {
       ++i;
       continue;
