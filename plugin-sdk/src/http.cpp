@@ -56,4 +56,10 @@ Response Response::error(int status, std::string_view message, std::string_view 
   return Response::json(std::move(body), status);
 }
 
+bool SseStream::events(const std::vector<std::pair<std::string_view, std::string_view>>& batch) {
+  for (const auto& [name, data] : batch)
+    if (!event(name, data)) return false;
+  return open();
+}
+
 }  // namespace abx::sdk

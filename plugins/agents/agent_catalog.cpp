@@ -35,6 +35,12 @@ std::shared_ptr<const ResolvedAgent> AgentCatalog::resolve(const std::string& na
     if (auto it = definitions_.find(name); it != definitions_.end()) base = it->second;
   }
   if (base) {
+    if (!allow_extra_args_ && !base->spec.extra_args.empty()) {
+      why = "Agent '" + name +
+            "' uses extra_args, which this server disables "
+            "(ABX_AGENTS_ALLOW_COMMAND=0).";
+      return nullptr;
+    }
     // The adapter is looked up on every use: an adapter plugin that is gone
     // (ABX_AGENTS_ALLOW_COMMAND=0, say) makes the agent unusable, not stale.
     auto adapter_ptr = adapter(base->spec.runtime);

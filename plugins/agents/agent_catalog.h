@@ -20,7 +20,9 @@ namespace abx::plugins::agents {
 /** THREAD: safe. */
 class AgentCatalog {
  public:
-  explicit AgentCatalog(const sdk::ServiceRegistry& services) : services_(services) {}
+  /** @p allow_extra_args false (ABX_AGENTS_ALLOW_COMMAND=0): agents with extra_args are refused. */
+  AgentCatalog(const sdk::ServiceRegistry& services, bool allow_extra_args = true)
+      : services_(services), allow_extra_args_(allow_extra_args) {}
 
   /** Replaces the definitions (already validated). */
   void setDefinitions(std::vector<sdk::agents::AgentSpec> specs);
@@ -34,6 +36,7 @@ class AgentCatalog {
 
  private:
   const sdk::ServiceRegistry& services_;
+  const bool allow_extra_args_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const ResolvedAgent>> definitions_;
   mutable std::map<std::string, std::shared_ptr<const ResolvedAgent>> defaults_;

@@ -58,7 +58,12 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
       !s)
     return s;
 
-  catalog_ = std::make_unique<AgentCatalog>(host.services());
+  // ABX_AGENTS_ALLOW_COMMAND=0 turns off `runtime: command` (its adapter
+  // plugin then provides nothing) and, here, every definition's extra_args.
+  const auto allow = env("ABX_AGENTS_ALLOW_COMMAND").value_or("1");
+  const bool allow_extra_args =
+      !(allow == "0" || allow == "false" || allow == "no" || allow == "off");
+  catalog_ = std::make_unique<AgentCatalog>(host.services(), allow_extra_args);
   if (auto path = env("ABX_AGENTS_CONFIG")) {
     auto loaded = loadAgentsConfigFile(*path, processEnvLookup());
     if (!loaded.ok()) return sdk::Status::error(loaded.errorText(), "ValueError");

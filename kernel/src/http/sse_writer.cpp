@@ -81,6 +81,13 @@ bool SseWriter::event(std::string_view name, std::string_view data) {
   return writeLocked(frame);
 }
 
+bool SseWriter::events(const std::vector<std::pair<std::string_view, std::string_view>>& batch) {
+  std::string frames;
+  for (const auto& [name, data] : batch) frames += sseFrame(name, data);
+  std::lock_guard lock(mutex_);
+  return writeLocked(frames);
+}
+
 bool SseWriter::comment(std::string_view text) {
   std::string frame = ": ";
   frame += text;

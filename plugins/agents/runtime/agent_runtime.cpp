@@ -183,7 +183,7 @@ sdk::Result<Turn> AgentRuntime::submitTurn(const std::string& session_id, TurnRe
   RuntimeEvent queued;
   queued.type = "turn.queued";
   queued.turn_id = snapshot.id;
-  queued.turn = snapshot;
+  queued.turn = std::make_shared<const Turn>(snapshot);
   publish(session_id, std::move(queued), observer);
   work_.notify_one();
   return snapshot;
@@ -248,7 +248,7 @@ void AgentRuntime::runTurn(const std::string& turn_id) {
     RuntimeEvent started;
     started.type = "turn.started";
     started.turn_id = turn_id;
-    started.turn = turn(turn_id);
+    if (auto now = turn(turn_id)) started.turn = std::make_shared<const Turn>(std::move(*now));
     publish(session_id, std::move(started), observer);
   }
   // The turn directory is gone before the turn is reported finished.
@@ -434,7 +434,7 @@ void AgentRuntime::finishTurn(const std::string& turn_id, TurnStatus status,
     }
     done.type = std::string("turn.") + turnStatusName(status);
     done.turn_id = turn_id;
-    done.turn = state.turn;
+    done.turn = std::make_shared<const Turn>(state.turn);
     if (!sessions_.count(session_id)) turns_.erase(it);
   }
   publish(session_id, std::move(done), observer);
@@ -474,7 +474,7 @@ sdk::Result<Turn> AgentRuntime::cancelTurn(const std::string& turn_id) {
       session_id = state.turn.session_id;
       done.type = "turn.cancelled";
       done.turn_id = turn_id;
-      done.turn = state.turn;
+      done.turn = std::make_shared<const Turn>(state.turn);
     }
     publish(session_id, std::move(done), observer);
     turn_changed_.notify_all();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,9 +82,12 @@ struct RuntimeEvent {
   std::string type;
   std::string turn_id;
   std::string item_id;
-  std::string delta;        /**< the *.delta events, log text */
-  std::optional<Item> item; /**< item.added / item.done: the item's state */
-  std::optional<Turn> turn; /**< turn.*: the turn's state (items included on terminal events) */
+  std::string delta; /**< the *.delta events, log text */
+  /** item.added / item.done: the item's state. Shared, not copied: a
+   *  flooding agent publishes hundreds of thousands of events. */
+  std::shared_ptr<const Item> item;
+  /** turn.*: the turn's state (items included on terminal events). */
+  std::shared_ptr<const Turn> turn;
 };
 
 }  // namespace abx::plugins::agents

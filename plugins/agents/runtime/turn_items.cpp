@@ -40,7 +40,8 @@ void TurnItems::emit(std::string type, const Item& item, std::string delta) {
   event.turn_id = turn_id_;
   event.item_id = item.id;
   event.delta = std::move(delta);
-  if (event.type == "item.added" || event.type == "item.done") event.item = item;
+  if (event.type == "item.added" || event.type == "item.done")
+    event.item = std::make_shared<const Item>(item);
   sink_(std::move(event));
 }
 

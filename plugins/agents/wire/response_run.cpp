@@ -46,7 +46,7 @@ void ResponseRun::push(std::string type, std::string data) {
   history_.push_back({sequence_ - 1, std::move(type), std::move(data)});
   if (history_bytes_ > kMaxHistoryBytes) {
     std::size_t keep_from = dropped_ + history_.size();
-    for (const auto& [reader, next] : readers_) keep_from = std::min(keep_from, next);
+    for (const auto& [id, reader] : readers_) keep_from = std::min(keep_from, reader.next);
     while (dropped_ < keep_from && !history_.empty()) {
       history_bytes_ -= history_.front().data.size();
       history_.pop_front();
@@ -114,6 +114,7 @@ void ResponseRun::itemDone(const Item& item) {
 }
 
 void ResponseRun::onEvent(const RuntimeEvent& event) {
+  bool wake = false;
   {
     std::lock_guard lock(mutex_);
     if (finished_) return;
@@ -141,18 +142,19 @@ void ResponseRun::onEvent(const RuntimeEvent& event) {
       // ends with response.failed whose response says status "cancelled".
       const char* name =
           event.turn->status == TurnStatus::completed ? "response.completed" : "response.failed";
-      push(name, lifecycle(name, status, &*event.turn));
+      push(name, lifecycle(name, status, event.turn.get()));
       finished_ = true;
     }
+    wake = finished_ || sleepers_ > 0;
   }
-  changed_.notify_all();
+  if (wake) changed_.notify_all();
 }
 
 int ResponseRun::attach() {
   std::lock_guard lock(mutex_);
   if (dropped_ > 0) return -1;
   const int reader = next_reader_++;
-  readers_[reader] = 0;
+  readers_[reader] = Reader{};
   return reader;
 }
 
@@ -165,11 +167,22 @@ bool ResponseRun::read(int reader, std::vector<Event>& out, std::chrono::millise
   std::unique_lock lock(mutex_);
   auto it = readers_.find(reader);
   if (it == readers_.end()) return false;
-  auto available = [&] { return it->second < dropped_ + history_.size(); };
-  if (!available() && !finished_) changed_.wait_for(lock, wait, available);
+  Reader& state = it->second;
+  auto available = [&] { return state.next < dropped_ + history_.size(); };
+  auto ready = [&] { return available() || finished_; };
+  // A reader that just found events polls again shortly instead of being
+  // woken per event: a flooding agent then costs one wake-up per batch, not
+  // one per delta. An idle reader sleeps until the producer wakes it.
+  if (!ready() && state.active) changed_.wait_for(lock, kBatchWindow, ready);
+  if (!ready()) {
+    ++sleepers_;
+    changed_.wait_for(lock, wait, ready);
+    --sleepers_;
+  }
+  state.active = available();
   while (available()) {
-    out.push_back(history_[it->second - dropped_]);
-    ++it->second;
+    out.push_back(history_[state.next - dropped_]);
+    ++state.next;
   }
   return !(finished_ && !available());
 }

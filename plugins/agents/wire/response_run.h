@@ -5,7 +5,7 @@
 // and keeps the events so several readers (the POST's own stream, GET
 // ?stream=true replays) can follow from any point. The kept history is
 // bounded: past kMaxHistoryBytes the events every reader has passed are
-// dropped and a full replay is no longer possible.
+// dropped, and a replay is then rebuilt from the finished turn instead.
 #pragma once
 
 #include <chrono>
@@ -24,7 +24,9 @@ namespace abx::plugins::agents {
 
 class ResponseRun {
  public:
-  static constexpr std::size_t kMaxHistoryBytes = 64u << 20;
+  static constexpr std::size_t kMaxHistoryBytes = 8u << 20;
+  /** How long a busy reader waits for more events before it sends what it has. */
+  static constexpr std::chrono::microseconds kBatchWindow{500};
 
   struct Event {
     std::int64_t sequence_number = 0;
@@ -71,7 +73,12 @@ class ResponseRun {
   std::deque<Event> history_;
   std::size_t dropped_ = 0;  // events dropped from the front of history_
   std::size_t history_bytes_ = 0;
-  std::map<int, std::size_t> readers_;  // reader -> index of its next event
+  struct Reader {
+    std::size_t next = 0;  // index of its next event
+    bool active = false;   // its last read found events
+  };
+  std::map<int, Reader> readers_;
+  int sleepers_ = 0;  // readers in a long wait, who need a notify
   int next_reader_ = 0;
   std::int64_t sequence_ = 0;
   bool finished_ = false;

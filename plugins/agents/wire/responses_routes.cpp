@@ -49,14 +49,15 @@ bool streamRun(ResponseRun& run, sdk::SseStream& sse, std::int64_t after) {
   if (reader < 0) return false;
   sse.begin();
   std::vector<ResponseRun::Event> events;
+  std::vector<std::pair<std::string_view, std::string_view>> batch;
   bool more = true;
   while (more && sse.open()) {
     events.clear();
+    batch.clear();
     more = run.read(reader, events, kReadSlice);
-    for (const auto& e : events) {
-      if (e.sequence_number <= after) continue;
-      if (!sse.event(e.type, e.data)) break;
-    }
+    for (const auto& e : events)
+      if (e.sequence_number > after) batch.emplace_back(e.type, e.data);
+    if (!batch.empty() && !sse.events(batch)) break;
   }
   run.detach(reader);
   return true;
@@ -73,7 +74,7 @@ std::shared_ptr<ResponseRun> replayOf(const Turn& turn, const ResponseEcho& echo
     RuntimeEvent added;
     added.type = "item.added";
     added.item_id = item.id;
-    added.item = item;
+    added.item = std::make_shared<const Item>(item);
     run->onEvent(added);
     if (!item.text.empty() && (item.type == "message" || item.type == "reasoning")) {
       RuntimeEvent delta;
@@ -89,7 +90,7 @@ std::shared_ptr<ResponseRun> replayOf(const Turn& turn, const ResponseEcho& echo
   if (isTerminal(turn.status)) {
     RuntimeEvent end;
     end.type = std::string("turn.") + turnStatusName(turn.status);
-    end.turn = turn;
+    end.turn = std::make_shared<const Turn>(turn);
     run->onEvent(end);
   }
   return run;

@@ -272,6 +272,18 @@ TEST_F(RuntimeTest, OutputCapStopsTheAgent) {
   EXPECT_EQ(turn.error->code, "output_limit_exceeded");
 }
 
+TEST_F(RuntimeTest, LinesOverFourMiBAreCutAndTheTurnGoesOn) {
+  addAgent("a", "head -c 5000000 /dev/zero | tr '\\0' x; echo; echo M after");
+  std::vector<RuntimeEvent> events;
+  auto turn = runOnce("a", "x", nullptr, &events);
+  EXPECT_EQ(turn.status, TurnStatus::completed);
+  EXPECT_EQ(turn.items.at(0).text, "after");
+  std::size_t longest = 0;
+  for (const auto& e : events)
+    if (e.type == "log") longest = std::max(longest, e.delta.size());
+  EXPECT_EQ(longest, std::size_t{4} << 20);
+}
+
 TEST_F(RuntimeTest, MissingBinaryIsRuntimeNotInstalled) {
   addAgent("a", "true");
   adapter_.binary_override = "/nonexistent/agent-cli";

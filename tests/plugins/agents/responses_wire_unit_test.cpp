@@ -1,11 +1,10 @@
 // The Responses wire's pure parts: request parsing and its refusals, the
 // mapping of runtime events onto the Responses stream, the Response object,
 // and list pagination.
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 
 #include "wire/list_page.h"
 #include "wire/response_object.h"
@@ -58,8 +57,9 @@ TEST(ResponsesRequest, MessageListGivesPromptInstructionsAndPreface) {
   EXPECT_EQ(r.extra_instructions, "dev rule");
   EXPECT_EQ(r.preface, "User: first\n\nAssistant: answer\n\n");
   EXPECT_EQ(r.input.size(), 4u);
-  EXPECT_EQ(promptWithPreface(r),
-            "Conversation so far:\n\nUser: first\n\nAssistant: answer\n\nCurrent request:\n\nsecond");
+  EXPECT_EQ(
+      promptWithPreface(r),
+      "Conversation so far:\n\nUser: first\n\nAssistant: answer\n\nCurrent request:\n\nsecond");
 }
 
 TEST(ResponsesRequest, PrefaceKeepsTheNewest64KiB) {
@@ -102,8 +102,7 @@ TEST(ResponsesRequest, RefusesWhatAnAgentRuntimeCannotHonour) {
       R"({"model":"m","input":"x","tools":[{"type":"function","name":"f","parameters":{}}]})");
   EXPECT_EQ(function.code, "unsupported_parameter");
   EXPECT_EQ(function.param, "tools");
-  EXPECT_EQ(refusal(R"({"model":"m","input":"x","tool_choice":"required"})").param,
-            "tool_choice");
+  EXPECT_EQ(refusal(R"({"model":"m","input":"x","tool_choice":"required"})").param, "tool_choice");
   EXPECT_EQ(refusal(R"({"model":"m","input":"x","text":{"format":{"type":"json_object"}}})").param,
             "text.format");
   EXPECT_EQ(refusal(R"({"model":"m","input":"x","conversation":"c"})").param, "conversation");
@@ -122,7 +121,7 @@ RuntimeEvent event(std::string type, std::optional<Item> item = {}, std::string 
   RuntimeEvent e;
   e.type = std::move(type);
   if (item) e.item_id = item->id;
-  e.item = std::move(item);
+  if (item) e.item = std::make_shared<const Item>(std::move(*item));
   e.delta = std::move(delta);
   return e;
 }
@@ -168,7 +167,7 @@ TEST(ResponseRun, MapsATurnOntoTheCanonicalSequence) {
   turn.usage.input_tokens = 12;
   turn.usage.output_tokens = 5;
   RuntimeEvent end = event("turn.completed");
-  end.turn = turn;
+  end.turn = std::make_shared<const Turn>(turn);
   run.onEvent(end);
   EXPECT_TRUE(run.finished());
 
@@ -182,19 +181,18 @@ TEST(ResponseRun, MapsATurnOntoTheCanonicalSequence) {
     EXPECT_EQ(data->getValue<std::int64_t>("sequence_number"), static_cast<std::int64_t>(i));
     EXPECT_FALSE(data->has("error"));  // a top-level error would make the SDK throw
   }
-  EXPECT_THAT(types,
-              ElementsAre("response.created", "response.in_progress",
-                          "response.output_item.added", "response.reasoning_summary_part.added",
-                          "response.reasoning_summary_text.delta",
-                          "response.reasoning_summary_text.done",
-                          "response.reasoning_summary_part.done", "response.output_item.done",
-                          "response.output_item.added", "response.mcp_call.in_progress",
-                          "response.mcp_call_arguments.done", "response.mcp_call.completed",
-                          "response.output_item.done", "response.output_item.added",
-                          "response.content_part.added", "response.output_text.delta",
-                          "response.output_text.delta", "response.output_text.done",
-                          "response.content_part.done", "response.output_item.done",
-                          "response.completed"));
+  EXPECT_THAT(
+      types,
+      ElementsAre("response.created", "response.in_progress", "response.output_item.added",
+                  "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta",
+                  "response.reasoning_summary_text.done", "response.reasoning_summary_part.done",
+                  "response.output_item.done", "response.output_item.added",
+                  "response.mcp_call.in_progress", "response.mcp_call_arguments.done",
+                  "response.mcp_call.completed", "response.output_item.done",
+                  "response.output_item.added", "response.content_part.added",
+                  "response.output_text.delta", "response.output_text.delta",
+                  "response.output_text.done", "response.content_part.done",
+                  "response.output_item.done", "response.completed"));
   auto completed = json(events.back().data)->getObject("response");
   EXPECT_EQ(completed->getValue<std::string>("id"), "resp_1");
   EXPECT_EQ(completed->getValue<std::string>("object"), "response");
@@ -219,7 +217,7 @@ TEST(ResponseRun, AFailedTurnEndsWithResponseFailedCarryingTheError) {
   turn.status = TurnStatus::failed;
   turn.error = TurnError{"authentication_error", "bad key"};
   RuntimeEvent end = event("turn.failed");
-  end.turn = turn;
+  end.turn = std::make_shared<const Turn>(turn);
   run.onEvent(end);
   auto events = drain(run);
   ASSERT_EQ(events.back().type, "response.failed");
@@ -232,9 +230,21 @@ TEST(ResponseRun, AFailedTurnEndsWithResponseFailedCarryingTheError) {
 TEST(ResponseRun, ALateReaderStillSeesEverythingFromCreated) {
   ResponseRun run("resp_3", 100, {});
   run.onEvent(event("turn.started"));
-  auto first = drain(run);
-  EXPECT_EQ(first.front().type, "response.created");
-  EXPECT_FALSE(run.finished());
+  const int reader = run.attach();
+  ASSERT_GE(reader, 0);
+  std::vector<ResponseRun::Event> seen;
+  EXPECT_TRUE(run.read(reader, seen, std::chrono::milliseconds(1)));  // not finished yet
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].type, "response.created");
+  EXPECT_EQ(seen[1].type, "response.in_progress");
+  Turn turn;
+  turn.status = TurnStatus::completed;
+  RuntimeEvent end = event("turn.completed");
+  end.turn = std::make_shared<const Turn>(turn);
+  run.onEvent(end);
+  EXPECT_FALSE(run.read(reader, seen, std::chrono::milliseconds(1)));  // the end, delivered
+  EXPECT_EQ(seen.back().type, "response.completed");
+  run.detach(reader);
 }
 
 TEST(ResponseObject, IdsMapBetweenTurnsAndResponses) {
