@@ -79,7 +79,10 @@ AgentRuntime::AgentRuntime(RuntimeOptions options, AgentResolver resolver)
   if (!options_.clock) options_.clock = std::make_shared<SystemRuntimeClock>();
   if (!options_.ids) options_.ids = randomId;
   if (!options_.base_env) options_.base_env = [] { return std::vector<std::string>{}; };
-  if (!options_.state_dir.empty()) file_ = std::make_unique<SessionFile>(options_.state_dir);
+  if (!options_.state_dir.empty()) {
+    file_ = std::make_unique<SessionFile>(options_.state_dir);
+    writer_ = std::thread([this] { writerLoop(); });
+  }
   const std::size_t workers = std::max<std::size_t>(options_.max_concurrent_turns, 1);
   for (std::size_t i = 0; i < workers; ++i) workers_.emplace_back([this] { workerLoop(); });
 }
@@ -97,8 +100,17 @@ void AgentRuntime::shutdown() {
   for (auto& worker : workers_)
     if (worker.joinable()) worker.join();
   workers_.clear();
-  std::lock_guard lock(mutex_);
-  for (auto& [id, session] : sessions_) session.events->close();
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [id, session] : sessions_) session.events->close();
+  }
+  // The last state is on disk before shutdown returns.
+  {
+    std::lock_guard lock(persist_mutex_);
+    writer_stopping_ = true;
+  }
+  persist_wanted_.notify_all();
+  if (writer_.joinable()) writer_.join();
 }
 
 Status AgentRuntime::restore() {
@@ -596,7 +608,29 @@ void AgentRuntime::evictLocked() {
 
 void AgentRuntime::persist() {
   if (!file_) return;
-  std::lock_guard persist_lock(persist_mutex_);
+  {
+    std::lock_guard lock(persist_mutex_);
+    dirty_ = true;
+  }
+  persist_wanted_.notify_one();
+}
+
+void AgentRuntime::writerLoop() {
+  std::unique_lock lock(persist_mutex_);
+  while (true) {
+    persist_wanted_.wait(lock, [&] { return dirty_ || writer_stopping_; });
+    if (dirty_) {
+      // One write covers every change made before it starts.
+      dirty_ = false;
+      lock.unlock();
+      writeState();
+      lock.lock();
+    }
+    if (writer_stopping_ && !dirty_) return;
+  }
+}
+
+void AgentRuntime::writeState() {
   std::vector<SessionInfo> sessions;
   std::vector<Turn> turns;
   {

@@ -129,12 +129,19 @@ class AgentRuntime {
   void publish(const std::string& session_id, RuntimeEvent event, const TurnObserver& observer);
   void evictLocked();
   void eraseSessionLocked(std::map<std::string, SessionState>::iterator it);
+  /** Asks the writer thread to save sessions.json soon (off the turn's path). */
   void persist();
+  void writerLoop();
+  void writeState();
 
   RuntimeOptions options_;
   AgentResolver resolver_;
   std::unique_ptr<SessionFile> file_;
   std::mutex persist_mutex_;
+  std::condition_variable persist_wanted_;
+  bool dirty_ = false;            // guarded by persist_mutex_
+  bool writer_stopping_ = false;  // guarded by persist_mutex_
+  std::thread writer_;
 
   mutable std::mutex mutex_;
   std::condition_variable work_;
