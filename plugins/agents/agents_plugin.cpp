@@ -7,6 +7,7 @@
 
 #include "definition/agents_config_file.h"
 #include "definition/env_expansion.h"
+#include "secrets/secret_bag.h"
 
 namespace abx::plugins::agents {
 namespace {
@@ -67,7 +68,11 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   if (auto path = env("ABX_AGENTS_CONFIG")) {
     auto loaded = loadAgentsConfigFile(*path, processEnvLookup());
     if (!loaded.ok()) return sdk::Status::error(loaded.errorText(), "ValueError");
-    for (const auto& spec : loaded.agents) definition_names_.push_back(spec.name);
+    for (const auto& spec : loaded.agents) {
+      definition_names_.push_back(spec.name);
+      // The host's redactor guards every log line of the server.
+      for (const auto& secret : SecretBag::of(spec).values()) host.redactor().addSecret(secret);
+    }
     catalog_->setDefinitions(std::move(loaded.agents));
   }
 

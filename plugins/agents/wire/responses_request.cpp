@@ -27,26 +27,10 @@ bool present(const Object::Ptr& o, const std::string& key) {
   return o->has(key) && !o->isNull(key);
 }
 
-// Sampling and transport parameters a CLI has no use for: accepted, named
-// back in X-Agent-Sandbox-Ignored-Params.
-constexpr std::array<std::string_view, 17> kIgnored = {"temperature",
-                                                       "top_p",
-                                                       "top_logprobs",
-                                                       "max_output_tokens",
-                                                       "max_tool_calls",
-                                                       "truncation",
-                                                       "parallel_tool_calls",
-                                                       "prompt_cache_key",
-                                                       "prompt_cache_retention",
-                                                       "prompt_cache_options",
-                                                       "safety_identifier",
-                                                       "context_management",
-                                                       "moderation",
-                                                       "access_programs",
-                                                       "image",
-                                                       "prompt",
-                                                       "stream_options"};
-// Accepted and used (or harmless) as the spec lists them.
+// Accepted and used (or harmless) as the spec lists them; any other key
+// (sampling and caching knobs like temperature or max_output_tokens, or one
+// this server does not know) is accepted and named back in
+// X-Agent-Sandbox-Ignored-Params.
 constexpr std::array<std::string_view, 16> kKnown = {"model",
                                                      "input",
                                                      "instructions",
@@ -257,7 +241,6 @@ std::variant<ResponsesRequest, WireError> parseResponsesRequest(std::string_view
       const bool known = std::find(kKnown.begin(), kKnown.end(), key) != kKnown.end();
       if (!known) r.ignored_params.push_back(key);
     }
-    (void)kIgnored;
   } catch (const Poco::Exception& e) {
     return bad("Invalid request: " + e.displayText(), "");
   } catch (const std::exception& e) {
