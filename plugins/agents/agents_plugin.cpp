@@ -71,7 +71,8 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
     for (const auto& spec : loaded.agents) {
       definition_names_.push_back(spec.name);
       // The host's redactor guards every log line of the server.
-      for (const auto& secret : SecretBag::of(spec).values()) host.redactor().addSecret(secret);
+      const auto bag = SecretBag::of(spec);
+      for (const auto& secret : bag.values()) host.redactor().addSecret(secret);
     }
     catalog_->setDefinitions(std::move(loaded.agents));
   }
