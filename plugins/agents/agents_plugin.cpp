@@ -86,6 +86,11 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   if (auto names = env("ABX_AGENTS_PASSTHROUGH_ENV")) options.passthrough_env = commaList(*names);
   auto* environment = &host.environment();
   options.base_env = [environment] { return environment->snapshot(); };
+  streams_ = std::make_unique<SessionStreams>(options.event_ring_capacity);
+  SessionStreams* streams = streams_.get();
+  options.listener = [streams](const std::string& session_id, const RuntimeEvent& event) {
+    streams->onRuntimeEvent(session_id, event);
+  };
   AgentCatalog* catalog = catalog_.get();
   runtime_ = std::make_unique<AgentRuntime>(
       std::move(options),
@@ -99,6 +104,14 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   context_->catalog = catalog_.get();
   context_->store = store_.get();
   for (auto& route : responsesRoutes(context_))
+    if (auto s = host.routes().add(std::move(route)); !s) return s;
+  keys_ = std::make_unique<SessionKeys>();
+  sessions_context_ = std::make_shared<SessionsContext>();
+  sessions_context_->runtime = runtime_.get();
+  sessions_context_->catalog = catalog_.get();
+  sessions_context_->streams = streams_.get();
+  sessions_context_->keys = keys_.get();
+  for (auto& route : sessionsRoutes(sessions_context_))
     if (auto s = host.routes().add(std::move(route)); !s) return s;
   return sdk::Status::ok();
 }

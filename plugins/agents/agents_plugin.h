@@ -13,6 +13,8 @@
 #include "runtime/agent_runtime.h"
 #include "wire/response_store.h"
 #include "wire/responses_routes.h"
+#include "wire/session_stream.h"
+#include "wire/sessions_routes.h"
 
 namespace abx::plugins::agents {
 
@@ -30,6 +32,9 @@ class AgentsPlugin final : public sdk::Plugin {
   std::unique_ptr<AgentRuntime> runtime_;
   std::unique_ptr<ResponseStore> store_;
   std::shared_ptr<ResponsesContext> context_;
+  std::unique_ptr<SessionStreams> streams_;
+  std::unique_ptr<SessionKeys> keys_;
+  std::shared_ptr<SessionsContext> sessions_context_;
   std::vector<std::string> definition_names_;
   bool warned_ = false;
 };

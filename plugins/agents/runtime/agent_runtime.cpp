@@ -166,6 +166,7 @@ void AgentRuntime::publish(const std::string& session_id, RuntimeEvent event,
     if (it != sessions_.end()) ring = it->second.events;
   }
   if (observer) observer(event);
+  if (options_.listener) options_.listener(session_id, event);
   if (ring) ring->publish(std::move(event));
 }
 
@@ -558,6 +559,18 @@ bool AgentRuntime::deleteSession(const std::string& id) {
     eraseSessionLocked(it);
   }
   turn_changed_.notify_all();
+  persist();
+  return true;
+}
+
+bool AgentRuntime::setMetadata(const std::string& id,
+                               std::map<std::string, std::string> metadata) {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end()) return false;
+    it->second.info.metadata = std::move(metadata);
+  }
   persist();
   return true;
 }

@@ -73,6 +73,9 @@ struct RuntimeOptions {
   std::function<std::vector<std::string>()> base_env;
   std::shared_ptr<const RuntimeClock> clock;
   IdFactory ids;
+  /** Sees every event of every session after the turn's observer (the
+   *  Agents wire's session streams); on the turn's thread; must not block. */
+  std::function<void(const std::string& session_id, const RuntimeEvent&)> listener;
 };
 
 /** THREAD: every method is safe to call concurrently. */
@@ -101,6 +104,8 @@ class AgentRuntime {
   std::vector<SessionInfo> sessions() const;
   std::optional<Turn> turn(const std::string& id) const;
   std::shared_ptr<EventRing> sessionEvents(const std::string& id) const;
+  /** Replaces a session's metadata. @return false for an unknown session. */
+  bool setMetadata(const std::string& id, std::map<std::string, std::string> metadata);
   /** Deletes a session (cancelling its turns). */
   bool deleteSession(const std::string& id);
   /** Forgets a finished turn (store: false); the session keeps its resume handle. */

@@ -116,11 +116,6 @@ class RuntimeTest : public ::testing::Test {
   std::unique_ptr<AgentRuntime> runtime_;
 };
 
-std::vector<std::string> types(const std::vector<RuntimeEvent>& events) {
-  std::vector<std::string> out;
-  for (const auto& e : events) out.push_back(e.type);
-  return out;
-}
 
 TEST_F(RuntimeTest, TurnRunsToCompletionWithItemsAndEventsInOrder) {
   addAgent("a", "read p; echo S native-1; echo T \"hello \"; echo M \"hello $p\"");

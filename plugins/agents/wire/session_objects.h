@@ -1,0 +1,23 @@
+// The Agents wire's objects (openai-wire.md §9.3–§9.5): AgentSession, Turn
+// (subagent_id always present and null), and session items in the Agents
+// shapes (message with phase, reasoning, command_execution, mcp_call).
+#pragma once
+
+#include <string>
+
+#include "runtime/runtime_types.h"
+
+namespace abx::plugins::agents {
+
+/** The Agents-wire error code for a runtime failure code (sandbox_error for the Responses-only ones). */
+std::string agentsErrorCode(const std::string& code);
+
+std::string sessionJson(const SessionInfo& session);
+std::string turnJson(const Turn& turn, const std::string& agent);
+std::string tokenUsageJson(const sdk::agents::TokenUsage& usage);
+/** An output item; @p initial gives the turn.item.added shape. */
+std::string sessionItemJson(const Item& item, bool initial = false);
+/** A user message of a turn's input. */
+std::string userItemJson(const InputMessage& message, const std::string& turn_id);
+
+}  // namespace abx::plugins::agents

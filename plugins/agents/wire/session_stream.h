@@ -1,0 +1,99 @@
+// SessionStream: one session's events on the Agents wire (openai-wire.md
+// §9.6, §9.10) — runtime events mapped to agent.session.* events with
+// unique, stable event ids (evt_<zero-padded seq>), kept in a bounded ring
+// so a live tail can start at the current position or replay after a
+// sequence number (Last-Event-ID). SessionStreams holds them by session id
+// and is the runtime's listener.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/runtime_types.h"
+
+namespace abx::plugins::agents {
+
+class SessionStream {
+ public:
+  static constexpr std::size_t kMaxSubscribers = 32;
+  static constexpr std::chrono::microseconds kBatchWindow{500};
+
+  struct Event {
+    std::uint64_t seq = 0;
+    std::string type;
+    std::string data;
+  };
+  using SessionLookup = std::function<std::optional<SessionInfo>()>;
+
+  SessionStream(std::string session_id, std::size_t capacity, SessionLookup lookup);
+
+  /** agent.session.created (the first event of a create-and-stream). */
+  void created(const SessionInfo& session);
+  /** Maps one runtime event of this session. THREAD: the turn's thread. */
+  void onRuntimeEvent(const RuntimeEvent& event);
+
+  std::uint64_t lastSeq() const;
+  /**
+   * Appends events with seq > @p after (advancing it), waiting up to @p wait
+   * for some. @p gap is set when events after @p after were already
+   * dropped. @return false once the stream is closed.
+   */
+  bool read(std::uint64_t& after, std::vector<Event>& out, std::chrono::milliseconds wait,
+            bool& gap);
+  /** False when kMaxSubscribers are already attached. */
+  bool subscribe();
+  void unsubscribe();
+  void close();
+
+ private:
+  void push(const char* type, const std::string& fields);
+  std::string ids(const std::string& turn_id) const;
+  /** `"session":{…}` with the session as it is now. */
+  std::string sessionEvent();
+  std::string agentName() const;
+
+  const std::string session_id_;
+  const std::size_t capacity_;
+  SessionLookup lookup_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Event> events_;
+  std::uint64_t seq_ = 0;
+  bool closed_ = false;
+  int subscribers_ = 0;
+  int sleepers_ = 0;
+  // Mapping state, touched only by the turn threads (one at a time per session).
+  std::map<std::string, int> next_output_index_;  // per turn
+  std::map<std::string, int> output_index_;       // per item
+};
+
+/** THREAD: safe. */
+class SessionStreams {
+ public:
+  explicit SessionStreams(std::size_t capacity) : capacity_(capacity) {}
+
+  /** The stream of @p session_id, created with @p lookup if new. */
+  std::shared_ptr<SessionStream> open(const std::string& session_id,
+                                      SessionStream::SessionLookup lookup);
+  std::shared_ptr<SessionStream> find(const std::string& session_id) const;
+  void erase(const std::string& session_id);
+  /** The runtime's listener: feeds the session's stream if it has one. */
+  void onRuntimeEvent(const std::string& session_id, const RuntimeEvent& event);
+
+ private:
+  const std::size_t capacity_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<SessionStream>> streams_;
+};
+
+}  // namespace abx::plugins::agents

@@ -1,0 +1,429 @@
+#include "sessions_routes.h"
+
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+
+#include <algorithm>
+
+#include "json_text.h"
+#include "list_page.h"
+#include "openai_error.h"
+#include "runtime/id_factory.h"
+#include "session_objects.h"
+
+namespace abx::plugins::agents {
+namespace {
+
+using Poco::JSON::Array;
+using Poco::JSON::Object;
+using Ctx = std::shared_ptr<const SessionsContext>;
+using std::chrono::milliseconds;
+
+constexpr std::int64_t kKeyTtlS = 24 * 3600;
+constexpr std::size_t kKeysPerSession = 256;
+constexpr milliseconds kReadSlice{1000};
+
+std::int64_t unixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+sdk::Response noSession(const std::string& id) {
+  return openAiError({404, "No session with id '" + id + "' found.", "not_found", ""});
+}
+
+Object::Ptr parseBody(const std::string& body, std::optional<WireError>& error) {
+  if (body.empty()) return new Object;
+  try {
+    Poco::JSON::Parser parser;
+    auto parsed = parser.parse(body);
+    if (parsed.type() == typeid(Object::Ptr)) return parsed.extract<Object::Ptr>();
+  } catch (...) {
+  }
+  error = WireError{400, "The request body must be a JSON object.", "invalid_request", ""};
+  return nullptr;
+}
+
+// The user's text of an input (a string or a list of messages); images and
+// files are refused like on the Responses wire.
+std::optional<WireError> inputMessages(const Poco::Dynamic::Var& input,
+                                       std::vector<InputMessage>& out) {
+  if (input.isString()) {
+    out.push_back({randomId("msg"), "user", input.extract<std::string>()});
+    return std::nullopt;
+  }
+  if (input.type() != typeid(Array::Ptr))
+    return WireError{400, "'input' must be a string or a list of messages.", "invalid_request",
+                     "input"};
+  auto list = input.extract<Array::Ptr>();
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    auto message = list->getObject(static_cast<unsigned>(i));
+    if (!message) return WireError{400, "Each input must be a message.", "invalid_request", "input"};
+    InputMessage m{randomId("msg"), "user", ""};
+    auto content = message->get("content");
+    if (content.isString()) {
+      m.text = content.extract<std::string>();
+    } else if (content.type() == typeid(Array::Ptr)) {
+      auto parts = content.extract<Array::Ptr>();
+      for (std::size_t j = 0; j < parts->size(); ++j) {
+        auto part = parts->getObject(static_cast<unsigned>(j));
+        auto type = part ? part->optValue<std::string>("type", "") : "";
+        if (type != "input_text")
+          return WireError{400, "Content parts of type '" + type + "' are not supported.",
+                           "unsupported_parameter", "input"};
+        if (!m.text.empty()) m.text += "\n";
+        m.text += part->optValue<std::string>("text", "");
+      }
+    }
+    out.push_back(std::move(m));
+  }
+  if (out.empty()) return WireError{400, "'input' holds no message.", "invalid_request", "input"};
+  return std::nullopt;
+}
+
+std::string promptOf(const std::vector<InputMessage>& messages) {
+  std::string prompt;
+  for (const auto& m : messages) prompt += (prompt.empty() ? "" : "\n\n") + m.text;
+  return prompt;
+}
+
+std::shared_ptr<SessionStream> streamFor(const Ctx& ctx, const std::string& session_id) {
+  auto* runtime = ctx->runtime;
+  return ctx->streams->open(session_id, [runtime, session_id] { return runtime->session(session_id); });
+}
+
+// Follows @p stream from @p after until the client goes, or (with
+// @p until_idle) until the session's first idle after a turn ended.
+void follow(SessionStream& stream, sdk::SseStream& sse, std::uint64_t after, bool until_idle) {
+  std::vector<SessionStream::Event> events;
+  std::vector<std::pair<std::string_view, std::string_view>> batch;
+  bool turn_ended = false;
+  while (sse.open()) {
+    events.clear();
+    batch.clear();
+    bool gap = false;
+    const bool open = stream.read(after, events, kReadSlice, gap);
+    bool stop = false;
+    for (const auto& e : events) {
+      batch.emplace_back(e.type, e.data);
+      if (e.type == "agent.session.turn.completed" || e.type == "agent.session.turn.failed" ||
+          e.type == "agent.session.turn.cancelled")
+        turn_ended = true;
+      // A create-and-stream ends at the first idle after its turn.
+      if (until_idle && ((turn_ended && e.type == "agent.session.idle") ||
+                         e.type == "agent.session.failed")) {
+        stop = true;
+        break;
+      }
+    }
+    if (!batch.empty() && !sse.events(batch)) return;
+    if (stop || !open) return;
+  }
+}
+
+std::optional<std::uint64_t> resumeFrom(const sdk::Request& r) {
+  auto text = r.header("last-event-id");
+  if (!text) text = r.queryParam("after");
+  if (!text) return std::nullopt;
+  try {
+    std::string digits(*text);
+    if (digits.starts_with("evt_")) digits = digits.substr(4);
+    return static_cast<std::uint64_t>(std::stoull(digits));
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r,
+                                           sdk::SseStream& sse) {
+  std::optional<WireError> error;
+  auto body = parseBody(r.body, error);
+  if (!body) return openAiError(*error);
+  std::string model = body->optValue<std::string>("agent_id", "");
+  if (auto agent = body->getObject("agent"); agent && model.empty())
+    model = agent->optValue<std::string>("model", "");
+  if (model.empty())
+    return openAiError({400, "Give agent_id or agent.model.", "invalid_request", "agent_id"});
+  std::string why;
+  if (!ctx->catalog->resolve(model, why))
+    return openAiError({404, why, "model_not_found", "agent_id"});
+  std::vector<InputMessage> input;
+  if (body->has("input") && !body->isNull("input"))
+    if (auto e = inputMessages(body->get("input"), input)) return openAiError(*e);
+  const bool stream = body->optValue<bool>("stream", false);
+  if (stream && input.empty())
+    return openAiError({400, "A streamed session needs an 'input'.", "invalid_request", "input"});
+  std::map<std::string, std::string> metadata;
+  if (auto meta = body->getObject("metadata"))
+    for (const auto& k : meta->getNames()) metadata[k] = meta->optValue<std::string>(k, "");
+  auto created = ctx->runtime->createSession(model, metadata);
+  if (!created) return openAiError({404, created.status().message(), "model_not_found", "agent_id"});
+  auto session_stream = streamFor(ctx, created->id);
+  session_stream->created(*created);
+  const auto start = session_stream->lastSeq() - 1;
+  if (!input.empty()) {
+    TurnRequest turn;
+    turn.prompt = promptOf(input);
+    turn.input = input;
+    auto submitted = ctx->runtime->submitTurn(created->id, std::move(turn));
+    if (!submitted) return openAiError({500, submitted.status().message(), "internal_error", ""});
+  }
+  if (stream) {
+    sse.begin();
+    follow(*session_stream, sse, start, /*until_idle=*/true);
+    return std::nullopt;
+  }
+  auto now = ctx->runtime->session(created->id);
+  if (now && !input.empty()) now->status = SessionStatus::in_progress;
+  return sdk::Response::json(sessionJson(now.value_or(*created)));
+}
+
+sdk::Response getSession(const Ctx& ctx, const sdk::Request& r) {
+  const std::string id(r.param("id").value_or(""));
+  auto s = ctx->runtime->session(id);
+  if (!s) return noSession(id);
+  return sdk::Response::json(sessionJson(*s));
+}
+
+sdk::Response updateSession(const Ctx& ctx, const sdk::Request& r) {
+  const std::string id(r.param("id").value_or(""));
+  if (!ctx->runtime->session(id)) return noSession(id);
+  std::optional<WireError> error;
+  auto body = parseBody(r.body, error);
+  if (!body) return openAiError(*error);
+  std::map<std::string, std::string> metadata;
+  if (auto meta = body->getObject("metadata")) {
+    for (const auto& k : meta->getNames()) metadata[k] = meta->optValue<std::string>(k, "");
+    if (!ctx->runtime->setMetadata(id, metadata)) return noSession(id);
+  }
+  return getSession(ctx, r);
+}
+
+sdk::Response deleteSession(const Ctx& ctx, const sdk::Request& r) {
+  const std::string id(r.param("id").value_or(""));
+  if (!ctx->runtime->deleteSession(id)) return noSession(id);
+  ctx->streams->erase(id);
+  ctx->keys->forget(id);
+  return sdk::Response::json(
+      JsonText().str("id", id).str("object", "agent.session.deleted").boolean("deleted", true).done());
+}
+
+sdk::Response listSessions(const Ctx& ctx, const sdk::Request& r) {
+  auto sessions = ctx->runtime->sessions();
+  std::sort(sessions.begin(), sessions.end(), [](const SessionInfo& a, const SessionInfo& b) {
+    return a.created_at != b.created_at ? a.created_at < b.created_at : a.id < b.id;
+  });
+  const auto agent = r.queryParam("agent_id");
+  PageItems items;
+  for (const auto& s : sessions)
+    if (!agent || s.agent == *agent) items.emplace_back(s.id, sessionJson(s));
+  auto page = listPage(r, std::move(items));
+  if (auto* e = std::get_if<WireError>(&page)) return openAiError(*e);
+  return sdk::Response::json(std::get<std::string>(page));
+}
+
+sdk::Response postEvents(const Ctx& ctx, const sdk::Request& r) {
+  const std::string id(r.param("id").value_or(""));
+  auto session = ctx->runtime->session(id);
+  if (!session) return noSession(id);
+  std::optional<WireError> error;
+  auto body = parseBody(r.body, error);
+  if (!body) return openAiError(*error);
+  auto events = body->getArray("events");
+  if (!events || events->size() == 0)
+    return openAiError({400, "'events' must be a non-empty list.", "invalid_request", "events"});
+  if (auto key = r.header("idempotency-key"); key && !key->empty())
+    if (!ctx->keys->firstUse(id, std::string(*key), unixNow())) return sdk::Response::json("", 202);
+  streamFor(ctx, id);
+  for (std::size_t i = 0; i < events->size(); ++i) {
+    auto event = events->getObject(static_cast<unsigned>(i));
+    const auto type = event ? event->optValue<std::string>("type", "") : "";
+    if (type == "agent.session.input.message") {
+      std::vector<InputMessage> input;
+      if (!event->has("input"))
+        return openAiError({400, "An input message needs 'input'.", "invalid_request", "input"});
+      if (auto e = inputMessages(event->get("input"), input)) return openAiError(*e);
+      TurnRequest turn;
+      turn.prompt = promptOf(input);
+      turn.input = input;
+      auto submitted = ctx->runtime->submitTurn(id, std::move(turn));
+      if (!submitted) return openAiError({500, submitted.status().message(), "internal_error", ""});
+    } else if (type == "agent.session.input.cancel") {
+      for (const auto& turn_id : ctx->runtime->session(id).value_or(*session).turn_ids)
+        if (auto t = ctx->runtime->turn(turn_id); t && !isTerminal(t->status))
+          (void)ctx->runtime->cancelTurn(turn_id);
+    } else if (type == "agent.session.input.tool_result") {
+      return openAiError({400,
+                          "Tool results are not accepted: agent runtimes run their own tools and "
+                          "never ask for a client-side function call.",
+                          "unsupported_parameter", "events"});
+    } else {
+      return openAiError({400, "Unsupported input event type '" + type + "'.",
+                          "unsupported_parameter", "events"});
+    }
+  }
+  auto accepted = sdk::Response::json("", 202);
+  accepted.content_type = "application/json";
+  return accepted;
+}
+
+std::optional<sdk::Response> streamEvents(const Ctx& ctx, const sdk::Request& r,
+                                          sdk::SseStream& sse) {
+  const std::string id(r.param("id").value_or(""));
+  if (!ctx->runtime->session(id)) return noSession(id);
+  auto stream = streamFor(ctx, id);
+  if (!stream->subscribe())
+    return openAiError({429,
+                        "This session already has " +
+                            std::to_string(SessionStream::kMaxSubscribers) +
+                            " event subscribers; close one first.",
+                        "too_many_subscribers", ""});
+  const std::uint64_t after = resumeFrom(r).value_or(stream->lastSeq());
+  sse.begin();  // the SDK waits for these headers before it posts the input
+  follow(*stream, sse, after, /*until_idle=*/false);
+  stream->unsubscribe();
+  return std::nullopt;
+}
+
+std::optional<Turn> turnOf(const Ctx& ctx, const sdk::Request& r) {
+  const std::string id(r.param("id").value_or(""));
+  auto turn = ctx->runtime->turn(std::string(r.param("turn_id").value_or("")));
+  if (!turn || turn->session_id != id) return std::nullopt;
+  return turn;
+}
+
+sdk::Response listTurns(const Ctx& ctx, const sdk::Request& r) {
+  const std::string id(r.param("id").value_or(""));
+  auto session = ctx->runtime->session(id);
+  if (!session) return noSession(id);
+  PageItems items;
+  for (const auto& turn_id : session->turn_ids)
+    if (auto t = ctx->runtime->turn(turn_id)) items.emplace_back(t->id, turnJson(*t, session->agent));
+  auto page = listPage(r, std::move(items));
+  if (auto* e = std::get_if<WireError>(&page)) return openAiError(*e);
+  return sdk::Response::json(std::get<std::string>(page));
+}
+
+sdk::Response getTurn(const Ctx& ctx, const sdk::Request& r) {
+  auto turn = turnOf(ctx, r);
+  if (!turn)
+    return openAiError({404, "No turn with id '" + std::string(r.param("turn_id").value_or("")) +
+                                 "' in this session.",
+                        "not_found", ""});
+  auto session = ctx->runtime->session(turn->session_id);
+  return sdk::Response::json(turnJson(*turn, session ? session->agent : ""));
+}
+
+PageItems itemsOf(const Turn& turn) {
+  PageItems items;
+  for (const auto& m : turn.input)
+    if (m.role == "user") items.emplace_back(m.id, userItemJson(m, turn.id));
+  for (const auto& item : turn.items) items.emplace_back(item.id, sessionItemJson(item));
+  return items;
+}
+
+sdk::Response listTurnItems(const Ctx& ctx, const sdk::Request& r) {
+  auto turn = turnOf(ctx, r);
+  if (!turn)
+    return openAiError({404, "No turn with id '" + std::string(r.param("turn_id").value_or("")) +
+                                 "' in this session.",
+                        "not_found", ""});
+  auto page = listPage(r, itemsOf(*turn));
+  if (auto* e = std::get_if<WireError>(&page)) return openAiError(*e);
+  return sdk::Response::json(std::get<std::string>(page));
+}
+
+sdk::Response listSessionItems(const Ctx& ctx, const sdk::Request& r) {
+  const std::string id(r.param("id").value_or(""));
+  auto session = ctx->runtime->session(id);
+  if (!session) return noSession(id);
+  PageItems items;
+  for (const auto& turn_id : session->turn_ids)
+    if (auto t = ctx->runtime->turn(turn_id))
+      for (auto& entry : itemsOf(*t)) items.push_back(std::move(entry));
+  auto page = listPage(r, std::move(items));
+  if (auto* e = std::get_if<WireError>(&page)) return openAiError(*e);
+  return sdk::Response::json(std::get<std::string>(page));
+}
+
+sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
+                     std::string summary) {
+  sdk::RouteSpec spec;
+  spec.method = std::move(method);
+  spec.path = std::move(path);
+  spec.endpoint = std::move(endpoint);
+  spec.group = "agents";
+  spec.summary = std::move(summary);
+  spec.scopes = {"agents:run"};
+  return spec;
+}
+
+}  // namespace
+
+bool SessionKeys::firstUse(const std::string& session_id, const std::string& key,
+                           std::int64_t now) {
+  std::lock_guard lock(mutex_);
+  auto& keys = keys_[session_id];
+  keys.erase(std::remove_if(keys.begin(), keys.end(),
+                            [&](const auto& k) { return now - k.second > kKeyTtlS; }),
+             keys.end());
+  if (std::any_of(keys.begin(), keys.end(), [&](const auto& k) { return k.first == key; }))
+    return false;
+  keys.emplace_back(key, now);
+  if (keys.size() > kKeysPerSession) keys.erase(keys.begin());
+  return true;
+}
+
+void SessionKeys::forget(const std::string& session_id) {
+  std::lock_guard lock(mutex_);
+  keys_.erase(session_id);
+}
+
+std::vector<sdk::RouteSpec> sessionsRoutes(Ctx ctx) {
+  std::vector<sdk::RouteSpec> routes;
+  auto plain = [&](std::string method, std::string path, std::string endpoint, std::string summary,
+                   sdk::Response (*fn)(const Ctx&, const sdk::Request&)) {
+    auto spec = route(std::move(method), std::move(path), std::move(endpoint), std::move(summary));
+    spec.handler = [ctx, fn](const sdk::Request& r) { return fn(ctx, r); };
+    routes.push_back(std::move(spec));
+  };
+  {
+    auto spec = route("POST", "/v1/agents/sessions", "agent_sessions_create",
+                      "Create a session (optionally with input, optionally streamed)");
+    spec.streaming = true;
+    spec.stream_handler = [ctx](const sdk::Request& r, sdk::SseStream& s) {
+      return createSession(ctx, r, s);
+    };
+    routes.push_back(std::move(spec));
+  }
+  plain("GET", "/v1/agents/sessions", "agent_sessions_list", "List sessions", &listSessions);
+  plain("GET", "/v1/agents/sessions/{id}", "agent_sessions_get", "A session", &getSession);
+  plain("POST", "/v1/agents/sessions/{id}", "agent_sessions_update", "Update a session's metadata",
+        &updateSession);
+  plain("DELETE", "/v1/agents/sessions/{id}", "agent_sessions_delete", "Delete a session",
+        &deleteSession);
+  plain("POST", "/v1/agents/sessions/{id}/events", "agent_sessions_events_post",
+        "Send input or a cancel to a session", &postEvents);
+  {
+    auto spec = route("GET", "/v1/agents/sessions/{id}/events", "agent_sessions_events_stream",
+                      "Live tail of a session's events (SSE)");
+    spec.streaming = true;
+    spec.stream_handler = [ctx](const sdk::Request& r, sdk::SseStream& s) {
+      return streamEvents(ctx, r, s);
+    };
+    routes.push_back(std::move(spec));
+  }
+  plain("GET", "/v1/agents/sessions/{id}/turns", "agent_sessions_turns_list", "A session's turns",
+        &listTurns);
+  plain("GET", "/v1/agents/sessions/{id}/turns/{turn_id}", "agent_sessions_turn_get", "A turn",
+        &getTurn);
+  plain("GET", "/v1/agents/sessions/{id}/turns/{turn_id}/items", "agent_sessions_turn_items",
+        "A turn's items", &listTurnItems);
+  plain("GET", "/v1/agents/sessions/{id}/items", "agent_sessions_items", "A session's items",
+        &listSessionItems);
+  return routes;
+}
+
+}  // namespace abx::plugins::agents

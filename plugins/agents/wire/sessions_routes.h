@@ -1,0 +1,43 @@
+// The Agents wire's session routes (agents spec §6.3–§6.6, openai-wire.md
+// §9.1, §9.3–§9.10): /v1/agents/sessions create (optionally streaming),
+// retrieve, update, list, delete; POST …/events (input message, cancel;
+// Idempotency-Key per session) and GET …/events (live tail, Last-Event-ID /
+// ?after= replay, at most 32 subscribers); turns, turn items, session items.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "abx/sdk/routes.h"
+#include "agent_catalog.h"
+#include "runtime/agent_runtime.h"
+#include "session_stream.h"
+
+namespace abx::plugins::agents {
+
+/** Per-session Idempotency-Key memory (24 h, 256 keys a session). THREAD: safe. */
+class SessionKeys {
+ public:
+  /** True the first time @p key is seen for @p session_id (and remembers it). */
+  bool firstUse(const std::string& session_id, const std::string& key, std::int64_t now);
+  void forget(const std::string& session_id);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::vector<std::pair<std::string, std::int64_t>>> keys_;
+};
+
+struct SessionsContext {
+  AgentRuntime* runtime = nullptr;
+  AgentCatalog* catalog = nullptr;
+  SessionStreams* streams = nullptr;
+  SessionKeys* keys = nullptr;
+};
+
+std::vector<sdk::RouteSpec> sessionsRoutes(std::shared_ptr<const SessionsContext> context);
+
+}  // namespace abx::plugins::agents
