@@ -56,9 +56,9 @@ Response Response::error(int status, std::string_view message, std::string_view 
   return Response::json(std::move(body), status);
 }
 
-bool SseStream::events(const std::vector<std::pair<std::string_view, std::string_view>>& batch) {
-  for (const auto& [name, data] : batch)
-    if (!event(name, data)) return false;
+bool SseStream::events(const std::vector<Event>& batch) {
+  for (const auto& e : batch)
+    if (!event(e.name, e.data)) return false;
   return open();
 }
 

@@ -81,9 +81,16 @@ bool SseWriter::event(std::string_view name, std::string_view data) {
   return writeLocked(frame);
 }
 
-bool SseWriter::events(const std::vector<std::pair<std::string_view, std::string_view>>& batch) {
+bool SseWriter::events(const std::vector<Event>& batch) {
   std::string frames;
-  for (const auto& [name, data] : batch) frames += sseFrame(name, data);
+  for (const auto& e : batch) {
+    if (!e.id.empty()) {
+      frames += "id: ";
+      frames += e.id;
+      frames += '\n';
+    }
+    frames += sseFrame(e.name, e.data);
+  }
   std::lock_guard lock(mutex_);
   return writeLocked(frames);
 }

@@ -25,7 +25,7 @@ class SseWriter final : public sdk::SseStream {
 
   bool begin() override;
   bool event(std::string_view name, std::string_view data) override;
-  bool events(const std::vector<std::pair<std::string_view, std::string_view>>& batch) override;
+  bool events(const std::vector<Event>& batch) override;
   bool comment(std::string_view text) override;
   bool open() const override { return !closed_.load(std::memory_order_acquire); }
 

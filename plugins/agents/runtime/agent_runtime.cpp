@@ -563,8 +563,7 @@ bool AgentRuntime::deleteSession(const std::string& id) {
   return true;
 }
 
-bool AgentRuntime::setMetadata(const std::string& id,
-                               std::map<std::string, std::string> metadata) {
+bool AgentRuntime::setMetadata(const std::string& id, std::map<std::string, std::string> metadata) {
   {
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(id);

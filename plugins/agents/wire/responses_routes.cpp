@@ -49,14 +49,14 @@ bool streamRun(ResponseRun& run, sdk::SseStream& sse, std::int64_t after) {
   if (reader < 0) return false;
   sse.begin();
   std::vector<ResponseRun::Event> events;
-  std::vector<std::pair<std::string_view, std::string_view>> batch;
+  std::vector<sdk::SseStream::Event> batch;
   bool more = true;
   while (more && sse.open()) {
     events.clear();
     batch.clear();
     more = run.read(reader, events, kReadSlice);
     for (const auto& e : events)
-      if (e.sequence_number > after) batch.emplace_back(e.type, e.data);
+      if (e.sequence_number > after) batch.push_back({e.type, e.data, {}});
     if (!batch.empty() && !sse.events(batch)) break;
   }
   run.detach(reader);

@@ -29,17 +29,18 @@ std::string agentsErrorCode(const std::string& code) {
 std::string sessionJson(const SessionInfo& s) {
   JsonText meta;
   for (const auto& [k, v] : s.metadata) meta.str(k, v);
-  const std::string agent = JsonText()
-                                .str("id", s.agent)
-                                .str("name", s.agent)
-                                .null("instructions")
-                                .str("model", s.agent)
-                                .raw("multi_agent", R"({"enabled":false,"max_concurrent_subagents":null})")
-                                .raw("reasoning", R"({"effort":null,"summary":null})")
-                                .str("service_tier", "auto")
-                                .raw("text", R"({"format":{"type":"text"},"verbosity":"medium"})")
-                                .raw("tools", "[]")
-                                .done();
+  const std::string agent =
+      JsonText()
+          .str("id", s.agent)
+          .str("name", s.agent)
+          .null("instructions")
+          .str("model", s.agent)
+          .raw("multi_agent", R"({"enabled":false,"max_concurrent_subagents":null})")
+          .raw("reasoning", R"({"effort":null,"summary":null})")
+          .str("service_tier", "auto")
+          .raw("text", R"({"format":{"type":"text"},"verbosity":"medium"})")
+          .raw("tools", "[]")
+          .done();
   return JsonText()
       .str("id", s.id)
       .str("object", "agent.session")
@@ -59,9 +60,11 @@ std::string sessionJson(const SessionInfo& s) {
 std::string tokenUsageJson(const sdk::agents::TokenUsage& usage) {
   return JsonText()
       .num("input_tokens", usage.input_tokens)
-      .raw("input_tokens_details", JsonText().num("cached_tokens", usage.cached_input_tokens).done())
+      .raw("input_tokens_details",
+           JsonText().num("cached_tokens", usage.cached_input_tokens).done())
       .num("output_tokens", usage.output_tokens)
-      .raw("output_tokens_details", JsonText().num("reasoning_tokens", usage.reasoning_tokens).done())
+      .raw("output_tokens_details",
+           JsonText().num("reasoning_tokens", usage.reasoning_tokens).done())
       .num("total_tokens", usage.input_tokens + usage.output_tokens)
       .done();
 }
@@ -71,13 +74,25 @@ std::string turnJson(const Turn& t, const std::string& agent) {
   o.str("id", t.id).str("object", "agent.session.turn").str("session_id", t.session_id);
   o.str("agent_id", agent).str("status", turnStatusName(t.status));
   o.num("created_at", t.created_at);
-  if (t.started_at) o.num("started_at", t.started_at); else o.null("started_at");
-  if (t.completed_at) o.num("completed_at", t.completed_at); else o.null("completed_at");
+  if (t.started_at)
+    o.num("started_at", t.started_at);
+  else
+    o.null("started_at");
+  if (t.completed_at)
+    o.num("completed_at", t.completed_at);
+  else
+    o.null("completed_at");
   if (t.error)
-    o.raw("error", JsonText().str("code", agentsErrorCode(t.error->code)).str("message", t.error->message).done());
+    o.raw("error", JsonText()
+                       .str("code", agentsErrorCode(t.error->code))
+                       .str("message", t.error->message)
+                       .done());
   else
     o.null("error");
-  if (isTerminal(t.status)) o.raw("usage", tokenUsageJson(t.usage)); else o.null("usage");
+  if (isTerminal(t.status))
+    o.raw("usage", tokenUsageJson(t.usage));
+  else
+    o.null("usage");
   o.null("subagent_id");
   return o.done();
 }
@@ -87,22 +102,31 @@ std::string sessionItemJson(const Item& item, bool initial) {
   o.str("id", item.id).str("turn_id", item.turn_id);
   const std::string status = initial ? "in_progress" : item.status;
   if (item.type == "message") {
-    o.str("type", "message").str("role", "assistant").str("status", status).str("phase", "final_answer");
-    o.raw("content", initial ? "[]"
-                             : "[" + JsonText().str("type", "output_text").str("text", item.text).done() + "]");
+    o.str("type", "message")
+        .str("role", "assistant")
+        .str("status", status)
+        .str("phase", "final_answer");
+    o.raw("content",
+          initial
+              ? "[]"
+              : "[" + JsonText().str("type", "output_text").str("text", item.text).done() + "]");
     return o.done();
   }
   if (item.type == "reasoning") {
     o.str("type", "reasoning").str("status", status);
-    o.raw("summary", initial || item.text.empty()
-                         ? "[]"
-                         : "[" + JsonText().str("type", "summary_text").str("text", item.text).done() + "]");
+    o.raw("summary",
+          initial || item.text.empty()
+              ? "[]"
+              : "[" + JsonText().str("type", "summary_text").str("text", item.text).done() + "]");
     return o.done();
   }
   if (item.type == "command_execution") {
     o.str("type", "command_execution").str("command", commandOf(item));
     o.null("cwd");
-    if (item.exit_code && !initial) o.num("exit_code", *item.exit_code); else o.null("exit_code");
+    if (item.exit_code && !initial)
+      o.num("exit_code", *item.exit_code);
+    else
+      o.null("exit_code");
     o.raw("output", initial ? "null" : sdk::jsonQuote(item.output));
     o.null("duration_ms").str("status", status);
     return o.done();

@@ -9,7 +9,8 @@
 
 namespace abx::plugins::agents {
 
-/** The Agents-wire error code for a runtime failure code (sandbox_error for the Responses-only ones). */
+/** The Agents-wire error code for a runtime failure code (sandbox_error for the Responses-only
+ * ones). */
 std::string agentsErrorCode(const std::string& code);
 
 std::string sessionJson(const SessionInfo& session);

@@ -33,7 +33,8 @@ void SessionStream::push(const char* type, const std::string& fields) {
 }
 
 std::string SessionStream::ids(const std::string& turn_id) const {
-  return "\"session_id\":" + sdk::jsonQuote(session_id_) + ",\"turn_id\":" + sdk::jsonQuote(turn_id);
+  return "\"session_id\":" + sdk::jsonQuote(session_id_) +
+         ",\"turn_id\":" + sdk::jsonQuote(turn_id);
 }
 
 std::string SessionStream::sessionEvent() {
@@ -63,7 +64,8 @@ void SessionStream::onRuntimeEvent(const RuntimeEvent& e) {
   }
   if (t == "turn.started" && e.turn) {
     push("agent.session.in_progress", sessionEvent());
-    push("agent.session.turn.in_progress", ids(e.turn_id) + ",\"turn\":" + turnJson(*e.turn, agentName()));
+    push("agent.session.turn.in_progress",
+         ids(e.turn_id) + ",\"turn\":" + turnJson(*e.turn, agentName()));
     return;
   }
   if (t == "item.added" && e.item) {
@@ -71,9 +73,8 @@ void SessionStream::onRuntimeEvent(const RuntimeEvent& e) {
     output_index_[e.item->id] = index;
     const std::string where = ids(e.turn_id) + ",\"output_index\":" + std::to_string(index);
     push("agent.session.turn.item.added", where + ",\"item\":" + sessionItemJson(*e.item, true));
-    const std::string item_where =
-        ids(e.turn_id) + ",\"item_id\":" + sdk::jsonQuote(e.item->id) +
-        ",\"output_index\":" + std::to_string(index);
+    const std::string item_where = ids(e.turn_id) + ",\"item_id\":" + sdk::jsonQuote(e.item->id) +
+                                   ",\"output_index\":" + std::to_string(index);
     if (e.item->type == "message")
       push("agent.session.turn.content_part.added",
            item_where + R"(,"content_index":0,"part":{"type":"output_text","text":""})");
@@ -107,19 +108,21 @@ void SessionStream::onRuntimeEvent(const RuntimeEvent& e) {
                                    ",\"output_index\":" + std::to_string(index);
     const std::string text = sdk::jsonQuote(item.text);
     if (item.type == "message") {
-      push("agent.session.turn.output_text.done", item_where + ",\"content_index\":0,\"text\":" + text);
+      push("agent.session.turn.output_text.done",
+           item_where + ",\"content_index\":0,\"text\":" + text);
       push("agent.session.turn.content_part.done",
-           item_where + ",\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":" + text + "}");
+           item_where + ",\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":" + text +
+               "}");
     } else if (item.type == "reasoning") {
       push("agent.session.turn.reasoning_summary_text.done",
            item_where + ",\"summary_index\":0,\"text\":" + text);
       push("agent.session.turn.reasoning_summary_part.done",
-           item_where + ",\"summary_index\":0,\"part\":{\"type\":\"summary_text\",\"text\":" + text +
-               "},\"status\":null");
+           item_where + ",\"summary_index\":0,\"part\":{\"type\":\"summary_text\",\"text\":" +
+               text + "},\"status\":null");
     }
-    push("agent.session.turn.item.done", ids(e.turn_id) + ",\"output_index\":" +
-                                             std::to_string(index) + ",\"item\":" +
-                                             sessionItemJson(item));
+    push("agent.session.turn.item.done", ids(e.turn_id) +
+                                             ",\"output_index\":" + std::to_string(index) +
+                                             ",\"item\":" + sessionItemJson(item));
     return;
   }
   if (e.turn && isTerminal(e.turn->status)) {

@@ -60,7 +60,8 @@ std::optional<WireError> inputMessages(const Poco::Dynamic::Var& input,
   auto list = input.extract<Array::Ptr>();
   for (std::size_t i = 0; i < list->size(); ++i) {
     auto message = list->getObject(static_cast<unsigned>(i));
-    if (!message) return WireError{400, "Each input must be a message.", "invalid_request", "input"};
+    if (!message)
+      return WireError{400, "Each input must be a message.", "invalid_request", "input"};
     InputMessage m{randomId("msg"), "user", ""};
     auto content = message->get("content");
     if (content.isString()) {
@@ -91,29 +92,35 @@ std::string promptOf(const std::vector<InputMessage>& messages) {
 
 std::shared_ptr<SessionStream> streamFor(const Ctx& ctx, const std::string& session_id) {
   auto* runtime = ctx->runtime;
-  return ctx->streams->open(session_id, [runtime, session_id] { return runtime->session(session_id); });
+  return ctx->streams->open(session_id,
+                            [runtime, session_id] { return runtime->session(session_id); });
 }
 
 // Follows @p stream from @p after until the client goes, or (with
 // @p until_idle) until the session's first idle after a turn ended.
 void follow(SessionStream& stream, sdk::SseStream& sse, std::uint64_t after, bool until_idle) {
   std::vector<SessionStream::Event> events;
-  std::vector<std::pair<std::string_view, std::string_view>> batch;
+  std::vector<sdk::SseStream::Event> batch;
+  std::vector<std::string> ids;  // owns the id texts the batch points at
   bool turn_ended = false;
   while (sse.open()) {
     events.clear();
     batch.clear();
+    ids.clear();
     bool gap = false;
     const bool open = stream.read(after, events, kReadSlice, gap);
     bool stop = false;
+    ids.reserve(events.size());
     for (const auto& e : events) {
-      batch.emplace_back(e.type, e.data);
+      // `id: <seq>` lets a client reconnect with Last-Event-ID.
+      ids.push_back(std::to_string(e.seq));
+      batch.push_back({e.type, e.data, ids.back()});
       if (e.type == "agent.session.turn.completed" || e.type == "agent.session.turn.failed" ||
           e.type == "agent.session.turn.cancelled")
         turn_ended = true;
       // A create-and-stream ends at the first idle after its turn.
-      if (until_idle && ((turn_ended && e.type == "agent.session.idle") ||
-                         e.type == "agent.session.failed")) {
+      if (until_idle &&
+          ((turn_ended && e.type == "agent.session.idle") || e.type == "agent.session.failed")) {
         stop = true;
         break;
       }
@@ -159,7 +166,8 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
   if (auto meta = body->getObject("metadata"))
     for (const auto& k : meta->getNames()) metadata[k] = meta->optValue<std::string>(k, "");
   auto created = ctx->runtime->createSession(model, metadata);
-  if (!created) return openAiError({404, created.status().message(), "model_not_found", "agent_id"});
+  if (!created)
+    return openAiError({404, created.status().message(), "model_not_found", "agent_id"});
   auto session_stream = streamFor(ctx, created->id);
   session_stream->created(*created);
   const auto start = session_stream->lastSeq() - 1;
@@ -206,8 +214,11 @@ sdk::Response deleteSession(const Ctx& ctx, const sdk::Request& r) {
   if (!ctx->runtime->deleteSession(id)) return noSession(id);
   ctx->streams->erase(id);
   ctx->keys->forget(id);
-  return sdk::Response::json(
-      JsonText().str("id", id).str("object", "agent.session.deleted").boolean("deleted", true).done());
+  return sdk::Response::json(JsonText()
+                                 .str("id", id)
+                                 .str("object", "agent.session.deleted")
+                                 .boolean("deleted", true)
+                                 .done());
 }
 
 sdk::Response listSessions(const Ctx& ctx, const sdk::Request& r) {
@@ -260,8 +271,8 @@ sdk::Response postEvents(const Ctx& ctx, const sdk::Request& r) {
                           "never ask for a client-side function call.",
                           "unsupported_parameter", "events"});
     } else {
-      return openAiError({400, "Unsupported input event type '" + type + "'.",
-                          "unsupported_parameter", "events"});
+      return openAiError(
+          {400, "Unsupported input event type '" + type + "'.", "unsupported_parameter", "events"});
     }
   }
   auto accepted = sdk::Response::json("", 202);
@@ -300,7 +311,8 @@ sdk::Response listTurns(const Ctx& ctx, const sdk::Request& r) {
   if (!session) return noSession(id);
   PageItems items;
   for (const auto& turn_id : session->turn_ids)
-    if (auto t = ctx->runtime->turn(turn_id)) items.emplace_back(t->id, turnJson(*t, session->agent));
+    if (auto t = ctx->runtime->turn(turn_id))
+      items.emplace_back(t->id, turnJson(*t, session->agent));
   auto page = listPage(r, std::move(items));
   if (auto* e = std::get_if<WireError>(&page)) return openAiError(*e);
   return sdk::Response::json(std::get<std::string>(page));
@@ -309,9 +321,10 @@ sdk::Response listTurns(const Ctx& ctx, const sdk::Request& r) {
 sdk::Response getTurn(const Ctx& ctx, const sdk::Request& r) {
   auto turn = turnOf(ctx, r);
   if (!turn)
-    return openAiError({404, "No turn with id '" + std::string(r.param("turn_id").value_or("")) +
-                                 "' in this session.",
-                        "not_found", ""});
+    return openAiError(
+        {404,
+         "No turn with id '" + std::string(r.param("turn_id").value_or("")) + "' in this session.",
+         "not_found", ""});
   auto session = ctx->runtime->session(turn->session_id);
   return sdk::Response::json(turnJson(*turn, session ? session->agent : ""));
 }
@@ -327,9 +340,10 @@ PageItems itemsOf(const Turn& turn) {
 sdk::Response listTurnItems(const Ctx& ctx, const sdk::Request& r) {
   auto turn = turnOf(ctx, r);
   if (!turn)
-    return openAiError({404, "No turn with id '" + std::string(r.param("turn_id").value_or("")) +
-                                 "' in this session.",
-                        "not_found", ""});
+    return openAiError(
+        {404,
+         "No turn with id '" + std::string(r.param("turn_id").value_or("")) + "' in this session.",
+         "not_found", ""});
   auto page = listPage(r, itemsOf(*turn));
   if (auto* e = std::get_if<WireError>(&page)) return openAiError(*e);
   return sdk::Response::json(std::get<std::string>(page));

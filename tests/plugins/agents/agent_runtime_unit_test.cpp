@@ -116,7 +116,6 @@ class RuntimeTest : public ::testing::Test {
   std::unique_ptr<AgentRuntime> runtime_;
 };
 
-
 TEST_F(RuntimeTest, TurnRunsToCompletionWithItemsAndEventsInOrder) {
   addAgent("a", "read p; echo S native-1; echo T \"hello \"; echo M \"hello $p\"");
   std::vector<RuntimeEvent> events;

@@ -125,12 +125,18 @@ class ABX_SDK_API SseStream {
   virtual bool comment(std::string_view text) = 0;
   /** False after a failed write or when the server is shutting down. */
   virtual bool open() const = 0;
+  /** One event of a batch; a non-empty id is sent as an `id:` line first. */
+  struct Event {
+    std::string_view name;
+    std::string_view data;
+    std::string_view id;
+  };
   /**
    * Writes several events as one send (a reader catching up on a fast
-   * producer pays one write, not one per event). Default: event() for each.
-   * Since ABI 1.1.
+   * producer pays one write, not one per event). Default: event() for each
+   * (ids dropped). Since ABI 1.1.
    */
-  virtual bool events(const std::vector<std::pair<std::string_view, std::string_view>>& batch);
+  virtual bool events(const std::vector<Event>& batch);
 
  protected:
   ~SseStream();

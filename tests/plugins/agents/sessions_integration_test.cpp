@@ -1,0 +1,151 @@
+// Integration: the Agents wire's event tail on the real server — `id:`
+// lines and Last-Event-ID replay without duplicates or gaps, a client that
+// disconnects mid-turn does not stop the turn, and the 33rd subscriber of a
+// session is refused.
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <thread>
+
+#include "support/server_process.h"
+
+namespace abx::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+
+constexpr const char* kToken = "sessions-token-1234";
+
+ServerOptions sessionsServer() {
+  ServerOptions o;
+  o.manifest =
+      "plugins:\n  - name: agents\n    file: abx_agents.so\n"
+      "  - name: adapter_command\n    file: abx_adapter_command.so\n";
+  o.files["agents.yaml"] = R"(agents:
+  - name: fake
+    runtime: command
+    command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
+    workspace: {path: "{dir}/work"}
+  - name: slow
+    runtime: command
+    command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
+    env: {FAKE_MODE: slow, FAKE_DELAY_MS: "100"}
+    workspace: {path: "{dir}/work"}
+)";
+  o.env["ABX_AGENTS_CONFIG"] = "{dir}/agents.yaml";
+  o.env["ABX_AGENTS_STATE_DIR"] = "{dir}/state";
+  o.env["ABX_SERVER_TOKEN"] = kToken;
+  o.env["ABX_SERVER_ENABLED_GROUPS"] = "agents";
+  o.env["PATH"] = sourceDir() + "/fake_agents:/usr/bin:/bin";
+  return o;
+}
+
+const std::vector<std::pair<std::string, std::string>> kAuth = {
+    {"Authorization", std::string("Bearer ") + kToken}, {"Content-Type", "application/json"}};
+
+std::string createSession(const ServerProcess& s, const std::string& agent) {
+  auto r = http(s.port(), "POST", "/v1/agents/sessions",
+                R"({"agent_id":")" + agent + R"(","environment":{"type":"none"}})", kAuth);
+  EXPECT_EQ(r.status, 200) << r.body;
+  Poco::JSON::Parser parser;
+  return parser.parse(r.body).extract<Poco::JSON::Object::Ptr>()->getValue<std::string>("id");
+}
+
+void sendInput(const ServerProcess& s, const std::string& id, const std::string& text) {
+  auto r = http(s.port(), "POST", "/v1/agents/sessions/" + id + "/events",
+                R"({"events":[{"type":"agent.session.input.message","input":")" + text + R"("}]})",
+                kAuth);
+  EXPECT_EQ(r.status, 202) << r.body;
+}
+
+std::string tail(const ServerProcess& s, const std::string& id, const std::string& extra,
+                 std::chrono::milliseconds how_long) {
+  return rawHttp(s.port(),
+                 "GET /v1/agents/sessions/" + id + "/events HTTP/1.1\r\nHost: x\r\n" +
+                     "Authorization: Bearer " + kToken + "\r\n" + extra + "\r\n",
+                 how_long);
+}
+
+// The `id:` values of an SSE text, in order.
+std::vector<std::string> idsOf(const std::string& text) {
+  std::vector<std::string> ids;
+  for (std::size_t at = text.find("\nid: "); at != std::string::npos;
+       at = text.find("\nid: ", at + 1))
+    ids.push_back(text.substr(at + 5, text.find('\n', at + 5) - at - 5));
+  return ids;
+}
+
+void waitIdle(const ServerProcess& s, const std::string& id) {
+  for (int i = 0; i < 300; ++i) {
+    auto r = http(s.port(), "GET", "/v1/agents/sessions/" + id, "", kAuth);
+    auto turns = http(s.port(), "GET", "/v1/agents/sessions/" + id + "/turns", "", kAuth);
+    if (r.body.find(R"("status":"idle")") != std::string::npos &&
+        turns.body.find(R"("status":"completed")") != std::string::npos)
+      return;
+    std::this_thread::sleep_for(50ms);
+  }
+  FAIL() << "session never became idle";
+}
+
+TEST(SessionsWire, LastEventIdReplaysExactlyTheMissedEvents) {
+  ServerProcess server(sessionsServer());
+  const auto id = createSession(server, "fake");
+  sendInput(server, id, "hello");
+  waitIdle(server, id);
+  auto all = tail(server, id, "Last-Event-ID: 0\r\n", 800ms);
+  auto ids = idsOf(all);
+  ASSERT_GE(ids.size(), 8u) << all;
+  for (std::size_t i = 1; i < ids.size(); ++i)
+    EXPECT_EQ(std::stoull(ids[i]), std::stoull(ids[i - 1]) + 1);  // no gaps
+  EXPECT_THAT(all, HasSubstr("event: agent.session.turn.completed"));
+  const std::size_t cut = ids.size() / 2;
+  auto rest = tail(server, id, "Last-Event-ID: " + ids[cut - 1] + "\r\n", 800ms);
+  EXPECT_EQ(idsOf(rest), std::vector<std::string>(ids.begin() + cut, ids.end()));
+}
+
+TEST(SessionsWire, DisconnectDoesNotStopTheTurnAndALaterClientSeesTheRest) {
+  ServerProcess server(sessionsServer());
+  const auto id = createSession(server, "slow");
+  std::thread first([&] { tail(server, id, "", 300ms); });  // goes away mid-turn
+  std::this_thread::sleep_for(100ms);
+  sendInput(server, id, "keep going");
+  first.join();
+  auto later = tail(server, id, "", 5s);
+  EXPECT_THAT(later, HasSubstr("event: agent.session.turn.completed"));
+  EXPECT_THAT(later, HasSubstr("turn 1: keep going"));
+}
+
+TEST(SessionsWire, TheThirtyThirdSubscriberIsRefused) {
+  ServerProcess server(sessionsServer());
+  const auto id = createSession(server, "fake");
+  std::vector<std::unique_ptr<Poco::Net::HTTPClientSession>> open;
+  auto subscribe = [&](int& status) {
+    auto session = std::make_unique<Poco::Net::HTTPClientSession>(
+        "127.0.0.1", static_cast<Poco::UInt16>(server.port()));
+    Poco::Net::HTTPRequest request("GET", "/v1/agents/sessions/" + id + "/events", "HTTP/1.1");
+    request.set("Authorization", std::string("Bearer ") + kToken);
+    session->sendRequest(request);
+    Poco::Net::HTTPResponse response;
+    session->receiveResponse(response);
+    status = response.getStatus();
+    open.push_back(std::move(session));
+  };
+  for (int i = 0; i < 32; ++i) {
+    int status = 0;
+    subscribe(status);
+    ASSERT_EQ(status, 200) << "subscriber " << i;
+  }
+  int status = 0;
+  subscribe(status);
+  EXPECT_EQ(status, 429);
+}
+
+}  // namespace
+}  // namespace abx::testing
