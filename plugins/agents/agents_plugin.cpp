@@ -7,6 +7,7 @@
 
 #include "definition/agents_config_file.h"
 #include "definition/env_expansion.h"
+#include "runtime/agent_child_env.h"
 #include "secrets/secret_bag.h"
 
 namespace abx::plugins::agents {
@@ -105,6 +106,14 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   context_->store = store_.get();
   for (auto& route : responsesRoutes(context_))
     if (auto s = host.routes().add(std::move(route)); !s) return s;
+  runtimes_context_ = std::make_shared<RuntimesContext>();
+  runtimes_context_->services = &host.services();
+  runtimes_context_->env = [environment] {
+    AgentEnvParts parts;
+    parts.base = environment->snapshot();
+    return buildAgentEnv(parts);
+  };
+  if (auto s = host.routes().add(runtimesRoute(runtimes_context_)); !s) return s;
   keys_ = std::make_unique<SessionKeys>();
   sessions_context_ = std::make_shared<SessionsContext>();
   sessions_context_->runtime = runtime_.get();

@@ -13,6 +13,7 @@
 #include "runtime/agent_runtime.h"
 #include "wire/response_store.h"
 #include "wire/responses_routes.h"
+#include "wire/runtimes_route.h"
 #include "wire/session_stream.h"
 #include "wire/sessions_routes.h"
 
@@ -35,6 +36,7 @@ class AgentsPlugin final : public sdk::Plugin {
   std::unique_ptr<SessionStreams> streams_;
   std::unique_ptr<SessionKeys> keys_;
   std::shared_ptr<SessionsContext> sessions_context_;
+  std::shared_ptr<RuntimesContext> runtimes_context_;
   std::vector<std::string> definition_names_;
   bool warned_ = false;
 };

@@ -149,3 +149,18 @@ TEST(SessionsWire, TheThirtyThirdSubscriberIsRefused) {
 
 }  // namespace
 }  // namespace abx::testing
+
+namespace abx::testing {
+namespace {
+
+TEST(AgentsRuntimes, ListsTheRegisteredAdapters) {
+  ServerProcess server(sessionsServer());
+  auto r = http(server.port(), "GET", "/v1/agents/runtimes", "", kAuth);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_THAT(r.body, HasSubstr(R"("name":"command")"));
+  EXPECT_THAT(r.body, HasSubstr(R"("implemented":true,"installed":true)"));
+  EXPECT_THAT(r.body, HasSubstr(R"("capabilities":{"resume":true)"));
+}
+
+}  // namespace
+}  // namespace abx::testing

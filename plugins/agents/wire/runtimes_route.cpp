@@ -1,0 +1,129 @@
+#include "runtimes_route.h"
+
+#include <unistd.h>
+
+#include "abx/sdk/agent_adapter.h"
+#include "abx/sdk/subprocess.h"
+#include "json_text.h"
+
+namespace abx::plugins::agents {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::chrono::seconds kCacheFor{60};
+constexpr std::chrono::seconds kHealthTimeout{10};
+
+struct Health {
+  std::string path;
+  std::string version;
+  Clock::time_point at;
+};
+
+// The first executable called @p binary on the PATH of @p env.
+std::string findOnPath(const std::string& binary, const std::vector<std::string>& env) {
+  if (binary.empty()) return {};
+  if (binary.find('/') != std::string::npos)
+    return ::access(binary.c_str(), X_OK) == 0 ? binary : "";
+  std::string path = "/usr/local/bin:/usr/bin:/bin";
+  for (const auto& entry : env)
+    if (entry.starts_with("PATH=")) path = entry.substr(5);
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    auto end = path.find(':', start);
+    auto dir = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!dir.empty()) {
+      auto candidate = dir + "/" + binary;
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return {};
+}
+
+Health check(const sdk::agents::AgentAdapter& adapter, const std::vector<std::string>& env) {
+  Health health;
+  health.at = Clock::now();
+  health.path = findOnPath(adapter.binary(), env);
+  auto argv = adapter.healthArgv();
+  if (health.path.empty() || argv.empty()) return health;
+  sdk::SpawnOptions options;
+  options.argv = argv;
+  options.env = env;
+  options.stdin_pipe = false;
+  sdk::RunLimits limits;
+  limits.timeout = kHealthTimeout;
+  limits.max_output_bytes = 4096;
+  auto run = sdk::Subprocess::run(options, limits);
+  if (run && run->exit_code == 0) {
+    auto text = run->out.empty() ? run->err : run->out;
+    health.version = text.substr(0, text.find('\n'));
+  }
+  return health;
+}
+
+std::string capabilitiesJson(const sdk::agents::AdapterCapabilities& c) {
+  return JsonText()
+      .boolean("resume", c.resume)
+      .boolean("partial_deltas", c.partial_deltas)
+      .boolean("mcp", c.mcp)
+      .boolean("system_prompt", c.system_prompt)
+      .boolean("base_url", c.base_url)
+      .boolean("max_turns", c.max_turns)
+      .boolean("budget", c.budget)
+      .done();
+}
+
+}  // namespace
+
+sdk::RouteSpec runtimesRoute(std::shared_ptr<const RuntimesContext> ctx) {
+  auto cache = std::make_shared<std::pair<std::mutex, std::map<std::string, Health>>>();
+  sdk::RouteSpec spec;
+  spec.method = "GET";
+  spec.path = "/v1/agents/runtimes";
+  spec.endpoint = "agents_runtimes";
+  spec.group = "agents";
+  spec.summary = "Registered agent runtimes, installed or not";
+  spec.scopes = {"agents:run"};
+  spec.handler = [ctx, cache](const sdk::Request&) {
+    std::string data = "[";
+    const auto env = ctx->env ? ctx->env() : std::vector<std::string>{};
+    for (const auto& [name, adapter] : ctx->services->all<sdk::agents::AgentAdapter>()) {
+      Health health;
+      {
+        std::lock_guard lock(cache->first);
+        auto it = cache->second.find(name);
+        if (it != cache->second.end() && Clock::now() - it->second.at < kCacheFor)
+          health = it->second;
+        else
+          health = cache->second[name] = check(*adapter, env);
+      }
+      std::string aliases = "[";
+      for (const auto& alias : adapter->aliases())
+        aliases += (aliases.size() > 1 ? "," : "") + sdk::jsonQuote(alias);
+      aliases += "]";
+      const auto caps = adapter->capabilities();
+      // `command` needs no binary of its own: it runs what a definition names.
+      const bool installed = adapter->binary().empty() || !health.path.empty();
+      if (data.size() > 1) data += ',';
+      data += JsonText()
+                  .str("name", adapter->name())
+                  .raw("aliases", aliases)
+                  .str("object", "agent.runtime")
+                  .boolean("implemented", true)
+                  .boolean("installed", installed)
+                  .boolean("default", adapter->name() == "codex")
+                  .strOrNull("binary", adapter->binary())
+                  .strOrNull("path", health.path)
+                  .strOrNull("version", health.version)
+                  .boolean("experimental", caps.experimental)
+                  .raw("capabilities", capabilitiesJson(caps))
+                  .done();
+    }
+    data += "]";
+    return sdk::Response::json(JsonText().str("object", "list").raw("data", data).done());
+  };
+  return spec;
+}
+
+}  // namespace abx::plugins::agents

@@ -1,0 +1,28 @@
+// GET /v1/agents/runtimes (agents spec "Install & health"): every adapter
+// the host registered — name, aliases, implemented, installed, default,
+// path, version (its health argv, 10 s timeout, cached for a minute),
+// experimental and capabilities.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "abx/sdk/routes.h"
+#include "abx/sdk/services.h"
+
+namespace abx::plugins::agents {
+
+struct RuntimesContext {
+  const sdk::ServiceRegistry* services = nullptr;
+  /** The environment the health check runs in (the agents' allowlisted PATH). */
+  std::function<std::vector<std::string>()> env;
+};
+
+sdk::RouteSpec runtimesRoute(std::shared_ptr<const RuntimesContext> context);
+
+}  // namespace abx::plugins::agents
