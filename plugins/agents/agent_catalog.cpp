@@ -16,6 +16,48 @@ void AgentCatalog::setDefinitions(std::vector<sdk::agents::AgentSpec> specs) {
   }
   std::lock_guard lock(mutex_);
   definitions_ = std::move(next);
+  times_.clear();
+  for (const auto& [name, agent] : definitions_) times_[name] = {0, 0};
+}
+
+void AgentCatalog::put(sdk::agents::AgentSpec spec, std::int64_t now) {
+  auto agent = std::make_shared<ResolvedAgent>();
+  agent->redaction = redactionFor(spec);
+  agent->spec = std::move(spec);
+  std::lock_guard lock(mutex_);
+  const auto& name = agent->spec.name;
+  auto times = times_.find(name);
+  times_[name] = {times == times_.end() ? now : times->second.first, now};
+  definitions_[name] = std::move(agent);
+}
+
+bool AgentCatalog::erase(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  times_.erase(name);
+  return definitions_.erase(name) > 0;
+}
+
+std::optional<AgentCatalog::Definition> AgentCatalog::definition(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  auto it = definitions_.find(name);
+  if (it == definitions_.end()) return std::nullopt;
+  const auto& times = times_.at(name);
+  return Definition{it->second->spec, times.first, times.second};
+}
+
+std::vector<AgentCatalog::Definition> AgentCatalog::definitions() const {
+  std::vector<Definition> out;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [name, agent] : definitions_) {
+      const auto& times = times_.at(name);
+      out.push_back({agent->spec, times.first, times.second});
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Definition& a, const Definition& b) {
+    return a.created_at < b.created_at;
+  });
+  return out;
 }
 
 const sdk::agents::AgentAdapter* AgentCatalog::adapter(const std::string& runtime) const {

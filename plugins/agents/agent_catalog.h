@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,18 @@ class AgentCatalog {
   /** Replaces the definitions (already validated). */
   void setDefinitions(std::vector<sdk::agents::AgentSpec> specs);
 
+  struct Definition {
+    sdk::agents::AgentSpec spec;
+    std::int64_t created_at = 0;
+    std::int64_t updated_at = 0;
+  };
+  /** Adds or replaces one definition (already validated) at @p now. */
+  void put(sdk::agents::AgentSpec spec, std::int64_t now);
+  bool erase(const std::string& name);
+  std::optional<Definition> definition(const std::string& name) const;
+  /** Oldest first. */
+  std::vector<Definition> definitions() const;
+
   /** The agent @p name names, or nullptr with @p why ("The model 'x' does not exist."). */
   std::shared_ptr<const ResolvedAgent> resolve(const std::string& name, std::string& why) const;
   /** Every usable model id: definitions, then adapter names. */
@@ -39,6 +52,7 @@ class AgentCatalog {
   const bool allow_extra_args_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const ResolvedAgent>> definitions_;
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> times_;  // created, updated
   mutable std::map<std::string, std::shared_ptr<const ResolvedAgent>> defaults_;
 };
 

@@ -122,6 +122,16 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   sessions_context_->keys = keys_.get();
   for (auto& route : sessionsRoutes(sessions_context_))
     if (auto s = host.routes().add(std::move(route)); !s) return s;
+  // After the literal /v1/agents/sessions and /v1/agents/runtimes routes,
+  // which /v1/agents/{id} would otherwise shadow.
+  agents_context_ = std::make_shared<AgentsRoutesContext>();
+  agents_context_->catalog = catalog_.get();
+  agents_context_->host_redactor = &host.redactor();
+  agents_context_->log = &host.log();
+  const auto lock = env("ABX_AGENTS_LOCK_DEFINITIONS").value_or("0");
+  agents_context_->locked = lock == "1" || lock == "true" || lock == "yes" || lock == "on";
+  for (auto& route : agentsRoutes(agents_context_))
+    if (auto s = host.routes().add(std::move(route)); !s) return s;
   return sdk::Status::ok();
 }
 

@@ -11,6 +11,7 @@
 #include "abx/sdk/plugin.h"
 #include "agent_catalog.h"
 #include "runtime/agent_runtime.h"
+#include "wire/agents_routes.h"
 #include "wire/response_store.h"
 #include "wire/responses_routes.h"
 #include "wire/runtimes_route.h"
@@ -37,6 +38,7 @@ class AgentsPlugin final : public sdk::Plugin {
   std::unique_ptr<SessionKeys> keys_;
   std::shared_ptr<SessionsContext> sessions_context_;
   std::shared_ptr<RuntimesContext> runtimes_context_;
+  std::shared_ptr<AgentsRoutesContext> agents_context_;
   std::vector<std::string> definition_names_;
   bool warned_ = false;
 };

@@ -20,6 +20,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr const char* kToken = "sessions-token-1234";
 
@@ -160,6 +161,53 @@ TEST(AgentsRuntimes, ListsTheRegisteredAdapters) {
   EXPECT_THAT(r.body, HasSubstr(R"("name":"command")"));
   EXPECT_THAT(r.body, HasSubstr(R"("implemented":true,"installed":true)"));
   EXPECT_THAT(r.body, HasSubstr(R"("capabilities":{"resume":true)"));
+}
+
+}  // namespace
+}  // namespace abx::testing
+
+namespace abx::testing {
+namespace {
+
+constexpr const char* kDefinition = R"({"name":"made-by-http","runtime":"command",
+  "command":{"argv":["fake-agent","--format","jsonl-codex"],"parser":"jsonl-codex"},
+  "workspace":{"path":"/tmp/abx-http-agent-work"},
+  "secrets":{"HTTP_AGENT_SECRET":"write-only-value-98765"}})";
+
+TEST(AgentsDefinitions, CreateReadRunUpdateDeleteWithWriteOnlySecrets) {
+  ServerProcess server(sessionsServer());
+  auto created = http(server.port(), "POST", "/v1/agents", kDefinition, kAuth);
+  ASSERT_EQ(created.status, 200) << created.body;
+  EXPECT_THAT(created.body, HasSubstr(R"("object":"agent")"));
+  EXPECT_THAT(created.body, Not(HasSubstr("write-only-value")));
+  EXPECT_THAT(created.body, HasSubstr("***"));
+  auto again = http(server.port(), "POST", "/v1/agents", kDefinition, kAuth);
+  EXPECT_EQ(again.status, 409);
+  auto got = http(server.port(), "GET", "/v1/agents/made-by-http", "", kAuth);
+  EXPECT_EQ(got.status, 200);
+  EXPECT_THAT(got.body, Not(HasSubstr("write-only-value")));
+  auto list = http(server.port(), "GET", "/v1/agents", "", kAuth);
+  EXPECT_THAT(list.body, HasSubstr(R"("id":"made-by-http")"));
+  auto run = http(server.port(), "POST", "/v1/responses",
+                  R"({"model":"made-by-http","input":"from http"})", kAuth);
+  EXPECT_EQ(run.status, 200) << run.body;
+  EXPECT_THAT(run.body, HasSubstr("turn 1: from http"));
+  auto bad =
+      http(server.port(), "POST", "/v1/agents/made-by-http", R"({"runtime":"command"})", kAuth);
+  EXPECT_EQ(bad.status, 400);  // runtime command needs its command block
+  auto removed = http(server.port(), "DELETE", "/v1/agents/made-by-http", "", kAuth);
+  EXPECT_EQ(removed.status, 200);
+  EXPECT_EQ(http(server.port(), "GET", "/v1/agents/made-by-http", "", kAuth).status, 404);
+  EXPECT_THAT(server.stderrText(), Not(HasSubstr("write-only-value")));
+}
+
+TEST(AgentsDefinitions, LockedDefinitionsRefuseWrites) {
+  auto options = sessionsServer();
+  options.env["ABX_AGENTS_LOCK_DEFINITIONS"] = "1";
+  ServerProcess server(options);
+  EXPECT_EQ(http(server.port(), "POST", "/v1/agents", kDefinition, kAuth).status, 403);
+  EXPECT_EQ(http(server.port(), "DELETE", "/v1/agents/fake", "", kAuth).status, 403);
+  EXPECT_EQ(http(server.port(), "GET", "/v1/agents/fake", "", kAuth).status, 200);
 }
 
 }  // namespace

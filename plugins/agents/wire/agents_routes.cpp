@@ -1,0 +1,169 @@
+#include "agents_routes.h"
+
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+
+#include <chrono>
+#include <sstream>
+
+#include "definition/agent_definition.h"
+#include "definition/public_view.h"
+#include "json_text.h"
+#include "list_page.h"
+#include "openai_error.h"
+#include "secrets/secret_bag.h"
+
+namespace abx::plugins::agents {
+namespace {
+
+using Ctx = std::shared_ptr<const AgentsRoutesContext>;
+
+std::int64_t unixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The Agent object: the SDK's required fields around the definition's
+// public view (secrets as "***").
+std::string agentJson(const AgentCatalog::Definition& d) {
+  auto o = publicDefinitionObject(d.spec);
+  o->set("id", d.spec.name);
+  o->set("object", "agent");
+  o->set("created_at", d.created_at);
+  o->set("updated_at", d.updated_at);
+  if (!o->has("instructions") || d.spec.instructions.empty())
+    o->set("instructions", Poco::Dynamic::Var());
+  o->set("model", d.spec.model.empty() ? d.spec.runtime : d.spec.model);
+  if (!o->has("metadata")) o->set("metadata", Poco::JSON::Object::Ptr(new Poco::JSON::Object));
+  Poco::JSON::Parser parser;
+  o->set("multi_agent", parser.parse(R"({"enabled":false,"max_concurrent_subagents":null})"));
+  o->set("reasoning", parser.parse(R"({"effort":null,"summary":null})"));
+  o->set("service_tier", "auto");
+  o->set("text", parser.parse(R"({"format":{"type":"text"},"verbosity":"medium"})"));
+  o->set("tools", publicMcpTools(d.spec));
+  std::ostringstream text;
+  o->stringify(text);
+  return text.str();
+}
+
+sdk::Response notFound(const std::string& id) {
+  return openAiError({404, "No agent with id '" + id + "' found.", "not_found", ""});
+}
+
+sdk::Response lockedResponse() {
+  return openAiError(
+      {403,
+       "Agent definitions are locked on this server (ABX_AGENTS_LOCK_DEFINITIONS=1); "
+       "only the definitions of ABX_AGENTS_CONFIG run.",
+       "definitions_locked", ""});
+}
+
+// Parses, validates against the runtime's adapter, registers.
+sdk::Response store(const Ctx& ctx, const std::string& body, const std::string& forced_name,
+                    bool must_be_new) {
+  std::string text = body;
+  if (!forced_name.empty()) {
+    // The path names the agent being updated; a body without a name means it.
+    try {
+      Poco::JSON::Parser parser;
+      auto o = parser.parse(body.empty() ? "{}" : body).extract<Poco::JSON::Object::Ptr>();
+      if (!o->has("name")) o->set("name", forced_name);
+      if (o->getValue<std::string>("name") != forced_name)
+        return openAiError({400, "The name of an agent cannot change.", "invalid_request", "name"});
+      std::ostringstream out;
+      o->stringify(out);
+      text = out.str();
+    } catch (...) {
+      return openAiError({400, "The request body must be a JSON object.", "invalid_request", ""});
+    }
+  }
+  auto* catalog = ctx->catalog;
+  auto parsed = parseAgentDefinitionBody(text, [catalog](std::string_view runtime) {
+    return catalog->adapter(std::string(runtime)) != nullptr;
+  });
+  if (!parsed.ok())
+    return openAiError({400, parsed.errorText(), "invalid_request", parsed.errors.front().path});
+  auto& spec = parsed.spec;
+  if (auto* adapter = catalog->adapter(spec.runtime)) {
+    auto problems = adapter->validate(spec);
+    if (!problems.empty()) {
+      std::string message;
+      for (const auto& p : problems) message += (message.empty() ? "" : "; ") + p;
+      return openAiError({400, message, "invalid_request", "runtime"});
+    }
+  }
+  if (must_be_new && catalog->definition(spec.name))
+    return openAiError({409,
+                        "An agent named '" + spec.name +
+                            "' exists; update it with POST /v1/agents/" + spec.name + ".",
+                        "conflict", "name"});
+  const auto bag = SecretBag::of(spec);
+  if (ctx->host_redactor)
+    for (const auto& secret : bag.values()) ctx->host_redactor->addSecret(secret);
+  if (ctx->log)
+    for (const auto& warning : registrationWarnings(spec)) ctx->log->warn(warning);
+  const std::string name = spec.name;
+  catalog->put(std::move(spec), unixNow());
+  return sdk::Response::json(agentJson(*catalog->definition(name)));
+}
+
+sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
+                     std::string summary) {
+  sdk::RouteSpec spec;
+  spec.method = std::move(method);
+  spec.path = std::move(path);
+  spec.endpoint = std::move(endpoint);
+  spec.group = "agents";
+  spec.summary = std::move(summary);
+  spec.scopes = {"agents:admin"};
+  return spec;
+}
+
+}  // namespace
+
+std::vector<sdk::RouteSpec> agentsRoutes(Ctx ctx) {
+  std::vector<sdk::RouteSpec> routes;
+  auto create = route("POST", "/v1/agents", "agents_create", "Register an agent definition");
+  create.handler = [ctx](const sdk::Request& r) {
+    if (ctx->locked) return lockedResponse();
+    return store(ctx, r.body, "", /*must_be_new=*/true);
+  };
+  routes.push_back(std::move(create));
+  auto list = route("GET", "/v1/agents", "agents_list", "Agent definitions (secrets as ***)");
+  list.handler = [ctx](const sdk::Request& r) {
+    PageItems items;
+    for (const auto& d : ctx->catalog->definitions()) items.emplace_back(d.spec.name, agentJson(d));
+    auto page = listPage(r, std::move(items));
+    if (auto* e = std::get_if<WireError>(&page)) return openAiError(*e);
+    return sdk::Response::json(std::get<std::string>(page));
+  };
+  routes.push_back(std::move(list));
+  auto get = route("GET", "/v1/agents/{id}", "agents_get", "One agent definition");
+  get.handler = [ctx](const sdk::Request& r) {
+    const std::string id(r.param("id").value_or(""));
+    auto d = ctx->catalog->definition(id);
+    return d ? sdk::Response::json(agentJson(*d)) : notFound(id);
+  };
+  routes.push_back(std::move(get));
+  auto update = route("POST", "/v1/agents/{id}", "agents_update", "Replace an agent definition");
+  update.handler = [ctx](const sdk::Request& r) {
+    if (ctx->locked) return lockedResponse();
+    const std::string id(r.param("id").value_or(""));
+    if (!ctx->catalog->definition(id)) return notFound(id);
+    return store(ctx, r.body, id, /*must_be_new=*/false);
+  };
+  routes.push_back(std::move(update));
+  auto remove = route("DELETE", "/v1/agents/{id}", "agents_delete", "Delete an agent definition");
+  remove.handler = [ctx](const sdk::Request& r) {
+    if (ctx->locked) return lockedResponse();
+    const std::string id(r.param("id").value_or(""));
+    if (!ctx->catalog->erase(id)) return notFound(id);
+    return sdk::Response::json(
+        JsonText().str("id", id).str("object", "agent.deleted").boolean("deleted", true).done());
+  };
+  routes.push_back(std::move(remove));
+  return routes;
+}
+
+}  // namespace abx::plugins::agents

@@ -1,0 +1,29 @@
+// The agent definitions on the Agents wire (openai-wire.md §9.1, §9.2;
+// agents spec §9.4, §9.10): POST /v1/agents, GET /v1/agents[/{id}],
+// POST /v1/agents/{id}, DELETE /v1/agents/{id}. A body is the HTTP JSON
+// spelling of the definition schema; the id is the definition's name.
+// Secrets are write-only (GET shows "***"). ABX_AGENTS_LOCK_DEFINITIONS=1
+// makes the write routes 403.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "abx/sdk/logger.h"
+#include "abx/sdk/redactor.h"
+#include "abx/sdk/routes.h"
+#include "agent_catalog.h"
+
+namespace abx::plugins::agents {
+
+struct AgentsRoutesContext {
+  AgentCatalog* catalog = nullptr;
+  sdk::Redactor* host_redactor = nullptr; /**< guards the server's log lines */
+  sdk::Logger* log = nullptr;
+  bool locked = false; /**< ABX_AGENTS_LOCK_DEFINITIONS=1 */
+};
+
+/** Register after the literal /v1/agents/sessions and /v1/agents/runtimes routes. */
+std::vector<sdk::RouteSpec> agentsRoutes(std::shared_ptr<const AgentsRoutesContext> context);
+
+}  // namespace abx::plugins::agents
