@@ -130,6 +130,8 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   agents_context_->log = &host.log();
   const auto lock = env("ABX_AGENTS_LOCK_DEFINITIONS").value_or("0");
   agents_context_->locked = lock == "1" || lock == "true" || lock == "yes" || lock == "on";
+  for (auto& route : unsupportedAgentsRoutes())
+    if (auto s = host.routes().add(std::move(route)); !s) return s;
   for (auto& route : agentsRoutes(agents_context_))
     if (auto s = host.routes().add(std::move(route)); !s) return s;
   return sdk::Status::ok();

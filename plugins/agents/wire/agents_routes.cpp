@@ -122,6 +122,41 @@ sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
 
 }  // namespace
 
+std::vector<sdk::RouteSpec> unsupportedAgentsRoutes() {
+  struct Part {
+    const char* path;
+    const char* what;
+  };
+  static constexpr Part kParts[] = {
+      {"/v1/agents/environments", "environments"},
+      {"/v1/agents/environments/templates", "environment templates"},
+      {"/v1/agents/environments/{id}", "environments"},
+      {"/v1/agents/automations", "automations"},
+      {"/v1/agents/automations/{id}", "automations"},
+      {"/v1/agents/sessions/{id}/artifacts", "session artifacts"},
+      {"/v1/agents/sessions/{id}/artifacts/{artifact_id}", "session artifacts"},
+      {"/v1/agents/sessions/{id}/traces", "session traces"},
+      {"/v1/agents/sessions/{id}/subagents", "subagents"},
+      {"/v1/agents/sessions/{id}/subagents/{subagent_id}", "subagents"},
+  };
+  std::vector<sdk::RouteSpec> routes;
+  int n = 0;
+  for (const auto& part : kParts)
+    for (const char* method : {"GET", "POST", "DELETE"}) {
+      auto spec = route(method, part.path, "agents_unsupported_" + std::to_string(++n),
+                        std::string("Not offered by this server: ") + part.what);
+      spec.scopes = {"agents:run"};
+      const std::string message = std::string("The Agents API's ") + part.what +
+                                  " are not supported by this server; it hosts agent CLIs "
+                                  "through sessions, turns and items.";
+      spec.handler = [message](const sdk::Request&) {
+        return openAiError({400, message, "unsupported_endpoint", ""});
+      };
+      routes.push_back(std::move(spec));
+    }
+  return routes;
+}
+
 std::vector<sdk::RouteSpec> agentsRoutes(Ctx ctx) {
   std::vector<sdk::RouteSpec> routes;
   auto create = route("POST", "/v1/agents", "agents_create", "Register an agent definition");

@@ -26,4 +26,12 @@ struct AgentsRoutesContext {
 /** Register after the literal /v1/agents/sessions and /v1/agents/runtimes routes. */
 std::vector<sdk::RouteSpec> agentsRoutes(std::shared_ptr<const AgentsRoutesContext> context);
 
+/**
+ * The Agents API parts the SDK knows that this server does not offer
+ * (environments, automations, session artifacts, traces, subagents): each
+ * answers 400 `unsupported_endpoint` in the OpenAI envelope, never a bare
+ * 404. Register before agentsRoutes().
+ */
+std::vector<sdk::RouteSpec> unsupportedAgentsRoutes();
+
 }  // namespace abx::plugins::agents

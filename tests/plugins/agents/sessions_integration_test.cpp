@@ -212,3 +212,19 @@ TEST(AgentsDefinitions, LockedDefinitionsRefuseWrites) {
 
 }  // namespace
 }  // namespace abx::testing
+
+namespace abx::testing {
+namespace {
+
+TEST(AgentsApi, PartsThisServerDoesNotOfferAnswerAClearEnvelopeError) {
+  ServerProcess server(sessionsServer());
+  for (const std::string path :
+       {"/v1/agents/environments", "/v1/agents/automations/a1", "/v1/agents/sessions/s1/traces"}) {
+    auto r = http(server.port(), "GET", path, "", kAuth);
+    EXPECT_EQ(r.status, 400) << path;
+    EXPECT_THAT(r.body, HasSubstr(R"("code":"unsupported_endpoint")")) << path;
+  }
+}
+
+}  // namespace
+}  // namespace abx::testing
