@@ -6,7 +6,11 @@
 #    p50 of each and the difference;
 #  - flood: one turn of `fake-agent --format jsonl-claude` in FAKE_MODE=flood
 #    (BENCH_FLOOD_EVENTS deltas) to one SSE client: events per second, and
-#    the server's peak RSS (VmHWM) afterwards.
+#    the server's peak RSS (VmHWM) afterwards;
+#  - fan-out: one flood turn (BENCH_FANOUT_EVENTS deltas, less than the
+#    session ring of 20 000 events) on an Agents-wire session watched by 1, 8
+#    and 32 subscribers of its event stream: events per second, and that
+#    every subscriber got every delta.
 # Environment: ABX_SERVER_BIN, ABX_AGENTS_BENCH (the client), BENCH_TURNS
 # (default 30), BENCH_FLOOD_EVENTS (default 200000), BENCH_CACHE.
 # Exit status: 0 unless the server fails to start or a turn fails.
@@ -18,6 +22,7 @@ ABX_SERVER_BIN=${ABX_SERVER_BIN:-$ROOT/build/bin/agent-sandbox-server}
 ABX_AGENTS_BENCH=${ABX_AGENTS_BENCH:-$(dirname "$ABX_SERVER_BIN")/abx_agents_bench}
 BENCH_TURNS=${BENCH_TURNS:-30}
 BENCH_FLOOD_EVENTS=${BENCH_FLOOD_EVENTS:-200000}
+BENCH_FANOUT_EVENTS=${BENCH_FANOUT_EVENTS:-20000}
 BENCH_CACHE=${BENCH_CACHE:-$ROOT/build/bench-cache}
 PLUGIN_DIR=$(cd "$(dirname "$ABX_SERVER_BIN")/../lib/agent-sandbox/plugins" && pwd)
 
@@ -54,6 +59,12 @@ agents:
     workspace: {path: "$WORK/work"}
     env: {FAKE_MODE: flood, FAKE_FLOOD_EVENTS: "$BENCH_FLOOD_EVENTS"}
     limits: {max_output_bytes: 1073741824}
+  - name: fanout
+    runtime: command
+    command: {argv: ["fake-agent", "--format", "jsonl-claude"], parser: jsonl-claude}
+    workspace: {path: "$WORK/work"}
+    env: {FAKE_MODE: flood, FAKE_FLOOD_EVENTS: "$BENCH_FANOUT_EVENTS"}
+    limits: {max_output_bytes: 1073741824}
 YAML
 
 TOKEN=bench-token-$$
@@ -77,4 +88,7 @@ echo "Agent turns: fake-agent (python3) on $(nproc) CPUs, 127.0.0.1, auth on ($(
 FAKE_SCENARIO=notool "$ABX_AGENTS_BENCH" turn "$PORT" "$TOKEN" turn "$BENCH_TURNS" \
   fake-agent --format jsonl-codex || die "turn benchmark failed"
 "$ABX_AGENTS_BENCH" flood "$PORT" "$TOKEN" flood || die "flood benchmark failed"
+for n in 1 8 32; do
+  "$ABX_AGENTS_BENCH" fanout "$PORT" "$TOKEN" fanout "$n" || die "fan-out to $n subscribers failed"
+done
 echo "server peak RSS: $(awk '/VmHWM/ {printf "%.1f MiB", $2/1024}' /proc/$SERVER_PID/status)"

@@ -7,8 +7,13 @@
 //  flood  — one streamed turn of a flooding agent; counts the
 //           response.output_text.delta events the SSE client receives and
 //           prints events per second.
-// Usage: abx_agents_bench turn  <port> <token> <model> <rounds> <agent argv...>
-//        abx_agents_bench flood <port> <token> <model>
+//  fanout — one flood turn on an Agents-wire session watched by N
+//           subscribers of GET /v1/agents/sessions/{id}/events: each counts
+//           the output_text deltas up to agent.session.idle; prints the
+//           events per second per subscriber and in total.
+// Usage: abx_agents_bench turn   <port> <token> <model> <rounds> <agent argv...>
+//        abx_agents_bench flood  <port> <token> <model>
+//        abx_agents_bench fanout <port> <token> <model> <subscribers>
 #include <Poco/Net/HTTPClientSession.h>
 #include <Poco/Net/HTTPRequest.h>
 #include <Poco/Net/HTTPResponse.h>
@@ -18,7 +23,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <iterator>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "abx/sdk/subprocess.h"
@@ -131,6 +139,80 @@ int floodBench(int port, const std::string& token, const std::string& model) {
   return 0;
 }
 
+std::string postJson(int port, const std::string& token, const std::string& path,
+                     const std::string& body, int& status) {
+  Poco::Net::HTTPClientSession session("127.0.0.1", static_cast<Poco::UInt16>(port));
+  Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_POST, path,
+                                 Poco::Net::HTTPMessage::HTTP_1_1);
+  request.set("Authorization", "Bearer " + token);
+  request.setContentType("application/json");
+  request.setContentLength(static_cast<std::streamsize>(body.size()));
+  session.sendRequest(request) << body;
+  Poco::Net::HTTPResponse response;
+  std::istream& in = session.receiveResponse(response);
+  status = response.getStatus();
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+int fanoutBench(int port, const std::string& token, const std::string& model, int subscribers) {
+  int status = 0;
+  auto created =
+      postJson(port, token, "/v1/agents/sessions",
+               R"({"agent_id":")" + model + R"(","environment":{"type":"none"}})", status);
+  auto at = created.find("\"id\":\"");
+  if (status != 200 || at == std::string::npos) {
+    std::cerr << "session create failed: " << status << " " << created << "\n";
+    return 1;
+  }
+  const std::string id = created.substr(at + 6, created.find('"', at + 6) - at - 6);
+  std::vector<long> counts(static_cast<std::size_t>(subscribers), 0);
+  std::vector<std::unique_ptr<Poco::Net::HTTPClientSession>> sessions;
+  std::vector<std::istream*> streams;
+  for (int i = 0; i < subscribers; ++i) {
+    auto session = std::make_unique<Poco::Net::HTTPClientSession>("127.0.0.1",
+                                                                  static_cast<Poco::UInt16>(port));
+    session->setTimeout(Poco::Timespan(120, 0));
+    Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_GET,
+                                   "/v1/agents/sessions/" + id + "/events",
+                                   Poco::Net::HTTPMessage::HTTP_1_1);
+    request.set("Authorization", "Bearer " + token);
+    session->sendRequest(request);
+    Poco::Net::HTTPResponse response;
+    streams.push_back(&session->receiveResponse(response));
+    if (response.getStatus() != 200) {
+      std::cerr << "subscriber " << i << " refused: " << response.getStatus() << "\n";
+      return 1;
+    }
+    sessions.push_back(std::move(session));
+  }
+  std::vector<std::thread> readers;
+  std::vector<Clock::time_point> ends(static_cast<std::size_t>(subscribers));
+  const auto start = Clock::now();
+  for (int i = 0; i < subscribers; ++i)
+    readers.emplace_back([&, i] {
+      static const std::string kDelta = "event: agent.session.turn.output_text.delta";
+      std::string line;
+      while (std::getline(*streams[static_cast<std::size_t>(i)], line)) {
+        if (line.compare(0, kDelta.size(), kDelta) == 0) ++counts[static_cast<std::size_t>(i)];
+        if (line == "event: agent.session.idle") break;
+      }
+      ends[static_cast<std::size_t>(i)] = Clock::now();
+    });
+  postJson(port, token, "/v1/agents/sessions/" + id + "/events",
+           R"({"events":[{"type":"agent.session.input.message","input":"flood"}]})", status);
+  for (auto& t : readers) t.join();
+  const auto last = *std::max_element(ends.begin(), ends.end());
+  const double seconds = ms(last - start) / 1000.0;
+  const long min = *std::min_element(counts.begin(), counts.end());
+  const long max = *std::max_element(counts.begin(), counts.end());
+  std::printf(
+      "fanout: %d subscribers, deltas per subscriber %ld..%ld, %.3f s, %.0f events/s "
+      "per subscriber, %.0f events/s delivered in total\n",
+      subscribers, min, max, seconds, static_cast<double>(min) / seconds,
+      static_cast<double>(min) * subscribers / seconds);
+  return min == max ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -141,6 +223,7 @@ int main(int argc, char** argv) {
   const std::string mode = argv[1];
   const int port = std::atoi(argv[2]);
   if (mode == "flood") return floodBench(port, argv[3], argv[4]);
+  if (mode == "fanout" && argc >= 6) return fanoutBench(port, argv[3], argv[4], std::atoi(argv[5]));
   if (mode == "turn" && argc >= 7)
     return turnBench(port, argv[3], argv[4], std::atoi(argv[5]),
                      std::vector<std::string>(argv + 6, argv + argc));
