@@ -114,12 +114,21 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
     return buildAgentEnv(parts);
   };
   if (auto s = host.routes().add(runtimesRoute(runtimes_context_)); !s) return s;
+  vaults_ = std::make_unique<VaultStore>();
+  vault_ids_ = std::make_unique<SessionVaultIds>();
+  vaults_context_ = std::make_shared<VaultsContext>();
+  vaults_context_->store = vaults_.get();
+  vaults_context_->host_redactor = &host.redactor();
+  for (auto& route : vaultsRoutes(vaults_context_))
+    if (auto s = host.routes().add(std::move(route)); !s) return s;
   keys_ = std::make_unique<SessionKeys>();
   sessions_context_ = std::make_shared<SessionsContext>();
   sessions_context_->runtime = runtime_.get();
   sessions_context_->catalog = catalog_.get();
   sessions_context_->streams = streams_.get();
   sessions_context_->keys = keys_.get();
+  sessions_context_->vaults = vaults_.get();
+  sessions_context_->vault_ids = vault_ids_.get();
   for (auto& route : sessionsRoutes(sessions_context_))
     if (auto s = host.routes().add(std::move(route)); !s) return s;
   // After the literal /v1/agents/sessions and /v1/agents/runtimes routes,

@@ -11,12 +11,14 @@
 #include "abx/sdk/plugin.h"
 #include "agent_catalog.h"
 #include "runtime/agent_runtime.h"
+#include "vaults/vault_store.h"
 #include "wire/agents_routes.h"
 #include "wire/response_store.h"
 #include "wire/responses_routes.h"
 #include "wire/runtimes_route.h"
 #include "wire/session_stream.h"
 #include "wire/sessions_routes.h"
+#include "wire/vaults_routes.h"
 
 namespace abx::plugins::agents {
 
@@ -39,6 +41,9 @@ class AgentsPlugin final : public sdk::Plugin {
   std::shared_ptr<SessionsContext> sessions_context_;
   std::shared_ptr<RuntimesContext> runtimes_context_;
   std::shared_ptr<AgentsRoutesContext> agents_context_;
+  std::unique_ptr<VaultStore> vaults_;
+  std::unique_ptr<SessionVaultIds> vault_ids_;
+  std::shared_ptr<VaultsContext> vaults_context_;
   std::vector<std::string> definition_names_;
   bool warned_ = false;
 };

@@ -328,8 +328,10 @@ void AgentRuntime::runTurn(const std::string& turn_id) {
   sdk::SpawnOptions spawn;
   spawn.argv = invocation.argv;
   spawn.cwd = invocation.cwd.empty() ? ctx.workdir : invocation.cwd;
+  auto secrets = spec.secrets;
+  secrets.insert(secrets.end(), request.secret_env.begin(), request.secret_env.end());
   spawn.env = buildAgentEnv({options_.base_env(), options_.passthrough_env, credentials, spec.env,
-                             spec.secrets, invocation.env});
+                             secrets, invocation.env});
 
   TurnProcessLimits limits;
   limits.turn_timeout = toMillis(spec.limits.turn_timeout_s);

@@ -53,6 +53,8 @@ struct TurnRequest {
   std::vector<sdk::agents::McpServerSpec> extra_mcp_servers;
   std::string reasoning_effort;
   std::vector<InputMessage> input;
+  /** Secret env for this turn on top of the definition's (vault credentials). */
+  sdk::agents::EnvList secret_env;
   /** Replaces the agent's redaction for this turn (e.g. with per-turn MCP header secrets). */
   std::shared_ptr<const TextRedaction> redaction;
   /** Sees every event of this turn, on the turn's thread; must not block. */

@@ -26,7 +26,10 @@ std::string agentsErrorCode(const std::string& code) {
   return code;
 }
 
-std::string sessionJson(const SessionInfo& s) {
+std::string sessionJson(const SessionInfo& s, const std::vector<std::string>& vault_ids) {
+  std::string vaults = "[";
+  for (const auto& id : vault_ids) vaults += (vaults.size() > 1 ? "," : "") + sdk::jsonQuote(id);
+  vaults += "]";
   JsonText meta;
   for (const auto& [k, v] : s.metadata) meta.str(k, v);
   const std::string agent =
@@ -49,7 +52,7 @@ std::string sessionJson(const SessionInfo& s) {
       .str("status", sessionStatusName(s.status))
       .null("error")
       .raw("metadata", meta.done())
-      .raw("vault_ids", "[]")
+      .raw("vault_ids", vaults)
       .null("usage")
       .raw("required_actions", "[]")
       .raw("environment", R"({"type":"none"})")

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "runtime/runtime_types.h"
 
@@ -13,7 +14,7 @@ namespace abx::plugins::agents {
  * ones). */
 std::string agentsErrorCode(const std::string& code);
 
-std::string sessionJson(const SessionInfo& session);
+std::string sessionJson(const SessionInfo& session, const std::vector<std::string>& vault_ids = {});
 std::string turnJson(const Turn& turn, const std::string& agent);
 std::string tokenUsageJson(const sdk::agents::TokenUsage& usage);
 /** An output item; @p initial gives the turn.item.added shape. */

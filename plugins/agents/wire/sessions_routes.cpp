@@ -10,6 +10,7 @@
 #include "list_page.h"
 #include "openai_error.h"
 #include "runtime/id_factory.h"
+#include "secret_redaction.h"
 #include "session_objects.h"
 
 namespace abx::plugins::agents {
@@ -90,6 +91,27 @@ std::string promptOf(const std::vector<InputMessage>& messages) {
   return prompt;
 }
 
+// Queues a turn of @p messages with the session's vault credentials as
+// secret env (redacted like the definition's own secrets).
+sdk::Result<Turn> submit(const Ctx& ctx, const std::string& session_id,
+                         std::vector<InputMessage> messages) {
+  TurnRequest turn;
+  turn.prompt = promptOf(messages);
+  turn.input = std::move(messages);
+  turn.secret_env = ctx->vaults->secretEnv(ctx->vault_ids->get(session_id));
+  if (!turn.secret_env.empty()) {
+    auto session = ctx->runtime->session(session_id);
+    std::string why;
+    auto agent = session ? ctx->catalog->resolve(session->agent, why) : nullptr;
+    if (agent) {
+      std::vector<std::string> values;
+      for (const auto& [name, value] : turn.secret_env) values.push_back(value);
+      turn.redaction = redactionFor(agent->spec, values);
+    }
+  }
+  return ctx->runtime->submitTurn(session_id, std::move(turn));
+}
+
 std::shared_ptr<SessionStream> streamFor(const Ctx& ctx, const std::string& session_id) {
   auto* runtime = ctx->runtime;
   return ctx->streams->open(session_id,
@@ -165,17 +187,24 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
   std::map<std::string, std::string> metadata;
   if (auto meta = body->getObject("metadata"))
     for (const auto& k : meta->getNames()) metadata[k] = meta->optValue<std::string>(k, "");
+  std::vector<std::string> vault_ids;
+  if (auto ids = body->getArray("vault_ids"))
+    for (std::size_t i = 0; i < ids->size(); ++i) {
+      auto vault = ids->getElement<std::string>(static_cast<unsigned>(i));
+      if (!ctx->vaults->vault(vault))
+        return openAiError(
+            {404, "No vault with id '" + vault + "' found.", "not_found", "vault_ids"});
+      vault_ids.push_back(vault);
+    }
   auto created = ctx->runtime->createSession(model, metadata);
   if (!created)
     return openAiError({404, created.status().message(), "model_not_found", "agent_id"});
+  ctx->vault_ids->set(created->id, vault_ids);
   auto session_stream = streamFor(ctx, created->id);
   session_stream->created(*created);
   const auto start = session_stream->lastSeq() - 1;
   if (!input.empty()) {
-    TurnRequest turn;
-    turn.prompt = promptOf(input);
-    turn.input = input;
-    auto submitted = ctx->runtime->submitTurn(created->id, std::move(turn));
+    auto submitted = submit(ctx, created->id, input);
     if (!submitted) return openAiError({500, submitted.status().message(), "internal_error", ""});
   }
   if (stream) {
@@ -185,14 +214,14 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
   }
   auto now = ctx->runtime->session(created->id);
   if (now && !input.empty()) now->status = SessionStatus::in_progress;
-  return sdk::Response::json(sessionJson(now.value_or(*created)));
+  return sdk::Response::json(sessionJson(now.value_or(*created), vault_ids));
 }
 
 sdk::Response getSession(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
   auto s = ctx->runtime->session(id);
   if (!s) return noSession(id);
-  return sdk::Response::json(sessionJson(*s));
+  return sdk::Response::json(sessionJson(*s, ctx->vault_ids->get(id)));
 }
 
 sdk::Response updateSession(const Ctx& ctx, const sdk::Request& r) {
@@ -214,6 +243,7 @@ sdk::Response deleteSession(const Ctx& ctx, const sdk::Request& r) {
   if (!ctx->runtime->deleteSession(id)) return noSession(id);
   ctx->streams->erase(id);
   ctx->keys->forget(id);
+  ctx->vault_ids->forget(id);
   return sdk::Response::json(JsonText()
                                  .str("id", id)
                                  .str("object", "agent.session.deleted")
@@ -256,10 +286,7 @@ sdk::Response postEvents(const Ctx& ctx, const sdk::Request& r) {
       if (!event->has("input"))
         return openAiError({400, "An input message needs 'input'.", "invalid_request", "input"});
       if (auto e = inputMessages(event->get("input"), input)) return openAiError(*e);
-      TurnRequest turn;
-      turn.prompt = promptOf(input);
-      turn.input = input;
-      auto submitted = ctx->runtime->submitTurn(id, std::move(turn));
+      auto submitted = submit(ctx, id, std::move(input));
       if (!submitted) return openAiError({500, submitted.status().message(), "internal_error", ""});
     } else if (type == "agent.session.input.cancel") {
       for (const auto& turn_id : ctx->runtime->session(id).value_or(*session).turn_ids)
@@ -393,6 +420,25 @@ bool SessionKeys::firstUse(const std::string& session_id, const std::string& key
 void SessionKeys::forget(const std::string& session_id) {
   std::lock_guard lock(mutex_);
   keys_.erase(session_id);
+}
+
+void SessionVaultIds::set(const std::string& session_id, std::vector<std::string> ids) {
+  std::lock_guard lock(mutex_);
+  if (ids.empty())
+    ids_.erase(session_id);
+  else
+    ids_[session_id] = std::move(ids);
+}
+
+std::vector<std::string> SessionVaultIds::get(const std::string& session_id) const {
+  std::lock_guard lock(mutex_);
+  auto it = ids_.find(session_id);
+  return it == ids_.end() ? std::vector<std::string>{} : it->second;
+}
+
+void SessionVaultIds::forget(const std::string& session_id) {
+  std::lock_guard lock(mutex_);
+  ids_.erase(session_id);
 }
 
 std::vector<sdk::RouteSpec> sessionsRoutes(Ctx ctx) {

@@ -16,6 +16,7 @@
 #include "agent_catalog.h"
 #include "runtime/agent_runtime.h"
 #include "session_stream.h"
+#include "vaults/vault_store.h"
 
 namespace abx::plugins::agents {
 
@@ -31,11 +32,25 @@ class SessionKeys {
   std::map<std::string, std::vector<std::pair<std::string, std::int64_t>>> keys_;
 };
 
+/** The vault_ids each session was created with. THREAD: safe. */
+class SessionVaultIds {
+ public:
+  void set(const std::string& session_id, std::vector<std::string> ids);
+  std::vector<std::string> get(const std::string& session_id) const;
+  void forget(const std::string& session_id);
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::vector<std::string>> ids_;
+};
+
 struct SessionsContext {
   AgentRuntime* runtime = nullptr;
   AgentCatalog* catalog = nullptr;
   SessionStreams* streams = nullptr;
   SessionKeys* keys = nullptr;
+  VaultStore* vaults = nullptr;
+  SessionVaultIds* vault_ids = nullptr;
 };
 
 std::vector<sdk::RouteSpec> sessionsRoutes(std::shared_ptr<const SessionsContext> context);

@@ -39,6 +39,10 @@ ServerOptions sessionsServer() {
     command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
     env: {FAKE_MODE: slow, FAKE_DELAY_MS: "100"}
     workspace: {path: "{dir}/work"}
+  - name: env-printer
+    runtime: command
+    command: {argv: ["sh", "-c", "printf 'VAULT=%s\\n' \"$VAULT_TOKEN\""], parser: text}
+    workspace: {path: "{dir}/work"}
 )";
   o.env["ABX_AGENTS_CONFIG"] = "{dir}/agents.yaml";
   o.env["ABX_AGENTS_STATE_DIR"] = "{dir}/state";
@@ -224,6 +228,52 @@ TEST(AgentsApi, PartsThisServerDoesNotOfferAnswerAClearEnvelopeError) {
     EXPECT_EQ(r.status, 400) << path;
     EXPECT_THAT(r.body, HasSubstr(R"("code":"unsupported_endpoint")")) << path;
   }
+}
+
+}  // namespace
+}  // namespace abx::testing
+
+namespace abx::testing {
+namespace {
+
+TEST(Vaults, CredentialsAreWriteOnlyAndReachTheSessionsCliRedacted) {
+  ServerProcess server(sessionsServer());
+  auto vault = http(server.port(), "POST", "/v1/vaults", R"({"name":"team"})", kAuth);
+  ASSERT_EQ(vault.status, 200) << vault.body;
+  Poco::JSON::Parser parser;
+  const auto vault_id =
+      parser.parse(vault.body).extract<Poco::JSON::Object::Ptr>()->getValue<std::string>("id");
+  auto cred = http(server.port(), "POST", "/v1/vaults/" + vault_id + "/credentials",
+                   R"({"name":"tok","auth":{"type":"environment_variable",
+                       "secret_name":"VAULT_TOKEN","secret_value":"vault-secret-value-4242"}})",
+                   kAuth);
+  ASSERT_EQ(cred.status, 200) << cred.body;
+  EXPECT_THAT(cred.body, Not(HasSubstr("vault-secret-value")));
+  EXPECT_THAT(cred.body, HasSubstr(R"("secret_name":"VAULT_TOKEN")"));
+  auto list = http(server.port(), "GET", "/v1/vaults/" + vault_id + "/credentials", "", kAuth);
+  EXPECT_THAT(list.body, Not(HasSubstr("vault-secret-value")));
+  EXPECT_EQ(http(server.port(), "POST", "/v1/agents/sessions",
+                 R"({"agent_id":"env-printer","vault_ids":["vlt_nope"]})", kAuth)
+                .status,
+            404);
+  auto session = http(server.port(), "POST", "/v1/agents/sessions",
+                      R"({"agent_id":"env-printer","environment":{"type":"none"},"vault_ids":[")" +
+                          vault_id + R"("]})",
+                      kAuth);
+  ASSERT_EQ(session.status, 200) << session.body;
+  EXPECT_THAT(session.body, HasSubstr(vault_id));
+  const auto id =
+      parser.parse(session.body).extract<Poco::JSON::Object::Ptr>()->getValue<std::string>("id");
+  sendInput(server, id, "print it");
+  waitIdle(server, id);
+  auto items = http(server.port(), "GET", "/v1/agents/sessions/" + id + "/items", "", kAuth);
+  EXPECT_THAT(items.body, HasSubstr("VAULT=[REDACTED]"));  // it reached the CLI
+  EXPECT_THAT(items.body, Not(HasSubstr("vault-secret-value")));
+  auto events = tail(server, id, "Last-Event-ID: 0\r\n", 500ms);
+  EXPECT_THAT(events, Not(HasSubstr("vault-secret-value")));
+  EXPECT_EQ(http(server.port(), "DELETE", "/v1/vaults/" + vault_id, "", kAuth).status, 200);
+  EXPECT_EQ(http(server.port(), "GET", "/v1/vaults/" + vault_id, "", kAuth).status, 404);
+  EXPECT_THAT(server.stderrText(), Not(HasSubstr("vault-secret-value")));
 }
 
 }  // namespace

@@ -1,0 +1,67 @@
+// VaultStore: vaults and their credentials (openai-wire.md §9.11), in
+// process memory only — never on disk, never in a GET body (the views show
+// the non-secret part). A session created with vault_ids gets every
+// environment_variable credential of those vaults as a secret env var of
+// its CLI.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "abx/sdk/agent_adapter.h"
+
+namespace abx::plugins::agents {
+
+struct Vault {
+  std::string id;
+  std::string name;
+  std::map<std::string, std::string> metadata;
+  std::int64_t created_at = 0;
+};
+
+struct Credential {
+  std::string id;
+  std::string vault_id;
+  std::string name;
+  std::int64_t created_at = 0;
+  std::int64_t updated_at = 0;
+  std::map<std::string, std::string> metadata;
+  std::string type;           /**< environment_variable | static_bearer | mcp_oauth */
+  std::string secret_name;    /**< environment_variable */
+  std::string secret;         /**< secret_value, token or access_token: write-only */
+  std::string mcp_server_url; /**< static_bearer, mcp_oauth */
+  std::string networking_json = R"({"type":"unrestricted"})";
+};
+
+/** THREAD: safe. */
+class VaultStore {
+ public:
+  Vault createVault(std::string name, std::map<std::string, std::string> metadata,
+                    std::int64_t now);
+  std::optional<Vault> vault(const std::string& id) const;
+  bool updateVault(const std::string& id, std::optional<std::string> name,
+                   std::optional<std::map<std::string, std::string>> metadata);
+  std::vector<Vault> vaults() const; /**< oldest first */
+  bool deleteVault(const std::string& id);
+
+  /** Fails (nullopt) for an unknown vault. */
+  std::optional<Credential> addCredential(Credential credential, std::int64_t now);
+  std::optional<Credential> credential(const std::string& vault_id, const std::string& id) const;
+  bool putCredential(const Credential& credential, std::int64_t now);
+  std::vector<Credential> credentials(const std::string& vault_id) const; /**< oldest first */
+  bool deleteCredential(const std::string& vault_id, const std::string& id);
+
+  /** environment_variable credentials of @p vault_ids as env (secret values). */
+  sdk::agents::EnvList secretEnv(const std::vector<std::string>& vault_ids) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, Vault> vaults_;
+  std::map<std::string, Credential> credentials_;  // by credential id
+};
+
+}  // namespace abx::plugins::agents
