@@ -60,7 +60,8 @@ trap 'exit 1' INT TERM
 
 # 3. The server: loopback, a free port (--port 0, read back from the
 # 'listening on' line), only the agents group on, token via env (never argv),
-# agents from agents.yaml, the fake agents first on PATH.
+# agents from agents.yaml, the fake agents first on PATH, room for the 250
+# sessions of the pagination case (the default keeps 200).
 args=(serve --host 127.0.0.1 --port 0 --pty-port 0)
 [ -n "$plugin_dir" ] && args+=(--plugin-dir "$plugin_dir")
 [ -n "$manifest" ] && args+=(--plugins "$manifest")
@@ -71,6 +72,7 @@ env HOME="$work/home" \
     ABX_SERVER_BASE_DIR="$work/base" \
     ABX_AGENTS_CONFIG="$here/agents.yaml" \
     ABX_AGENTS_STATE_DIR="$state" \
+    ABX_AGENTS_MAX_SESSIONS=1000 \
     ORACLE_CANARY="$canary" \
     ORACLE_WORKSPACE="$work/workspace" \
     "$server" "${args[@]}" >"$log" 2>&1 &

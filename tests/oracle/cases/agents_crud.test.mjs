@@ -1,0 +1,73 @@
+// Agent definitions, vaults and list pagination through client.beta.agents.*.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { AGENTS, client, limit, uniquePrompt } from '../lib/harness.mjs';
+
+const c = client();
+const beta = c.beta.agents;
+
+test('agents CRUD: create, retrieve, list, update, delete; secrets write-only', { timeout: 60_000 }, async () => {
+  const name = `oracle-crud-${Math.random().toString(36).slice(2, 8)}`;
+  const secret = `crud-secret-${Math.random().toString(36).slice(2, 12)}`;
+  const created = await beta.create({
+    name, runtime: 'command', model: 'any',
+    command: { argv: ['fake-agent', '--format', 'jsonl-codex'], parser: 'jsonl-codex' },
+    secrets: { CRUD_SECRET: secret },
+  }, limit());
+  assert.equal(created.id, name);
+  assert.equal(created.object, 'agent');
+  assert.ok(!JSON.stringify(created).includes(secret), 'a secret came back');
+  const got = await beta.retrieve(name, limit());
+  assert.equal(got.id, name);
+  assert.ok(!JSON.stringify(got).includes(secret));
+  const page = await beta.list({ limit: 100 }, limit());
+  assert.ok(page.data.some((a) => a.id === name));
+  const updated = await beta.update(name, {
+    runtime: 'command', instructions: 'Be brief.',
+    command: { argv: ['fake-agent', '--format', 'jsonl-codex'], parser: 'jsonl-codex' },
+  }, limit());
+  assert.equal(updated.instructions, 'Be brief.');
+  const deleted = await beta.delete(name, limit());
+  assert.equal(deleted.deleted, true);
+  await assert.rejects(beta.retrieve(name, limit()), (e) => e.status === 404);
+});
+
+test('vaults and credentials CRUD; the credential secret never comes back', { timeout: 60_000 }, async () => {
+  const vault = await beta.vaults.create({ name: 'oracle', metadata: { team: 'a' } }, limit());
+  assert.match(vault.id, /^vlt_/);
+  assert.equal(vault.object, 'vault');
+  const secret = `vault-secret-${Math.random().toString(36).slice(2, 12)}`;
+  const cred = await beta.vaults.credentials.create(vault.id, {
+    name: 'token', auth: { type: 'environment_variable', secret_name: 'ORACLE_VAULT_TOKEN', secret_value: secret },
+  }, limit());
+  assert.equal(cred.object, 'vault.credential');
+  assert.equal(cred.auth.secret_name, 'ORACLE_VAULT_TOKEN');
+  const got = await beta.vaults.credentials.retrieve(cred.id, { vault_id: vault.id }, limit());
+  const listed = await beta.vaults.credentials.list(vault.id, {}, limit());
+  for (const body of [cred, got, listed]) assert.ok(!JSON.stringify(body).includes(secret));
+  const session = await beta.sessions.create(
+    { agent_id: AGENTS.codex, environment: { type: 'none' }, vault_ids: [vault.id] }, limit());
+  assert.deepEqual(session.vault_ids, [vault.id]);
+  const rotated = await beta.vaults.credentials.update(cred.id, {
+    vault_id: vault.id, auth: { type: 'environment_variable', secret_value: `${secret}-2` },
+  }, limit());
+  assert.ok(!JSON.stringify(rotated).includes(secret));
+  await beta.vaults.credentials.delete(cred.id, { vault_id: vault.id }, limit());
+  const vaults = await beta.vaults.list({}, limit());
+  assert.ok(vaults.data.some((v) => v.id === vault.id));
+  await beta.vaults.delete(vault.id, limit());
+  await assert.rejects(beta.vaults.retrieve(vault.id, limit()), (e) => e.status === 404);
+});
+
+test('sessions list paginates over 250 sessions without loss or repeats', { timeout: 120_000 }, async () => {
+  const made = new Set();
+  for (let i = 0; i < 250; i++) {
+    const s = await beta.sessions.create({ agent_id: AGENTS.codex, environment: { type: 'none' } }, limit());
+    made.add(s.id);
+  }
+  const seen = [];
+  for await (const s of beta.sessions.list({ limit: 40 }, limit(60_000))) seen.push(s.id);
+  assert.equal(new Set(seen).size, seen.length, 'no session twice');
+  for (const id of made) assert.ok(seen.includes(id), `session ${id} missing from the pages`);
+  void uniquePrompt;
+});
