@@ -130,7 +130,26 @@ void follow(SessionStream& stream, sdk::SseStream& sse, std::uint64_t after, boo
     batch.clear();
     ids.clear();
     bool gap = false;
+    const std::uint64_t from = after;
     const bool open = stream.read(after, events, kReadSlice, gap);
+    if (gap) {
+      // A replay asked for events the ring no longer holds: say so rather
+      // than skip them silently.
+      const std::string data =
+          JsonText()
+              .str("type", "error")
+              .str("event_id", "evt_gap_after_" + std::to_string(from))
+              .raw("error", JsonText()
+                                .str("code", "events_dropped")
+                                .str("message", "Events after " + std::to_string(from) +
+                                                    " are no longer kept; the replay starts "
+                                                    "at the oldest event still held.")
+                                .null("param")
+                                .str("type", "invalid_request_error")
+                                .done())
+              .done();
+      if (!sse.event("error", data)) return;
+    }
     bool stop = false;
     ids.reserve(events.size());
     for (const auto& e : events) {
