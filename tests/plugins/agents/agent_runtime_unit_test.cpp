@@ -359,11 +359,12 @@ TEST_F(RuntimeTest, SessionsPersistAndReloadWithPrivateMode) {
   addAgent("a", "echo S n-1; echo M 'saved text'");
   std::string session;
   auto turn = runOnce("a", "x", &session);
+  // sessions.json is written by a writer thread; shutdown waits for it.
+  runtime_.reset();
   const auto file = state_dir_ + "/state/sessions.json";
   struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600);
-  runtime_.reset();
   auto& rt = runtime();
   ASSERT_TRUE(rt.restore());
   auto restored = rt.session(session);
