@@ -191,13 +191,18 @@ sdk::Result<Turn> AgentRuntime::submitTurn(const std::string& session_id, TurnRe
     it->second.info.turn_ids.push_back(snapshot.id);
     it->second.info.last_active_at = snapshot.created_at;
     turns_[snapshot.id] = std::move(state);
-    pending_.push_back(snapshot.id);
   }
+  // turn.queued goes out before a worker can see the turn, so no
+  // turn.started can overtake it.
   RuntimeEvent queued;
   queued.type = "turn.queued";
   queued.turn_id = snapshot.id;
   queued.turn = std::make_shared<const Turn>(snapshot);
   publish(session_id, std::move(queued), observer);
+  {
+    std::lock_guard lock(mutex_);
+    if (turns_.count(snapshot.id)) pending_.push_back(snapshot.id);
+  }
   work_.notify_one();
   return snapshot;
 }
