@@ -9,20 +9,14 @@
 #include "definition/agent_definition.h"
 #include "definition/public_view.h"
 #include "json_text.h"
-#include "list_page.h"
 #include "openai_error.h"
 #include "secrets/secret_bag.h"
+#include "wire_route.h"
 
 namespace abx::plugins::agents {
 namespace {
 
 using Ctx = std::shared_ptr<const AgentsRoutesContext>;
-
-std::int64_t unixNow() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The Agent object: the SDK's required fields around the definition's
 // public view (secrets as "***").
@@ -110,14 +104,8 @@ sdk::Response store(const Ctx& ctx, const std::string& body, const std::string& 
 
 sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
                      std::string summary) {
-  sdk::RouteSpec spec;
-  spec.method = std::move(method);
-  spec.path = std::move(path);
-  spec.endpoint = std::move(endpoint);
-  spec.group = "agents";
-  spec.summary = std::move(summary);
-  spec.scopes = {"agents:admin"};
-  return spec;
+  return agentsRoute(std::move(method), std::move(path), std::move(endpoint), std::move(summary),
+                     "agents:admin");
 }
 
 }  // namespace
@@ -169,9 +157,7 @@ std::vector<sdk::RouteSpec> agentsRoutes(Ctx ctx) {
   list.handler = [ctx](const sdk::Request& r) {
     PageItems items;
     for (const auto& d : ctx->catalog->definitions()) items.emplace_back(d.spec.name, agentJson(d));
-    auto page = listPage(r, std::move(items));
-    if (auto* e = std::get_if<WireError>(&page)) return openAiError(*e);
-    return sdk::Response::json(std::get<std::string>(page));
+    return pageResponse(r, std::move(items));
   };
   routes.push_back(std::move(list));
   auto get = route("GET", "/v1/agents/{id}", "agents_get", "One agent definition");

@@ -3,12 +3,12 @@
 #include <chrono>
 
 #include "json_text.h"
-#include "list_page.h"
 #include "openai_error.h"
 #include "response_object.h"
 #include "responses_request.h"
 #include "runtime/id_factory.h"
 #include "secret_redaction.h"
+#include "wire_route.h"
 
 namespace abx::plugins::agents {
 namespace {
@@ -16,18 +16,11 @@ namespace {
 using std::chrono::milliseconds;
 using Ctx = std::shared_ptr<const ResponsesContext>;
 
-constexpr const char* kGroup = "agents";
 constexpr const char* kScope = "agents:run";
 // A non-streaming request holds its connection until the turn ends; the
 // turn's own timeout ends it first. This only bounds a runtime that lost it.
 constexpr milliseconds kForever{std::chrono::hours(24 * 7)};
 constexpr milliseconds kReadSlice{1000};
-
-std::int64_t unixNow() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 sdk::Response notFoundResponse(const std::string& id) {
   return openAiError({404, "No response with id '" + id + "' found.", "not_found", ""});
@@ -282,9 +275,7 @@ sdk::Response inputItems(const Ctx& ctx, const sdk::Request& r) {
   if (!turn) return notFoundResponse(id);
   PageItems items;
   for (const auto& message : turn->input) items.emplace_back(message.id, inputItemJson(message));
-  auto page = listPage(r, std::move(items));
-  if (auto* error = std::get_if<WireError>(&page)) return openAiError(*error);
-  return sdk::Response::json(std::get<std::string>(page));
+  return pageResponse(r, std::move(items));
 }
 
 std::string modelJson(const std::string& id) {
@@ -315,14 +306,8 @@ sdk::Response getModel(const Ctx& ctx, const sdk::Request& r) {
 
 sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
                      std::string summary) {
-  sdk::RouteSpec spec;
-  spec.method = std::move(method);
-  spec.path = std::move(path);
-  spec.endpoint = std::move(endpoint);
-  spec.group = kGroup;
-  spec.summary = std::move(summary);
-  spec.scopes = {kScope};
-  return spec;
+  return agentsRoute(std::move(method), std::move(path), std::move(endpoint), std::move(summary),
+                     kScope);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "abx/sdk/agent_adapter.h"
 #include "abx/sdk/subprocess.h"
 #include "json_text.h"
+#include "wire_route.h"
 
 namespace abx::plugins::agents {
 namespace {
@@ -78,13 +79,8 @@ std::string capabilitiesJson(const sdk::agents::AdapterCapabilities& c) {
 
 sdk::RouteSpec runtimesRoute(std::shared_ptr<const RuntimesContext> ctx) {
   auto cache = std::make_shared<std::pair<std::mutex, std::map<std::string, Health>>>();
-  sdk::RouteSpec spec;
-  spec.method = "GET";
-  spec.path = "/v1/agents/runtimes";
-  spec.endpoint = "agents_runtimes";
-  spec.group = "agents";
-  spec.summary = "Registered agent runtimes, installed or not";
-  spec.scopes = {"agents:run"};
+  auto spec = agentsRoute("GET", "/v1/agents/runtimes", "agents_runtimes",
+                          "Registered agent runtimes, installed or not", "agents:run");
   spec.handler = [ctx, cache](const sdk::Request&) {
     std::string data = "[";
     const auto env = ctx->env ? ctx->env() : std::vector<std::string>{};

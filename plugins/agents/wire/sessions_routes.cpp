@@ -7,11 +7,11 @@
 #include <algorithm>
 
 #include "json_text.h"
-#include "list_page.h"
 #include "openai_error.h"
 #include "runtime/id_factory.h"
 #include "secret_redaction.h"
 #include "session_objects.h"
+#include "wire_route.h"
 
 namespace abx::plugins::agents {
 namespace {
@@ -24,12 +24,6 @@ using std::chrono::milliseconds;
 constexpr std::int64_t kKeyTtlS = 24 * 3600;
 constexpr std::size_t kKeysPerSession = 256;
 constexpr milliseconds kReadSlice{1000};
-
-std::int64_t unixNow() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 sdk::Response noSession(const std::string& id) {
   return openAiError({404, "No session with id '" + id + "' found.", "not_found", ""});
@@ -279,9 +273,7 @@ sdk::Response listSessions(const Ctx& ctx, const sdk::Request& r) {
   PageItems items;
   for (const auto& s : sessions)
     if (!agent || s.agent == *agent) items.emplace_back(s.id, sessionJson(s));
-  auto page = listPage(r, std::move(items));
-  if (auto* e = std::get_if<WireError>(&page)) return openAiError(*e);
-  return sdk::Response::json(std::get<std::string>(page));
+  return pageResponse(r, std::move(items));
 }
 
 sdk::Response postEvents(const Ctx& ctx, const sdk::Request& r) {
@@ -359,9 +351,7 @@ sdk::Response listTurns(const Ctx& ctx, const sdk::Request& r) {
   for (const auto& turn_id : session->turn_ids)
     if (auto t = ctx->runtime->turn(turn_id))
       items.emplace_back(t->id, turnJson(*t, session->agent));
-  auto page = listPage(r, std::move(items));
-  if (auto* e = std::get_if<WireError>(&page)) return openAiError(*e);
-  return sdk::Response::json(std::get<std::string>(page));
+  return pageResponse(r, std::move(items));
 }
 
 sdk::Response getTurn(const Ctx& ctx, const sdk::Request& r) {
@@ -390,9 +380,7 @@ sdk::Response listTurnItems(const Ctx& ctx, const sdk::Request& r) {
         {404,
          "No turn with id '" + std::string(r.param("turn_id").value_or("")) + "' in this session.",
          "not_found", ""});
-  auto page = listPage(r, itemsOf(*turn));
-  if (auto* e = std::get_if<WireError>(&page)) return openAiError(*e);
-  return sdk::Response::json(std::get<std::string>(page));
+  return pageResponse(r, itemsOf(*turn));
 }
 
 sdk::Response listSessionItems(const Ctx& ctx, const sdk::Request& r) {
@@ -403,21 +391,13 @@ sdk::Response listSessionItems(const Ctx& ctx, const sdk::Request& r) {
   for (const auto& turn_id : session->turn_ids)
     if (auto t = ctx->runtime->turn(turn_id))
       for (auto& entry : itemsOf(*t)) items.push_back(std::move(entry));
-  auto page = listPage(r, std::move(items));
-  if (auto* e = std::get_if<WireError>(&page)) return openAiError(*e);
-  return sdk::Response::json(std::get<std::string>(page));
+  return pageResponse(r, std::move(items));
 }
 
 sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
                      std::string summary) {
-  sdk::RouteSpec spec;
-  spec.method = std::move(method);
-  spec.path = std::move(path);
-  spec.endpoint = std::move(endpoint);
-  spec.group = "agents";
-  spec.summary = std::move(summary);
-  spec.scopes = {"agents:run"};
-  return spec;
+  return agentsRoute(std::move(method), std::move(path), std::move(endpoint), std::move(summary),
+                     "agents:run");
 }
 
 }  // namespace

@@ -8,20 +8,14 @@
 
 #include "definition/definition_rules.h"
 #include "json_text.h"
-#include "list_page.h"
 #include "openai_error.h"
+#include "wire_route.h"
 
 namespace abx::plugins::agents {
 namespace {
 
 using Poco::JSON::Object;
 using Ctx = std::shared_ptr<const VaultsContext>;
-
-std::int64_t unixNow() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Object::Ptr body(const sdk::Request& r) {
   try {
@@ -137,14 +131,8 @@ sdk::Response noCredential(const std::string& id) {
 
 sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
                      std::string summary) {
-  sdk::RouteSpec spec;
-  spec.method = std::move(method);
-  spec.path = std::move(path);
-  spec.endpoint = std::move(endpoint);
-  spec.group = "agents";
-  spec.summary = std::move(summary);
-  spec.scopes = {"agents:admin"};
-  return spec;
+  return agentsRoute(std::move(method), std::move(path), std::move(endpoint), std::move(summary),
+                     "agents:admin");
 }
 
 }  // namespace
@@ -168,9 +156,7 @@ std::vector<sdk::RouteSpec> vaultsRoutes(Ctx ctx) {
   add("GET", "/v1/vaults", "vaults_list", "List vaults", [ctx](const sdk::Request& r) {
     PageItems items;
     for (const auto& v : ctx->store->vaults()) items.emplace_back(v.id, vaultJson(v));
-    auto page = listPage(r, std::move(items));
-    if (auto* e = std::get_if<WireError>(&page)) return openAiError(*e);
-    return sdk::Response::json(std::get<std::string>(page));
+    return pageResponse(r, std::move(items));
   });
   add("GET", "/v1/vaults/{id}", "vaults_get", "A vault", [ctx](const sdk::Request& r) {
     const std::string id(r.param("id").value_or(""));
@@ -221,9 +207,7 @@ std::vector<sdk::RouteSpec> vaultsRoutes(Ctx ctx) {
         PageItems items;
         for (const auto& c : ctx->store->credentials(vault_id))
           items.emplace_back(c.id, credentialJson(c));
-        auto page = listPage(r, std::move(items));
-        if (auto* e = std::get_if<WireError>(&page)) return openAiError(*e);
-        return sdk::Response::json(std::get<std::string>(page));
+        return pageResponse(r, std::move(items));
       });
   add("GET", "/v1/vaults/{id}/credentials/{credential_id}", "vault_credentials_get",
       "A credential (never its secret)", [ctx](const sdk::Request& r) {

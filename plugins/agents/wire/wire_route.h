@@ -1,0 +1,43 @@
+// What every /v1 route file of the agents plugin shares: the RouteSpec of a
+// route in group `agents`, the wall clock the objects' timestamps use, and
+// a cursor page (or its 400) as a reply.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "abx/sdk/routes.h"
+#include "list_page.h"
+#include "openai_error.h"
+
+namespace abx::plugins::agents {
+
+inline sdk::RouteSpec agentsRoute(std::string method, std::string path, std::string endpoint,
+                                  std::string summary, std::string scope) {
+  sdk::RouteSpec spec;
+  spec.method = std::move(method);
+  spec.path = std::move(path);
+  spec.endpoint = std::move(endpoint);
+  spec.group = "agents";
+  spec.summary = std::move(summary);
+  spec.scopes = {std::move(scope)};
+  return spec;
+}
+
+/** Unix seconds (created_at and friends). */
+inline std::int64_t unixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+/** listPage() as the reply: the page, or the envelope of its 400. */
+inline sdk::Response pageResponse(const sdk::Request& request, PageItems items) {
+  auto page = listPage(request, std::move(items));
+  if (auto* error = std::get_if<WireError>(&page)) return openAiError(*error);
+  return sdk::Response::json(std::get<std::string>(page));
+}
+
+}  // namespace abx::plugins::agents
