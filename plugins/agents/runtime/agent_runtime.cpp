@@ -244,6 +244,7 @@ void AgentRuntime::workerLoop() {
 
 void AgentRuntime::runTurn(const std::string& turn_id) {
   std::string session_id, agent_name, native_id;
+  sdk::agents::TokenUsage session_usage;
   TurnObserver observer;
   std::shared_ptr<std::atomic<bool>> cancel;
   TurnRequest request;
@@ -254,6 +255,16 @@ void AgentRuntime::runTurn(const std::string& turn_id) {
     auto& session = sessions_.at(session_id);
     agent_name = session.info.agent;
     native_id = session.info.native_session_id;
+    for (const auto& id : session.info.turn_ids) {
+      auto earlier = turns_.find(id);
+      if (id == turn_id || earlier == turns_.end()) continue;
+      const auto& u = earlier->second.turn.usage;
+      session_usage.input_tokens += u.input_tokens;
+      session_usage.cached_input_tokens += u.cached_input_tokens;
+      session_usage.output_tokens += u.output_tokens;
+      session_usage.reasoning_tokens += u.reasoning_tokens;
+      session_usage.cost_usd += u.cost_usd;
+    }
     observer = state.request.observer;
     cancel = state.cancel;
     request = state.request;
@@ -302,6 +313,7 @@ void AgentRuntime::runTurn(const std::string& turn_id) {
   ctx.workdir = spec.workspace.path;
   ctx.extra_mcp_servers = request.extra_mcp_servers;
   ctx.reasoning_effort = request.reasoning_effort;
+  ctx.session_usage = session_usage;
   {
     std::error_code ec;
     fs::create_directories(ctx.workdir, ec);

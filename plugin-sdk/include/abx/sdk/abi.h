@@ -88,8 +88,10 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 }
 
 // Minor-version rules (append-only): a trailing field in abx_plugin_info, a
-// new interface, or a trailing virtual on an interface plugins never
-// implement (HostContext and its parts). Everything else bumps the major.
+// new interface, a trailing virtual on an interface plugins never
+// implement (HostContext and its parts), or a trailing field of a struct the
+// host creates and plugins only read by reference (TurnContext). Everything
+// else bumps the major.
 //
 // History: 1.0 — the first contract. 1.1 — agent_adapter.h (AgentAdapter,
-// EventParser, abx.agent_adapter.v1).
+// EventParser, abx.agent_adapter.v1). 1.2 — TurnContext::session_usage.

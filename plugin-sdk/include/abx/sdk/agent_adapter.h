@@ -94,6 +94,14 @@ struct AgentSpec {
   std::optional<CommandSpec> command;
 };
 
+struct TokenUsage {
+  std::int64_t input_tokens = 0;
+  std::int64_t cached_input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::int64_t reasoning_tokens = 0;
+  double cost_usd = 0;
+};
+
 /** Everything an adapter knows about one turn. */
 struct TurnContext {
   const AgentSpec* spec = nullptr;
@@ -108,6 +116,10 @@ struct TurnContext {
   /** Per-turn MCP servers (Responses `tools: [{type: "mcp"}]`); headers are secret. */
   std::vector<McpServerSpec> extra_mcp_servers;
   std::string reasoning_effort; /**< Responses reasoning.effort, or "" */
+  /** Since 1.2: the usage this session's earlier turns reported (their sum).
+   *  A CLI that reports totals over its whole thread (codex, qwen) turns them
+   *  into this turn's figures by subtracting it. */
+  TokenUsage session_usage;
 };
 
 struct InvocationFile {
@@ -138,14 +150,6 @@ enum class ParsedKind {
   error,           /**< code, text = message, fatal */
   result,          /**< ok, text, stop_reason, usage (if any) */
   log,             /**< text = a line that was not understood */
-};
-
-struct TokenUsage {
-  std::int64_t input_tokens = 0;
-  std::int64_t cached_input_tokens = 0;
-  std::int64_t output_tokens = 0;
-  std::int64_t reasoning_tokens = 0;
-  double cost_usd = 0;
 };
 
 struct ParsedEvent {
