@@ -3,7 +3,12 @@
 # fresh agent-sandbox-server, then checks that the secret canary leaked
 # nowhere.
 #
-#   run.sh --server BIN [--plugin-dir DIR] [--manifest FILE] CASE.test.mjs...
+#   run.sh --server BIN [--plugin-dir DIR] [--manifest FILE]
+#          [--agents FILE] [--path DIR] CASE.test.mjs...
+#
+# --agents replaces agents.yaml (ABX_AGENTS_CONFIG); --path puts DIR first on
+# the server's PATH after fake_agents/ (tests/realcli passes its real CLIs).
+# Extra server environment: REALCLI_SERVER_ENV="NAME=value ..." (no secrets).
 #
 # Exit codes: 0 pass, 1 fail (a case failed, the server did not start, or the
 # canary leaked), 77 skip (node/npm or the pinned SDKs unavailable and CI is
@@ -13,13 +18,15 @@ set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 
-server="" plugin_dir="" manifest="" cases=()
+server="" plugin_dir="" manifest="" agents="$here/agents.yaml" extra_path="" cases=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --server) server="$2"; shift 2 ;;
     --plugin-dir) plugin_dir="$2"; shift 2 ;;
     --manifest) manifest="$2"; shift 2 ;;
-    -h|--help) sed -n 2,12p "$0"; exit 0 ;;
+    --agents) agents="$2"; shift 2 ;;
+    --path) extra_path="$2:"; shift 2 ;;
+    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     *) cases+=("$1"); shift ;;
   esac
 done
@@ -65,16 +72,18 @@ trap 'exit 1' INT TERM
 args=(serve --host 127.0.0.1 --port 0 --pty-port 0)
 [ -n "$plugin_dir" ] && args+=(--plugin-dir "$plugin_dir")
 [ -n "$manifest" ] && args+=(--plugins "$manifest")
+read -r -a server_env <<<"${REALCLI_SERVER_ENV:-}"
 env HOME="$work/home" \
-    PATH="$repo/fake_agents:$PATH" \
+    PATH="$repo/fake_agents:$extra_path$PATH" \
     ABX_SERVER_TOKEN="$token" \
     ABX_SERVER_ENABLED_GROUPS=agents \
     ABX_SERVER_BASE_DIR="$work/base" \
-    ABX_AGENTS_CONFIG="$here/agents.yaml" \
+    ABX_AGENTS_CONFIG="$agents" \
     ABX_AGENTS_STATE_DIR="$state" \
     ABX_AGENTS_MAX_SESSIONS=1000 \
     ORACLE_CANARY="$canary" \
     ORACLE_WORKSPACE="$work/workspace" \
+    "${server_env[@]}" \
     "$server" "${args[@]}" >"$log" 2>&1 &
 pid=$!
 # If this script is killed outright (CTest timeout), the watchdog stops the server.
@@ -97,6 +106,7 @@ env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u OPENAI_CUSTOM_HEADERS -u OPENAI_ORG_
     -u OPENAI_PROJECT_ID -u OPENAI_WEBHOOK_SECRET -u OPENAI_LOG -u ORACLE_CANARY \
   NODE_ENV=test OPENAI_AGENTS_DISABLE_TRACING=1 \
   ORACLE_BASE_URL="http://127.0.0.1:$port/v1" ORACLE_TOKEN="$token" ORACLE_WIRE_DIR="$wire" \
+  ORACLE_CANARY_VALUE="$canary" ORACLE_WORK_DIR="$work" \
   node --test --test-force-exit --test-concurrency=1 --test-reporter=spec "${cases[@]}"
 rc=$?
 if [ $rc -ne 0 ]; then echo "--- server log (last 80 lines) ---"; tail -80 "$log"; fi
