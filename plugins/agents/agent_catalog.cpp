@@ -6,7 +6,7 @@
 
 namespace abx::plugins::agents {
 
-void AgentCatalog::setDefinitions(std::vector<sdk::agents::AgentSpec> specs) {
+void AgentCatalog::setDefinitions(std::vector<sdk::agents::AgentSpec> specs, CredentialRefs refs) {
   std::map<std::string, std::shared_ptr<const ResolvedAgent>> next;
   for (auto& spec : specs) {
     auto agent = std::make_shared<ResolvedAgent>();
@@ -16,11 +16,13 @@ void AgentCatalog::setDefinitions(std::vector<sdk::agents::AgentSpec> specs) {
   }
   std::lock_guard lock(mutex_);
   definitions_ = std::move(next);
+  refs_ = std::move(refs);
   times_.clear();
   for (const auto& [name, agent] : definitions_) times_[name] = {0, 0};
 }
 
-void AgentCatalog::put(sdk::agents::AgentSpec spec, std::int64_t now) {
+void AgentCatalog::put(sdk::agents::AgentSpec spec, std::int64_t now,
+                       std::vector<CredentialRef> refs) {
   auto agent = std::make_shared<ResolvedAgent>();
   agent->redaction = redactionFor(spec);
   agent->spec = std::move(spec);
@@ -28,12 +30,17 @@ void AgentCatalog::put(sdk::agents::AgentSpec spec, std::int64_t now) {
   const auto& name = agent->spec.name;
   auto times = times_.find(name);
   times_[name] = {times == times_.end() ? now : times->second.first, now};
+  if (refs.empty())
+    refs_.erase(name);
+  else
+    refs_[name] = std::move(refs);
   definitions_[name] = std::move(agent);
 }
 
 bool AgentCatalog::erase(const std::string& name) {
   std::lock_guard lock(mutex_);
   times_.erase(name);
+  refs_.erase(name);
   return definitions_.erase(name) > 0;
 }
 
@@ -42,7 +49,9 @@ std::optional<AgentCatalog::Definition> AgentCatalog::definition(const std::stri
   auto it = definitions_.find(name);
   if (it == definitions_.end()) return std::nullopt;
   const auto& times = times_.at(name);
-  return Definition{it->second->spec, times.first, times.second};
+  auto refs = refs_.find(name);
+  return Definition{it->second->spec, times.first, times.second,
+                    refs == refs_.end() ? std::vector<CredentialRef>{} : refs->second};
 }
 
 std::vector<AgentCatalog::Definition> AgentCatalog::definitions() const {
@@ -51,7 +60,9 @@ std::vector<AgentCatalog::Definition> AgentCatalog::definitions() const {
     std::lock_guard lock(mutex_);
     for (const auto& [name, agent] : definitions_) {
       const auto& times = times_.at(name);
-      out.push_back({agent->spec, times.first, times.second});
+      auto refs = refs_.find(name);
+      out.push_back({agent->spec, times.first, times.second,
+                     refs == refs_.end() ? std::vector<CredentialRef>{} : refs->second});
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const Definition& a, const Definition& b) {
@@ -72,9 +83,11 @@ const sdk::agents::AgentAdapter* AgentCatalog::adapter(const std::string& runtim
 std::shared_ptr<const ResolvedAgent> AgentCatalog::resolve(const std::string& name,
                                                            std::string& why) const {
   std::shared_ptr<const ResolvedAgent> base;
+  std::vector<CredentialRef> refs;
   {
     std::lock_guard lock(mutex_);
     if (auto it = definitions_.find(name); it != definitions_.end()) base = it->second;
+    if (auto it = refs_.find(name); base && it != refs_.end()) refs = it->second;
   }
   if (base) {
     if (!allow_extra_args_ && !base->spec.extra_args.empty()) {
@@ -90,9 +103,16 @@ std::shared_ptr<const ResolvedAgent> AgentCatalog::resolve(const std::string& na
       why = "The runtime '" + base->spec.runtime + "' of agent '" + name + "' is not available.";
       return nullptr;
     }
-    if (adapter_ptr == base->adapter) return base;
+    if (adapter_ptr == base->adapter && refs.empty()) return base;
     auto resolved = std::make_shared<ResolvedAgent>(*base);
     resolved->adapter = adapter_ptr;
+    if (!refs.empty()) {
+      if (auto error = applyCredentialRefs(resolved->spec, refs, credentials_)) {
+        why = *error;
+        return nullptr;
+      }
+      resolved->redaction = redactionFor(resolved->spec);
+    }
     return resolved;
   }
   auto adapter_ptr = adapter(name);

@@ -14,6 +14,7 @@
 
 #include "abx/sdk/agent_adapter.h"
 #include "abx/sdk/services.h"
+#include "definition/credential_ref.h"
 #include "runtime/agent_runtime.h"
 
 namespace abx::plugins::agents {
@@ -22,25 +23,35 @@ namespace abx::plugins::agents {
 class AgentCatalog {
  public:
   /** @p allow_extra_args false (ABX_AGENTS_ALLOW_COMMAND=0): agents with extra_args are refused. */
-  AgentCatalog(const sdk::ServiceRegistry& services, bool allow_extra_args = true)
-      : services_(services), allow_extra_args_(allow_extra_args) {}
+  /** @p credentials resolves the definitions' credential references (vaults). */
+  AgentCatalog(const sdk::ServiceRegistry& services, bool allow_extra_args = true,
+               CredentialLookup credentials = {})
+      : services_(services),
+        allow_extra_args_(allow_extra_args),
+        credentials_(std::move(credentials)) {}
 
-  /** Replaces the definitions (already validated). */
-  void setDefinitions(std::vector<sdk::agents::AgentSpec> specs);
+  using CredentialRefs = std::map<std::string, std::vector<CredentialRef>>;
+  /** Replaces the definitions (already validated); @p refs by agent name. */
+  void setDefinitions(std::vector<sdk::agents::AgentSpec> specs, CredentialRefs refs = {});
 
   struct Definition {
-    sdk::agents::AgentSpec spec;
+    sdk::agents::AgentSpec spec; /**< referenced credentials unresolved (empty) */
     std::int64_t created_at = 0;
     std::int64_t updated_at = 0;
+    std::vector<CredentialRef> credential_refs;
   };
   /** Adds or replaces one definition (already validated) at @p now. */
-  void put(sdk::agents::AgentSpec spec, std::int64_t now);
+  void put(sdk::agents::AgentSpec spec, std::int64_t now, std::vector<CredentialRef> refs = {});
   bool erase(const std::string& name);
   std::optional<Definition> definition(const std::string& name) const;
   /** Oldest first. */
   std::vector<Definition> definitions() const;
 
-  /** The agent @p name names, or nullptr with @p why ("The model 'x' does not exist."). */
+  /**
+   * The agent @p name names, or nullptr with @p why ("The model 'x' does not
+   * exist."). Credential references are resolved now, on every call: the
+   * runtime calls this at turn start.
+   */
   std::shared_ptr<const ResolvedAgent> resolve(const std::string& name, std::string& why) const;
   /** Every usable model id: definitions, then adapter names. */
   std::vector<std::string> models() const;
@@ -50,9 +61,11 @@ class AgentCatalog {
  private:
   const sdk::ServiceRegistry& services_;
   const bool allow_extra_args_;
+  const CredentialLookup credentials_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const ResolvedAgent>> definitions_;
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> times_;  // created, updated
+  CredentialRefs refs_;
   mutable std::map<std::string, std::shared_ptr<const ResolvedAgent>> defaults_;
 };
 

@@ -8,6 +8,7 @@
 #include "definition/agents_config_file.h"
 #include "definition/env_expansion.h"
 #include "runtime/agent_child_env.h"
+#include "secret_redaction.h"
 #include "secrets/secret_bag.h"
 
 namespace abx::plugins::agents {
@@ -65,7 +66,18 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   const auto allow = env("ABX_AGENTS_ALLOW_COMMAND").value_or("1");
   const bool allow_extra_args =
       !(allow == "0" || allow == "false" || allow == "no" || allow == "off");
-  catalog_ = std::make_unique<AgentCatalog>(host.services(), allow_extra_args);
+  // Definitions may reference vault credentials; the catalog resolves them
+  // at every turn start.
+  vaults_ = std::make_unique<VaultStore>();
+  VaultStore* vaults = vaults_.get();
+  catalog_ = std::make_unique<AgentCatalog>(
+      host.services(), allow_extra_args,
+      [vaults](const std::string& vault, const std::string& credential)
+          -> std::optional<CredentialValue> {
+        auto c = vaults->credential(vault, credential);
+        if (!c) return std::nullopt;
+        return CredentialValue{c->type, c->secret};
+      });
   if (auto path = env("ABX_AGENTS_CONFIG")) {
     auto loaded = loadAgentsConfigFile(*path, processEnvLookup());
     if (!loaded.ok()) return sdk::Status::error(loaded.errorText(), "ValueError");
@@ -75,7 +87,7 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
       const auto bag = SecretBag::of(spec);
       for (const auto& secret : bag.values()) host.redactor().addSecret(secret);
     }
-    catalog_->setDefinitions(std::move(loaded.agents));
+    catalog_->setDefinitions(std::move(loaded.agents), std::move(loaded.credential_refs));
   }
 
   RuntimeOptions options;
@@ -87,6 +99,10 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   if (auto names = env("ABX_AGENTS_PASSTHROUGH_ENV")) options.passthrough_env = commaList(*names);
   auto* environment = &host.environment();
   options.base_env = [environment] { return environment->snapshot(); };
+  options.redaction_for = [](const sdk::agents::AgentSpec& spec,
+                             const std::vector<std::string>& extra) {
+    return redactionFor(spec, extra);
+  };
   streams_ = std::make_unique<SessionStreams>(options.event_ring_capacity);
   SessionStreams* streams = streams_.get();
   options.listener = [streams](const std::string& session_id, const RuntimeEvent& event) {
@@ -114,7 +130,6 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
     return buildAgentEnv(parts);
   };
   if (auto s = host.routes().add(runtimesRoute(runtimes_context_)); !s) return s;
-  vaults_ = std::make_unique<VaultStore>();
   vault_ids_ = std::make_unique<SessionVaultIds>();
   vaults_context_ = std::make_shared<VaultsContext>();
   vaults_context_->store = vaults_.get();

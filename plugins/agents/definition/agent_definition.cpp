@@ -41,6 +41,7 @@ class DefinitionReader {
   explicit DefinitionReader(const DefinitionOptions& options) : options_(options) {}
 
   std::vector<DefinitionError> takeErrors() { return std::move(errors_); }
+  std::vector<CredentialRef> takeCredentialRefs() { return std::move(refs_); }
 
   void fail(std::string path, std::string message) {
     errors_.push_back({std::move(path), std::move(message)});
@@ -124,6 +125,7 @@ class DefinitionReader {
 
   AgentSpec read(const ConfigValue& root, const std::string& prefix) {
     AgentSpec spec;
+    prefix_ = prefix;
     if (!expectKind(root, Kind::object, prefix)) return spec;
     checkDuplicateKeys(root, prefix);
     checkKeys(root, prefix,
@@ -156,6 +158,38 @@ class DefinitionReader {
   }
 
  private:
+  /**
+   * A secret slot given as a credential reference {vault, credential}: the
+   * reference is recorded (credential_ref.h) and the slot stays empty until a
+   * turn starts. False when @p v is not a reference.
+   */
+  bool credentialRef(const ConfigValue& v, const std::string& path) {
+    if (v.kind != Kind::object || (!v.find("vault") && !v.find("credential"))) return false;
+    checkKeys(v, path, {"vault", "credential"});
+    CredentialRef ref;
+    ref.slot = path.size() > prefix_.size() && !prefix_.empty() ? path.substr(prefix_.size() + 1)
+                                                                : path;
+    for (auto [key, out] : {std::pair{"vault", &ref.vault}, {"credential", &ref.credential}}) {
+      const ConfigValue* part = v.find(key);
+      if (part == nullptr || part->kind == Kind::null) {
+        fail(join(path, key), "is required in a credential reference");
+        continue;
+      }
+      if (!expectKind(*part, Kind::string, join(path, key))) continue;
+      if (part->text.empty()) fail(join(path, key), "must not be empty");
+      *out = part->text;
+    }
+    refs_.push_back(std::move(ref));
+    return true;
+  }
+
+  /** optionalString() for a slot that may hold a credential reference. */
+  void secretString(const ConfigValue& object, std::string_view key, const std::string& prefix,
+                    std::string& out) {
+    if (const ConfigValue* v = object.find(key); v && credentialRef(*v, join(prefix, key))) return;
+    optionalString(object, key, prefix, out);
+  }
+
   std::optional<std::string> expand(const std::string& text, const std::string& path,
                                     bool* had_placeholder) {
     if (!options_.expand_placeholders) {
@@ -202,7 +236,7 @@ class DefinitionReader {
     if (!spec.provider.base_url.empty())
       if (auto problem = httpUrlProblem(spec.provider.base_url))
         fail(join(path, "base_url"), *problem);
-    optionalString(v, "api_key", path, spec.provider.api_key);
+    secretString(v, "api_key", path, spec.provider.api_key);
     optionalString(v, "wire_api", path, spec.provider.wire_api);
     const auto& wire = spec.provider.wire_api;
     if (!wire.empty() && wire != "responses" && wire != "chat")
@@ -246,7 +280,7 @@ class DefinitionReader {
         if (auto problem = gitRefProblem(git.ref)) fail(join(path, "ref"), *problem);
       }
     }
-    optionalString(v, "token", path, git.token);
+    secretString(v, "token", path, git.token);
     spec.workspace.git = std::move(git);
   }
 
@@ -257,6 +291,10 @@ class DefinitionReader {
       const std::string entry_path = join(path, name);
       if (auto problem = envNameProblem(name, kind)) {
         fail(entry_path, *problem);
+        continue;
+      }
+      if (kind == EnvKind::secret && credentialRef(value, entry_path)) {
+        out.emplace_back(name, "");
         continue;
       }
       if (auto text = scalarText(value, entry_path)) out.emplace_back(name, std::move(*text));
@@ -313,6 +351,11 @@ class DefinitionReader {
       header.name = name;
       bool had_placeholder = false;
       std::optional<std::string> text;
+      if (credentialRef(value, header_path)) {
+        header.secret = true;
+        out.push_back(std::move(header));
+        continue;
+      }
       if (value.kind == Kind::object) {  // {value: ..., secret: true}
         checkKeys(value, header_path, {"value", "secret"});
         const ConfigValue* inner = value.find("value");
@@ -430,6 +473,8 @@ class DefinitionReader {
 
   const DefinitionOptions& options_;
   std::vector<DefinitionError> errors_;
+  std::vector<CredentialRef> refs_;
+  std::string prefix_;
 };
 
 }  // namespace
@@ -451,12 +496,14 @@ DefinitionResult parseAgentDefinition(const ConfigValue& tree, const DefinitionO
   DefinitionResult result;
   result.spec = reader.read(tree, std::string(path_prefix));
   result.errors = reader.takeErrors();
+  result.credential_refs = reader.takeCredentialRefs();
   return result;
 }
 
-std::vector<std::string> registrationWarnings(const AgentSpec& spec) {
+std::vector<std::string> registrationWarnings(const AgentSpec& spec, bool has_credential_refs) {
   std::vector<std::string> warnings;
-  if (spec.permissions == Permissions::full_access && !SecretBag::of(spec).empty())
+  if (spec.permissions == Permissions::full_access &&
+      (has_credential_refs || !SecretBag::of(spec).empty()))
     warnings.push_back("agent '" + spec.name +
                        "' has full_access and secrets: a prompt-injected agent can read its own "
                        "environment and exfiltrate them; prefer workspace_write or read_only and "

@@ -15,6 +15,7 @@
 
 #include "abx/sdk/agent_adapter.h"
 #include "definition/config_tree.h"
+#include "definition/credential_ref.h"
 #include "definition/env_expansion.h"
 
 namespace abx::plugins::agents {
@@ -39,6 +40,8 @@ struct DefinitionOptions {
 
 struct DefinitionResult {
   sdk::agents::AgentSpec spec; /**< meaningful only when ok() */
+  /** Secret slots given as {vault, credential}; empty in @ref spec until a turn starts. */
+  std::vector<CredentialRef> credential_refs;
   std::vector<DefinitionError> errors;
   bool ok() const { return errors.empty(); }
   /** All errors as "path: message" joined by "; " (for a 400 message or a log line). */
@@ -61,8 +64,9 @@ DefinitionResult parseAgentDefinitionBody(std::string_view json_body,
 
 /**
  * Warnings to log when @p spec is registered (agents spec §9.13): full_access
- * together with any secret. Empty when there is nothing to say.
+ * together with any secret (a credential reference counts as one). Empty when there is nothing to say.
  */
-std::vector<std::string> registrationWarnings(const sdk::agents::AgentSpec& spec);
+std::vector<std::string> registrationWarnings(const sdk::agents::AgentSpec& spec,
+                                              bool has_credential_refs = false);
 
 }  // namespace abx::plugins::agents

@@ -59,9 +59,14 @@ AgentsConfigResult parseAgentsConfig(std::string_view text, ConfigFormat format,
       result.errors.push_back({prefix + ".name", "duplicate agent name '" + entry.spec.name + "'"});
       continue;
     }
+    if (!entry.credential_refs.empty())
+      result.credential_refs[entry.spec.name] = std::move(entry.credential_refs);
     result.agents.push_back(std::move(entry.spec));
   }
-  if (!result.ok()) result.agents.clear();
+  if (!result.ok()) {
+    result.agents.clear();
+    result.credential_refs.clear();
+  }
   return result;
 }
 

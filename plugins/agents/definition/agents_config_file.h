@@ -7,6 +7,7 @@
 // the definition in every spelling.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,8 @@ enum class ConfigFormat { yaml, json };
 
 struct AgentsConfigResult {
   std::vector<sdk::agents::AgentSpec> agents; /**< empty unless ok() */
+  /** By agent name: the secret slots given as {vault, credential}. */
+  std::map<std::string, std::vector<CredentialRef>> credential_refs;
   std::vector<DefinitionError> errors;
   bool ok() const { return errors.empty(); }
   /** "<source>: path: message; …" (one line for the start-up failure message). */

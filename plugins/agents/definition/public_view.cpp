@@ -69,6 +69,25 @@ Object::Ptr mcpServersObject(const AgentSpec& spec) {
   return servers;
 }
 
+// Shows each referenced slot as its reference: names, not secrets.
+void showCredentialRefs(Object& root, const std::vector<CredentialRef>& refs) {
+  for (const auto& ref : refs) {
+    auto reference = newObject();
+    reference->set("vault", ref.vault);
+    reference->set("credential", ref.credential);
+    // Walk the dotted slot; header and secret names hold no dots.
+    Object* at = &root;
+    std::string_view rest = ref.slot;
+    for (auto dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
+      auto next = at->getObject(std::string(rest.substr(0, dot)));
+      if (!next) break;
+      at = next.get();
+      rest.remove_prefix(dot + 1);
+    }
+    if (rest.find('.') == std::string_view::npos) at->set(std::string(rest), reference);
+  }
+}
+
 }  // namespace
 
 std::string maskUrlCredential(std::string_view url) {
@@ -79,7 +98,8 @@ std::string maskUrlCredential(std::string_view url) {
          std::string(url.substr(offset + credential.size()));
 }
 
-Poco::JSON::Object::Ptr publicDefinitionObject(const AgentSpec& spec) {
+Poco::JSON::Object::Ptr publicDefinitionObject(const AgentSpec& spec,
+                                               const std::vector<CredentialRef>& refs) {
   auto root = newObject();
   root->set("name", spec.name);
   root->set("runtime", spec.runtime);
@@ -123,6 +143,7 @@ Poco::JSON::Object::Ptr publicDefinitionObject(const AgentSpec& spec) {
     command->set("resume_argv", stringArray(spec.command->resume_argv));
     root->set("command", command);
   }
+  showCredentialRefs(*root, refs);
   return root;
 }
 

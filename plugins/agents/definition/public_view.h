@@ -9,8 +9,10 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "abx/sdk/agent_adapter.h"
+#include "definition/credential_ref.h"
 
 namespace abx::plugins::agents {
 
@@ -22,9 +24,11 @@ inline constexpr std::string_view kMaskedSecret = "***";
  * workspace{path, git{url, ref, token}}, env{}, secrets{NAME:"***"},
  * mcp_servers{name:{url, headers{H:"***"|value}, allowed_tools} | {command, args,
  * allowed_tools}}, permissions, limits{… null = no limit}, extra_args[], command?}.
- * Secret values (and URL credentials) are "***"; an absent secret is null.
+ * Secret values (and URL credentials) are "***"; an absent secret is null; a
+ * slot given as a credential reference shows the reference {vault, credential}.
  */
-Poco::JSON::Object::Ptr publicDefinitionObject(const sdk::agents::AgentSpec& spec);
+Poco::JSON::Object::Ptr publicDefinitionObject(const sdk::agents::AgentSpec& spec,
+                                               const std::vector<CredentialRef>& refs = {});
 
 /** publicDefinitionObject() as compact JSON text. */
 std::string publicDefinitionJson(const sdk::agents::AgentSpec& spec);

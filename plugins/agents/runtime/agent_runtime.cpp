@@ -300,9 +300,25 @@ void AgentRuntime::runTurn(const std::string& turn_id) {
   std::string why;
   auto agent = resolver_(agent_name, why);
   if (!agent || !agent->adapter) return fail("invalid_request", why);
-  const auto& spec = agent->spec;
+  // Session vault tokens go to the matching MCP servers of this turn only.
+  sdk::agents::AgentSpec bound_spec;
+  const sdk::agents::AgentSpec* spec_ptr = &agent->spec;
+  auto extra_mcp_servers = request.extra_mcp_servers;
+  if (!request.mcp_bearer_tokens.empty()) {
+    bound_spec = agent->spec;
+    applyMcpBearers(bound_spec.mcp_servers, request.mcp_bearer_tokens);
+    applyMcpBearers(extra_mcp_servers, request.mcp_bearer_tokens);
+    spec_ptr = &bound_spec;
+  }
+  const auto& spec = *spec_ptr;
   const auto& adapter = *agent->adapter;
-  auto redaction = request.redaction ? request.redaction : agent->redaction;
+  auto redaction = agent->redaction;
+  {
+    auto extra = request.extra_secrets;
+    for (const auto& [name, value] : request.secret_env) extra.push_back(value);
+    for (const auto& [url, token] : request.mcp_bearer_tokens) extra.push_back(token);
+    if (!extra.empty() && options_.redaction_for) redaction = options_.redaction_for(spec, extra);
+  }
 
   sdk::agents::TurnContext ctx;
   ctx.spec = &spec;
@@ -311,7 +327,7 @@ void AgentRuntime::runTurn(const std::string& turn_id) {
   if (!native_id.empty()) ctx.native_session_id = native_id;
   ctx.is_first_turn = native_id.empty();
   ctx.workdir = spec.workspace.path;
-  ctx.extra_mcp_servers = request.extra_mcp_servers;
+  ctx.extra_mcp_servers = std::move(extra_mcp_servers);
   ctx.reasoning_effort = request.reasoning_effort;
   ctx.session_usage = session_usage;
   {

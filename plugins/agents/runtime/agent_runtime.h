@@ -26,6 +26,7 @@
 #include "id_factory.h"
 #include "runtime_clock.h"
 #include "runtime_types.h"
+#include "mcp_bearer.h"
 #include "text_redaction.h"
 
 namespace abx::plugins::agents {
@@ -55,8 +56,11 @@ struct TurnRequest {
   std::vector<InputMessage> input;
   /** Secret env for this turn on top of the definition's (vault credentials). */
   sdk::agents::EnvList secret_env;
-  /** Replaces the agent's redaction for this turn (e.g. with per-turn MCP header secrets). */
-  std::shared_ptr<const TextRedaction> redaction;
+  /** MCP Authorization tokens by server URL (vault credentials); see mcp_bearer.h. */
+  McpBearerTokens mcp_bearer_tokens;
+  /** More values to redact this turn (per-turn MCP header secrets). The
+   *  secret_env values and bearer tokens are redacted without being listed. */
+  std::vector<std::string> extra_secrets;
   /** Sees every event of this turn, on the turn's thread; must not block. */
   TurnObserver observer;
 };
@@ -78,6 +82,11 @@ struct RuntimeOptions {
   /** Sees every event of every session after the turn's observer (the
    *  Agents wire's session streams); on the turn's thread; must not block. */
   std::function<void(const std::string& session_id, const RuntimeEvent&)> listener;
+  /** The redaction of a turn that carries secrets beyond its agent's (vault
+   *  env, bearer tokens, per-turn MCP headers); unset: the agent's own. */
+  std::function<std::shared_ptr<const TextRedaction>(const sdk::agents::AgentSpec&,
+                                                     const std::vector<std::string>& extra)>
+      redaction_for;
 };
 
 /** THREAD: every method is safe to call concurrently. */

@@ -107,4 +107,15 @@ sdk::agents::EnvList VaultStore::secretEnv(const std::vector<std::string>& vault
   return env;
 }
 
+McpBearerTokens VaultStore::mcpBearerTokens(const std::vector<std::string>& vault_ids) const {
+  McpBearerTokens tokens;
+  std::lock_guard lock(mutex_);
+  for (const auto& vault_id : vault_ids)
+    for (const auto& [id, c] : credentials_)
+      if (c.vault_id == vault_id && (c.type == "static_bearer" || c.type == "mcp_oauth") &&
+          !c.mcp_server_url.empty() && !c.secret.empty())
+        tokens.emplace_back(c.mcp_server_url, c.secret);
+  return tokens;
+}
+
 }  // namespace abx::plugins::agents

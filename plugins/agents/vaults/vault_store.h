@@ -2,7 +2,8 @@
 // process memory only — never on disk, never in a GET body (the views show
 // the non-secret part). A session created with vault_ids gets every
 // environment_variable credential of those vaults as a secret env var of
-// its CLI.
+// its CLI, and every static_bearer / mcp_oauth token as the Authorization of
+// the MCP server its mcp_server_url names.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "abx/sdk/agent_adapter.h"
+#include "runtime/mcp_bearer.h"
 
 namespace abx::plugins::agents {
 
@@ -57,6 +59,8 @@ class VaultStore {
 
   /** environment_variable credentials of @p vault_ids as env (secret values). */
   sdk::agents::EnvList secretEnv(const std::vector<std::string>& vault_ids) const;
+  /** static_bearer tokens and mcp_oauth access tokens of @p vault_ids, by MCP server URL. */
+  McpBearerTokens mcpBearerTokens(const std::vector<std::string>& vault_ids) const;
 
  private:
   mutable std::mutex mutex_;

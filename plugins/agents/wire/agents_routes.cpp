@@ -21,7 +21,7 @@ using Ctx = std::shared_ptr<const AgentsRoutesContext>;
 // The Agent object: the SDK's required fields around the definition's
 // public view (secrets as "***").
 std::string agentJson(const AgentCatalog::Definition& d) {
-  auto o = publicDefinitionObject(d.spec);
+  auto o = publicDefinitionObject(d.spec, d.credential_refs);
   o->set("id", d.spec.name);
   o->set("object", "agent");
   o->set("created_at", d.created_at);
@@ -96,9 +96,10 @@ sdk::Response store(const Ctx& ctx, const std::string& body, const std::string& 
   if (ctx->host_redactor)
     for (const auto& secret : bag.values()) ctx->host_redactor->addSecret(secret);
   if (ctx->log)
-    for (const auto& warning : registrationWarnings(spec)) ctx->log->warn(warning);
+    for (const auto& warning : registrationWarnings(spec, !parsed.credential_refs.empty()))
+      ctx->log->warn(warning);
   const std::string name = spec.name;
-  catalog->put(std::move(spec), unixNow());
+  catalog->put(std::move(spec), unixNow(), std::move(parsed.credential_refs));
   return sdk::Response::json(agentJson(*catalog->definition(name)));
 }
 

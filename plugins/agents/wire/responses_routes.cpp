@@ -7,7 +7,6 @@
 #include "response_object.h"
 #include "responses_request.h"
 #include "runtime/id_factory.h"
-#include "secret_redaction.h"
 #include "wire_route.h"
 
 namespace abx::plugins::agents {
@@ -203,10 +202,8 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   turn.reasoning_effort = req.reasoning_effort;
   turn.input = req.input;
   for (auto& message : turn.input) message.id = randomId("msg");
-  std::vector<std::string> header_secrets;
   for (const auto& server : req.mcp_tools)
-    for (const auto& header : server.headers) header_secrets.push_back(header.value);
-  if (!header_secrets.empty()) turn.redaction = redactionFor(agent->spec, header_secrets);
+    for (const auto& header : server.headers) turn.extra_secrets.push_back(header.value);
   auto run = std::make_shared<ResponseRun>(response_id, unixNow(), echo);
   turn.observer = [run](const RuntimeEvent& event) { run->onEvent(event); };
   ctx->store->add(run);

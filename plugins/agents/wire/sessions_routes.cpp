@@ -9,7 +9,6 @@
 #include "json_text.h"
 #include "openai_error.h"
 #include "runtime/id_factory.h"
-#include "secret_redaction.h"
 #include "session_objects.h"
 #include "wire_route.h"
 
@@ -85,24 +84,16 @@ std::string promptOf(const std::vector<InputMessage>& messages) {
   return prompt;
 }
 
-// Queues a turn of @p messages with the session's vault credentials as
-// secret env (redacted like the definition's own secrets).
+// Queues a turn of @p messages with the session's vault credentials: secret
+// env and MCP bearer tokens (redacted like the definition's own secrets).
 sdk::Result<Turn> submit(const Ctx& ctx, const std::string& session_id,
                          std::vector<InputMessage> messages) {
   TurnRequest turn;
   turn.prompt = promptOf(messages);
   turn.input = std::move(messages);
-  turn.secret_env = ctx->vaults->secretEnv(ctx->vault_ids->get(session_id));
-  if (!turn.secret_env.empty()) {
-    auto session = ctx->runtime->session(session_id);
-    std::string why;
-    auto agent = session ? ctx->catalog->resolve(session->agent, why) : nullptr;
-    if (agent) {
-      std::vector<std::string> values;
-      for (const auto& [name, value] : turn.secret_env) values.push_back(value);
-      turn.redaction = redactionFor(agent->spec, values);
-    }
-  }
+  const auto vault_ids = ctx->vault_ids->get(session_id);
+  turn.secret_env = ctx->vaults->secretEnv(vault_ids);
+  turn.mcp_bearer_tokens = ctx->vaults->mcpBearerTokens(vault_ids);
   return ctx->runtime->submitTurn(session_id, std::move(turn));
 }
 

@@ -13,6 +13,7 @@
 #include "runtime/agent_child_env.h"
 #include "runtime/agent_runtime.h"
 #include "runtime/session_file.h"
+#include "secret_redaction.h"
 #include "runtime_test_support.h"
 
 namespace abx::plugins::agents {
@@ -318,6 +319,57 @@ TEST_F(RuntimeTest, SecretsInOutputAreRedactedEvenAcrossDeltas) {
   ASSERT_EQ(turn.items.size(), 1u);
   EXPECT_EQ(turn.items[0].text, "key [REDACTED] end");
   for (const auto& e : events) EXPECT_THAT(e.delta, Not(HasSubstr("SECRET")));
+}
+
+TEST_F(RuntimeTest, AdaptersSeeTheUsageOfTheSessionsEarlierTurns) {
+  addAgent("a", "echo M ok; echo U 100 7");
+  std::string session;
+  runOnce("a", "one", &session);
+  auto second = runOnce("a", "two", &session);
+  EXPECT_EQ(second.usage.input_tokens, 100);
+  runOnce("a", "three", &session);
+  ASSERT_EQ(adapter_.contexts.size(), 3u);
+  EXPECT_EQ(adapter_.contexts[0].session_usage.input_tokens, 0);
+  EXPECT_EQ(adapter_.contexts[1].session_usage.input_tokens, 100);
+  EXPECT_EQ(adapter_.contexts[2].session_usage.input_tokens, 200);
+  EXPECT_EQ(adapter_.contexts[2].session_usage.output_tokens, 14);
+}
+
+TEST_F(RuntimeTest, VaultBearerTokensBecomeTheMatchingMcpServersAuthorizationRedacted) {
+  addAgent("a", "echo M \"$MCP_HEADER_0 | $MCP_HEADER_1 | $VAULT_ENV\"", [](auto& spec) {
+    spec.mcp_servers.push_back({"docs", "http://127.0.0.1:9/mcp", {{"X-Team", "blue", false}}});
+    spec.mcp_servers.push_back({"other", "http://127.0.0.1:9/other", {}});
+  });
+  auto& rt = [&]() -> AgentRuntime& {
+    RuntimeOptions options;
+    options.state_dir = state_dir_ + "/state";
+    options.clock = clock_;
+    options.base_env = [] { return std::vector<std::string>{"PATH=/usr/bin:/bin"}; };
+    options.redaction_for = [](const sdk::agents::AgentSpec& spec,
+                               const std::vector<std::string>& extra) {
+      return redactionFor(spec, extra);
+    };
+    runtime_ = std::make_unique<AgentRuntime>(
+        options, [this](const std::string& name, std::string&) {
+          return std::shared_ptr<const ResolvedAgent>(agents_.at(name));
+        });
+    return *runtime_;
+  }();
+  auto session = rt.createSession("a");
+  ASSERT_TRUE(session);
+  TurnRequest request;
+  request.prompt = "x";
+  request.secret_env = {{"VAULT_ENV", "vault-env-value-1"}};
+  request.mcp_bearer_tokens = {{"http://127.0.0.1:9/mcp/", "bearer-token-value-2"}};
+  auto turn = rt.submitTurn(session->id, std::move(request));
+  ASSERT_TRUE(turn);
+  auto done = rt.waitTurn(turn->id, 10s);
+  ASSERT_TRUE(done);
+  ASSERT_EQ(done->items.size(), 1u);
+  EXPECT_EQ(done->items[0].text,
+            "docs X-Team: blue | docs Authorization: Bearer [REDACTED] | [REDACTED]");
+  // The definition itself is untouched: the token belongs to this turn only.
+  EXPECT_EQ(agents_.at("a")->spec.mcp_servers[0].headers.size(), 1u);
 }
 
 TEST_F(RuntimeTest, IdleSessionsBeyondTheCapAreEvictedLeastRecentFirst) {

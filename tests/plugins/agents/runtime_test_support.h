@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -86,6 +87,11 @@ class LineParser final : public sdk::agents::EventParser {
         e.id = "r1";
         e.text = rest;
         break;
+      case 'U':  // "U <input> <output>"
+        e.kind = ParsedKind::usage;
+        e.usage = sdk::agents::TokenUsage{};
+        std::sscanf(rest.c_str(), "%ld %ld", &e.usage->input_tokens, &e.usage->output_tokens);
+        break;
       case 'E':
         e.kind = ParsedKind::error;
         e.fatal = true;
@@ -113,7 +119,7 @@ class ScriptAdapter final : public sdk::agents::AgentAdapter {
       struct stat st {};
       ::stat(turn.turn_dir.c_str(), &st);
       contexts.push_back({turn.prompt, turn.native_session_id.value_or(""), turn.is_first_turn,
-                          turn.turn_dir, st.st_mode & 0777});
+                          turn.turn_dir, st.st_mode & 0777, turn.session_usage});
     }
     sdk::agents::Invocation inv;
     inv.argv = {binary_override.empty() ? "/bin/sh" : binary_override, "-c",
@@ -121,6 +127,14 @@ class ScriptAdapter final : public sdk::agents::AgentAdapter {
     inv.stdin_data = turn.prompt;
     inv.files.push_back({"note.txt", "hello", 0600});
     inv.env.emplace_back("TURN_DIR", turn.turn_dir);
+    // Every MCP header as MCP_HEADER_<i>="<server> <name>: <value>", as a
+    // real adapter hands header values to its CLI (env only).
+    std::size_t i = 0;
+    for (const auto* servers : {&turn.spec->mcp_servers, &turn.extra_mcp_servers})
+      for (const auto& server : *servers)
+        for (const auto& h : server.headers)
+          inv.env.emplace_back("MCP_HEADER_" + std::to_string(i++),
+                               server.name + " " + h.name + ": " + h.value);
     return inv;
   }
   std::unique_ptr<sdk::agents::EventParser> newParser(
@@ -137,6 +151,7 @@ class ScriptAdapter final : public sdk::agents::AgentAdapter {
     bool first = true;
     std::string turn_dir;
     unsigned turn_dir_mode = 0;
+    sdk::agents::TokenUsage session_usage;
   };
   mutable std::mutex mutex;
   mutable std::vector<Seen> contexts;
