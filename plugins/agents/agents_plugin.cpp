@@ -104,9 +104,19 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
     return redactionFor(spec, extra);
   };
   streams_ = std::make_unique<SessionStreams>(options.event_ring_capacity);
+  vault_ids_ = std::make_unique<SessionVaultIds>();
+  keys_ = std::make_unique<SessionKeys>();
   SessionStreams* streams = streams_.get();
-  options.listener = [streams](const std::string& session_id, const RuntimeEvent& event) {
+  SessionVaultIds* vault_ids = vault_ids_.get();
+  SessionKeys* keys = keys_.get();
+  options.listener = [streams, vault_ids, keys](const std::string& session_id,
+                                                const RuntimeEvent& event) {
     streams->onRuntimeEvent(session_id, event);
+    // A deleted or evicted session leaves nothing behind in the wire's maps.
+    if (event.type == "session.ended") {
+      vault_ids->forget(session_id);
+      keys->forget(session_id);
+    }
   };
   AgentCatalog* catalog = catalog_.get();
   runtime_ = std::make_unique<AgentRuntime>(
@@ -130,13 +140,11 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
     return buildAgentEnv(parts);
   };
   if (auto s = host.routes().add(runtimesRoute(runtimes_context_)); !s) return s;
-  vault_ids_ = std::make_unique<SessionVaultIds>();
   vaults_context_ = std::make_shared<VaultsContext>();
   vaults_context_->store = vaults_.get();
   vaults_context_->host_redactor = &host.redactor();
   for (auto& route : vaultsRoutes(vaults_context_))
     if (auto s = host.routes().add(std::move(route)); !s) return s;
-  keys_ = std::make_unique<SessionKeys>();
   sessions_context_ = std::make_shared<SessionsContext>();
   sessions_context_->runtime = runtime_.get();
   sessions_context_->catalog = catalog_.get();

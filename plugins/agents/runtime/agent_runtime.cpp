@@ -153,6 +153,7 @@ sdk::Result<SessionInfo> AgentRuntime::createSession(const std::string& agent,
     info = state.info;
     sessions_[info.id] = std::move(state);
   }
+  announceEnded();
   persist();
   return info;
 }
@@ -572,7 +573,8 @@ std::shared_ptr<EventRing> AgentRuntime::sessionEvents(const std::string& id) co
   return it == sessions_.end() ? nullptr : it->second.events;
 }
 
-void AgentRuntime::eraseSessionLocked(std::map<std::string, SessionState>::iterator it) {
+void AgentRuntime::eraseSessionLocked(std::map<std::string, SessionState>::iterator it,
+                                      std::string why) {
   for (const auto& turn_id : it->second.info.turn_ids) {
     auto t = turns_.find(turn_id);
     if (t == turns_.end()) continue;
@@ -583,7 +585,25 @@ void AgentRuntime::eraseSessionLocked(std::map<std::string, SessionState>::itera
     if (t->second.turn.status != TurnStatus::in_progress) turns_.erase(t);
   }
   it->second.events->close();
+  ended_.emplace_back(std::move(it->second.info), std::move(why));
   sessions_.erase(it);
+}
+
+void AgentRuntime::announceEnded() {
+  std::vector<std::pair<SessionInfo, std::string>> ended;
+  {
+    std::lock_guard lock(mutex_);
+    ended.swap(ended_);
+  }
+  if (!options_.listener) return;
+  for (auto& [info, why] : ended) {
+    RuntimeEvent event;
+    event.type = "session.ended";
+    event.delta = std::move(why);
+    const std::string id = info.id;
+    event.session = std::make_shared<const SessionInfo>(std::move(info));
+    options_.listener(id, event);
+  }
 }
 
 bool AgentRuntime::deleteSession(const std::string& id) {
@@ -591,8 +611,9 @@ bool AgentRuntime::deleteSession(const std::string& id) {
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(id);
     if (it == sessions_.end()) return false;
-    eraseSessionLocked(it);
+    eraseSessionLocked(it, "The session was deleted.");
   }
+  announceEnded();
   turn_changed_.notify_all();
   persist();
   return true;
@@ -636,7 +657,9 @@ void AgentRuntime::evictLocked() {
   for (auto it = sessions_.begin(); it != sessions_.end();) {
     auto next = std::next(it);
     if (!busy(it->second) && now - it->second.info.last_active_at > options_.session_ttl_s)
-      eraseSessionLocked(it);
+      eraseSessionLocked(it, "The session expired: it was idle longer than " +
+                                 std::to_string(options_.session_ttl_s) +
+                                 " s (ABX_AGENTS_SESSION_TTL_S).");
     it = next;
   }
   // Room for the session about to be created: drop the least recently
@@ -649,7 +672,9 @@ void AgentRuntime::evictLocked() {
            it->second.info.last_active_at < victim->second.info.last_active_at))
         victim = it;
     if (victim == sessions_.end()) break;
-    eraseSessionLocked(victim);
+    eraseSessionLocked(victim, "The session was evicted: the server keeps at most " +
+                                   std::to_string(options_.max_sessions) +
+                                   " sessions (ABX_AGENTS_MAX_SESSIONS).");
   }
 }
 

@@ -144,8 +144,12 @@ class AgentRuntime {
                   std::optional<std::string> native_session_id);
   void publish(const std::string& session_id, RuntimeEvent event, const TurnObserver& observer);
   void evictLocked();
-  void eraseSessionLocked(std::map<std::string, SessionState>::iterator it);
+  /** @p why is told to the listener (session.ended) by announceEnded(). */
+  void eraseSessionLocked(std::map<std::string, SessionState>::iterator it, std::string why);
+  /** Tells the listener about the sessions erased since the last call; without the lock. */
+  void announceEnded();
   /** Asks the writer thread to save sessions.json soon (off the turn's path). */
+  std::vector<std::pair<SessionInfo, std::string>> ended_;  // guarded by mutex_
   void persist();
   void writerLoop();
   void writeState();

@@ -76,7 +76,8 @@ struct SessionInfo {
 
 /** turn.queued | turn.started | item.added | item.text.delta | item.reasoning.delta |
  *  item.output.delta | item.done | usage | turn.completed | turn.failed |
- *  turn.cancelled | log */
+ *  turn.cancelled | log | session.ended (deleted or evicted; delta = why,
+ *  only to RuntimeOptions::listener) */
 struct RuntimeEvent {
   std::uint64_t seq = 0; /**< per session, from 1 */
   std::string type;
@@ -88,6 +89,8 @@ struct RuntimeEvent {
   std::shared_ptr<const Item> item;
   /** turn.*: the turn's state (items included on terminal events). */
   std::shared_ptr<const Turn> turn;
+  /** session.ended: the session as it was last. */
+  std::shared_ptr<const SessionInfo> session;
 };
 
 }  // namespace abx::plugins::agents

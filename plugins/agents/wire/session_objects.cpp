@@ -26,7 +26,8 @@ std::string agentsErrorCode(const std::string& code) {
   return code;
 }
 
-std::string sessionJson(const SessionInfo& s, const std::vector<std::string>& vault_ids) {
+std::string sessionJson(const SessionInfo& s, const std::vector<std::string>& vault_ids,
+                        const std::string& error) {
   std::string vaults = "[";
   for (const auto& id : vault_ids) vaults += (vaults.size() > 1 ? "," : "") + sdk::jsonQuote(id);
   vaults += "]";
@@ -50,7 +51,7 @@ std::string sessionJson(const SessionInfo& s, const std::vector<std::string>& va
       .num("created_at", s.created_at)
       .num("last_active_at", s.last_active_at)
       .str("status", sessionStatusName(s.status))
-      .null("error")
+      .raw("error", error.empty() ? "null" : sdk::jsonQuote(error))
       .raw("metadata", meta.done())
       .raw("vault_ids", vaults)
       .null("usage")

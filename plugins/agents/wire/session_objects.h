@@ -14,7 +14,8 @@ namespace abx::plugins::agents {
  * ones). */
 std::string agentsErrorCode(const std::string& code);
 
-std::string sessionJson(const SessionInfo& session, const std::vector<std::string>& vault_ids = {});
+std::string sessionJson(const SessionInfo& session, const std::vector<std::string>& vault_ids = {},
+                        const std::string& error = {});
 std::string turnJson(const Turn& turn, const std::string& agent);
 std::string tokenUsageJson(const sdk::agents::TokenUsage& usage);
 /** An output item; @p initial gives the turn.item.added shape. */

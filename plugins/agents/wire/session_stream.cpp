@@ -7,10 +7,12 @@
 
 namespace abx::plugins::agents {
 
-SessionStream::SessionStream(std::string session_id, std::size_t capacity, SessionLookup lookup)
+SessionStream::SessionStream(std::string session_id, std::size_t capacity, SessionLookup lookup,
+                             VaultIdsLookup vault_ids)
     : session_id_(std::move(session_id)),
       capacity_(std::max<std::size_t>(capacity, 1)),
-      lookup_(std::move(lookup)) {}
+      lookup_(std::move(lookup)),
+      vault_ids_(std::move(vault_ids)) {}
 
 void SessionStream::push(const char* type, const std::string& fields) {
   bool wake;
@@ -39,7 +41,20 @@ std::string SessionStream::ids(const std::string& turn_id) const {
 
 std::string SessionStream::sessionEvent() {
   auto session = lookup_();
-  return "\"session\":" + (session ? sessionJson(*session) : std::string("null"));
+  return "\"session\":" + (session ? sessionJson(*session, vaultIds()) : std::string("null"));
+}
+
+std::vector<std::string> SessionStream::vaultIds() const {
+  return vault_ids_ ? vault_ids_() : std::vector<std::string>{};
+}
+
+void SessionStream::ended(const RuntimeEvent& e) {
+  if (e.session) {
+    auto last = *e.session;
+    last.status = SessionStatus::failed;
+    push("agent.session.failed", "\"session\":" + sessionJson(last, vaultIds(), e.delta));
+  }
+  close();
 }
 
 std::string SessionStream::agentName() const {
@@ -48,7 +63,7 @@ std::string SessionStream::agentName() const {
 }
 
 void SessionStream::created(const SessionInfo& session) {
-  push("agent.session.created", "\"session\":" + sessionJson(session));
+  push("agent.session.created", "\"session\":" + sessionJson(session, vaultIds()));
 }
 
 void SessionStream::onRuntimeEvent(const RuntimeEvent& e) {
@@ -177,10 +192,13 @@ void SessionStream::close() {
 }
 
 std::shared_ptr<SessionStream> SessionStreams::open(const std::string& session_id,
-                                                    SessionStream::SessionLookup lookup) {
+                                                    SessionStream::SessionLookup lookup,
+                                                    SessionStream::VaultIdsLookup vault_ids) {
   std::lock_guard lock(mutex_);
   auto& slot = streams_[session_id];
-  if (!slot) slot = std::make_shared<SessionStream>(session_id, capacity_, std::move(lookup));
+  if (!slot)
+    slot = std::make_shared<SessionStream>(session_id, capacity_, std::move(lookup),
+                                           std::move(vault_ids));
   return slot;
 }
 
@@ -204,6 +222,11 @@ void SessionStreams::erase(const std::string& session_id) {
 
 void SessionStreams::onRuntimeEvent(const std::string& session_id, const RuntimeEvent& event) {
   if (event.type == "log" || event.type == "usage") return;
+  if (event.type == "session.ended") {
+    if (auto stream = find(session_id)) stream->ended(event);
+    erase(session_id);
+    return;
+  }
   if (auto stream = find(session_id)) stream->onRuntimeEvent(event);
 }
 

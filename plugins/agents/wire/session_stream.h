@@ -33,13 +33,18 @@ class SessionStream {
     std::string data;
   };
   using SessionLookup = std::function<std::optional<SessionInfo>()>;
+  using VaultIdsLookup = std::function<std::vector<std::string>()>;
 
-  SessionStream(std::string session_id, std::size_t capacity, SessionLookup lookup);
+  SessionStream(std::string session_id, std::size_t capacity, SessionLookup lookup,
+                VaultIdsLookup vault_ids = {});
 
   /** agent.session.created (the first event of a create-and-stream). */
   void created(const SessionInfo& session);
   /** Maps one runtime event of this session. THREAD: the turn's thread. */
   void onRuntimeEvent(const RuntimeEvent& event);
+  /** The session is gone (deleted, expired, evicted): agent.session.failed
+   *  with the reason as its error, then the stream closes. */
+  void ended(const RuntimeEvent& session_ended);
 
   std::uint64_t lastSeq() const;
   /**
@@ -59,11 +64,13 @@ class SessionStream {
   std::string ids(const std::string& turn_id) const;
   /** `"session":{…}` with the session as it is now. */
   std::string sessionEvent();
+  std::vector<std::string> vaultIds() const;
   std::string agentName() const;
 
   const std::string session_id_;
   const std::size_t capacity_;
   SessionLookup lookup_;
+  VaultIdsLookup vault_ids_;
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
@@ -82,12 +89,14 @@ class SessionStreams {
  public:
   explicit SessionStreams(std::size_t capacity) : capacity_(capacity) {}
 
-  /** The stream of @p session_id, created with @p lookup if new. */
+  /** The stream of @p session_id, created with the lookups if new. */
   std::shared_ptr<SessionStream> open(const std::string& session_id,
-                                      SessionStream::SessionLookup lookup);
+                                      SessionStream::SessionLookup lookup,
+                                      SessionStream::VaultIdsLookup vault_ids = {});
   std::shared_ptr<SessionStream> find(const std::string& session_id) const;
   void erase(const std::string& session_id);
-  /** The runtime's listener: feeds the session's stream if it has one. */
+  /** The runtime's listener: feeds the session's stream if it has one;
+   *  session.ended ends that stream and drops it. */
   void onRuntimeEvent(const std::string& session_id, const RuntimeEvent& event);
 
  private:

@@ -99,8 +99,10 @@ sdk::Result<Turn> submit(const Ctx& ctx, const std::string& session_id,
 
 std::shared_ptr<SessionStream> streamFor(const Ctx& ctx, const std::string& session_id) {
   auto* runtime = ctx->runtime;
-  return ctx->streams->open(session_id,
-                            [runtime, session_id] { return runtime->session(session_id); });
+  auto* vault_ids = ctx->vault_ids;
+  return ctx->streams->open(
+      session_id, [runtime, session_id] { return runtime->session(session_id); },
+      [vault_ids, session_id] { return vault_ids->get(session_id); });
 }
 
 // Follows @p stream from @p after until the client goes, or (with
@@ -244,10 +246,9 @@ sdk::Response updateSession(const Ctx& ctx, const sdk::Request& r) {
 
 sdk::Response deleteSession(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
+  // The runtime tells the listener, which ends the session's stream
+  // (agent.session.failed to its subscribers) and forgets its keys and vaults.
   if (!ctx->runtime->deleteSession(id)) return noSession(id);
-  ctx->streams->erase(id);
-  ctx->keys->forget(id);
-  ctx->vault_ids->forget(id);
   return sdk::Response::json(JsonText()
                                  .str("id", id)
                                  .str("object", "agent.session.deleted")
@@ -263,7 +264,8 @@ sdk::Response listSessions(const Ctx& ctx, const sdk::Request& r) {
   const auto agent = r.queryParam("agent_id");
   PageItems items;
   for (const auto& s : sessions)
-    if (!agent || s.agent == *agent) items.emplace_back(s.id, sessionJson(s));
+    if (!agent || s.agent == *agent)
+      items.emplace_back(s.id, sessionJson(s, ctx->vault_ids->get(s.id)));
   return pageResponse(r, std::move(items));
 }
 

@@ -70,6 +70,11 @@ class RuntimeTest : public ::testing::Test {
       return std::vector<std::string>{"PATH=/usr/bin:/bin", "HOME=/tmp", "ABX_SERVER_TOKEN=never",
                                       "UNLISTED=no"};
     };
+    options.listener = [this](const std::string& session_id, const RuntimeEvent& e) {
+      if (e.type != "session.ended") return;
+      std::lock_guard lock(ended_mutex_);
+      ended_.push_back(session_id + ": " + e.delta);
+    };
     runtime_ =
         std::make_unique<AgentRuntime>(options, [this](const std::string& name, std::string& why) {
           auto it = agents_.find(name);
@@ -115,6 +120,8 @@ class RuntimeTest : public ::testing::Test {
   std::map<std::string, std::shared_ptr<ResolvedAgent>> agents_;
   std::shared_ptr<FakeClock> clock_ = std::make_shared<FakeClock>();
   std::unique_ptr<AgentRuntime> runtime_;
+  std::mutex ended_mutex_;
+  std::vector<std::string> ended_;  // "<session>: <why>" of session.ended
 };
 
 TEST_F(RuntimeTest, TurnRunsToCompletionWithItemsAndEventsInOrder) {
@@ -383,6 +390,12 @@ TEST_F(RuntimeTest, IdleSessionsBeyondTheCapAreEvictedLeastRecentFirst) {
   EXPECT_FALSE(rt.session(s1->id));
   EXPECT_TRUE(rt.session(s2->id));
   EXPECT_TRUE(rt.session(s3->id));
+  EXPECT_TRUE(rt.deleteSession(s2->id));
+  // The listener hears of both, with a reason the Agents wire passes on.
+  EXPECT_THAT(ended_, ElementsAre(s1->id +
+                                      ": The session was evicted: the server keeps at most 2 "
+                                      "sessions (ABX_AGENTS_MAX_SESSIONS).",
+                                  s2->id + ": The session was deleted."));
 }
 
 TEST_F(RuntimeTest, RunningSessionsAreNeverEvicted) {

@@ -66,5 +66,39 @@ TEST(SessionStream, SubscribersAreCapped) {
   EXPECT_TRUE(stream.subscribe());
 }
 
+TEST(SessionStreams, AnEndedSessionSendsSessionFailedWithItsVaultsThenClosesAndIsDropped) {
+  SessionStreams streams(100);
+  auto stream = streams.open(
+      "agsess_1", [] { return std::optional<SessionInfo>(); },
+      [] { return std::vector<std::string>{"vlt_a"}; });
+  RuntimeEvent ended;
+  ended.type = "session.ended";
+  ended.delta = "The session was evicted.";
+  ended.session = std::make_shared<const SessionInfo>(idleSession());
+  streams.onRuntimeEvent("agsess_1", ended);
+  EXPECT_EQ(streams.find("agsess_1"), nullptr);
+  std::uint64_t after = 0;
+  std::vector<SessionStream::Event> events;
+  bool gap = false;
+  EXPECT_FALSE(stream->read(after, events, std::chrono::milliseconds(1), gap));  // closed
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, "agent.session.failed");
+  EXPECT_THAT(events[0].data, HasSubstr(R"("status":"failed","error":"The session was evicted.")"));
+  EXPECT_THAT(events[0].data, HasSubstr(R"("vault_ids":["vlt_a"])"));
+}
+
+TEST(SessionStream, SessionEventsCarryTheSessionsVaultIds) {
+  SessionStream stream(
+      "agsess_1", 10, [] { return std::optional<SessionInfo>(idleSession()); },
+      [] { return std::vector<std::string>{"vlt_a", "vlt_b"}; });
+  stream.created(idleSession());
+  std::uint64_t after = 0;
+  std::vector<SessionStream::Event> events;
+  bool gap = false;
+  stream.read(after, events, std::chrono::milliseconds(1), gap);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_THAT(events[0].data, HasSubstr(R"("vault_ids":["vlt_a","vlt_b"])"));
+}
+
 }  // namespace
 }  // namespace abx::plugins::agents

@@ -1,7 +1,8 @@
 // Integration: the Agents wire's event tail on the real server — `id:`
 // lines and Last-Event-ID replay without duplicates or gaps, a client that
-// disconnects mid-turn does not stop the turn, and the 33rd subscriber of a
-// session is refused.
+// disconnects mid-turn does not stop the turn, 32 subscribers each get every
+// event of a flood in order and the 33rd is refused, and a deleted session
+// ends its tails with agent.session.failed.
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 #include <Poco/Net/HTTPClientSession.h>
@@ -39,6 +40,11 @@ ServerOptions sessionsServer() {
     command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
     env: {FAKE_MODE: slow, FAKE_DELAY_MS: "100"}
     workspace: {path: "{dir}/work"}
+  - name: flood
+    runtime: command
+    command: {argv: ["fake-agent", "--format", "jsonl-claude"], parser: jsonl-claude}
+    env: {FAKE_MODE: flood, FAKE_FLOOD_EVENTS: "3000"}
+    workspace: {path: "{dir}/work"}
   - name: env-printer
     runtime: command
     command: {argv: ["sh", "-c", "printf 'VAULT=%s\\n' \"$VAULT_TOKEN\""], parser: text}
@@ -70,12 +76,32 @@ void sendInput(const ServerProcess& s, const std::string& id, const std::string&
   EXPECT_EQ(r.status, 202) << r.body;
 }
 
+// The head of a raw HTTP/1.1 response followed by its body, de-chunked (a
+// chunk boundary may fall anywhere inside an SSE event).
+std::string dechunked(const std::string& raw) {
+  const auto head_end = raw.find("\r\n\r\n");
+  if (head_end == std::string::npos || raw.find("chunked") > head_end) return raw;
+  std::string out = raw.substr(0, head_end + 4);
+  std::size_t at = head_end + 4;
+  while (at < raw.size()) {
+    const auto line_end = raw.find("\r\n", at);
+    if (line_end == std::string::npos) break;
+    const auto size = std::stoul(raw.substr(at, line_end - at), nullptr, 16);
+    if (size == 0) break;
+    out += raw.substr(line_end + 2, size);
+    at = line_end + 2 + size + 2;
+  }
+  return out;
+}
+
+// Everything a GET …/events tail receives until the server closes or it is
+// quiet for @p quiet.
 std::string tail(const ServerProcess& s, const std::string& id, const std::string& extra,
-                 std::chrono::milliseconds how_long) {
-  return rawHttp(s.port(),
-                 "GET /v1/agents/sessions/" + id + "/events HTTP/1.1\r\nHost: x\r\n" +
-                     "Authorization: Bearer " + kToken + "\r\n" + extra + "\r\n",
-                 how_long);
+                 std::chrono::milliseconds quiet) {
+  return dechunked(rawHttp(s.port(),
+                           "GET /v1/agents/sessions/" + id + "/events HTTP/1.1\r\nHost: x\r\n" +
+                               "Authorization: Bearer " + kToken + "\r\n" + extra + "\r\n",
+                           quiet));
 }
 
 // The `id:` values of an SSE text, in order.
@@ -150,6 +176,55 @@ TEST(SessionsWire, TheThirtyThirdSubscriberIsRefused) {
   int status = 0;
   subscribe(status);
   EXPECT_EQ(status, 429);
+}
+
+TEST(SessionsWire, ThirtyTwoSubscribersEachReceiveEveryEventOfAFloodInOrder) {
+  ServerProcess server(sessionsServer());
+  const auto id = createSession(server, "flood");
+  constexpr int kSubscribers = 32;
+  constexpr int kDeltas = 3000;
+  std::vector<std::string> seen(kSubscribers);
+  std::vector<std::thread> readers;
+  // Last-Event-ID: 0 makes a reader that attaches after the first events
+  // still start at the beginning; each returns 2 s after the last event.
+  for (int i = 0; i < kSubscribers; ++i)
+    readers.emplace_back([&, i] { seen[i] = tail(server, id, "Last-Event-ID: 0\r\n", 2s); });
+  std::this_thread::sleep_for(300ms);
+  sendInput(server, id, "flood");
+  for (auto& t : readers) t.join();
+  std::vector<std::string> first_ids;
+  for (int i = 0; i < kSubscribers; ++i) {
+    const auto& text = seen[i];
+    ASSERT_THAT(text, HasSubstr("event: agent.session.idle")) << "subscriber " << i;
+    auto ids = idsOf(text);
+    for (std::size_t k = 0; k < ids.size(); ++k)
+      ASSERT_EQ(std::stoull(ids[k]), k + 1) << "subscriber " << i << " event " << k;
+    if (i == 0) first_ids = ids;
+    EXPECT_EQ(ids, first_ids) << "subscriber " << i;
+    int next = 0;
+    for (std::size_t at = text.find(R"("delta":"tok)"); at != std::string::npos;
+         at = text.find(R"("delta":"tok)", at + 1)) {
+      ASSERT_EQ(std::stoi(text.substr(at + 12)), next)
+          << "subscriber " << i << ": " << text.substr(at > 300 ? at - 300 : 0, 600);
+      ++next;
+    }
+    EXPECT_EQ(next, kDeltas) << "subscriber " << i;
+  }
+}
+
+TEST(SessionsWire, DeletingASessionEndsItsTailWithSessionFailed) {
+  ServerProcess server(sessionsServer());
+  const auto id = createSession(server, "fake");
+  std::string text;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread reader([&] { text = tail(server, id, "Connection: close\r\n", 10s); });
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(http(server.port(), "DELETE", "/v1/agents/sessions/" + id, "", kAuth).status, 200);
+  reader.join();
+  // The server ended the response (and closed): the reader did not wait 10 s.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_THAT(text, HasSubstr("event: agent.session.failed"));
+  EXPECT_THAT(text, HasSubstr(R"("status":"failed","error":"The session was deleted.")"));
 }
 
 }  // namespace
