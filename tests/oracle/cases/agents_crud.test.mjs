@@ -1,4 +1,5 @@
-// Agent definitions, vaults and list pagination through client.beta.agents.*.
+// Agent definitions, vaults (also referenced by a definition) and list
+// pagination through client.beta.agents.*.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AGENTS, client, limit, uniquePrompt } from '../lib/harness.mjs';
@@ -57,6 +58,50 @@ test('vaults and credentials CRUD; the credential secret never comes back', { ti
   assert.ok(vaults.data.some((v) => v.id === vault.id));
   await beta.vaults.delete(vault.id, limit());
   await assert.rejects(beta.vaults.retrieve(vault.id, limit()), (e) => e.status === 404);
+});
+
+test('a credential referenced by an agent reaches its CLI and is redacted everywhere else', { timeout: 120_000 }, async () => {
+  // The canary: run.sh fails the suite if it shows up in the server log, the
+  // state dir or any byte the SDK received.
+  const secret = process.env.ORACLE_CANARY_VALUE;
+  assert.ok(secret && secret.length >= 16, 'run.sh passes ORACLE_CANARY_VALUE');
+  const vault = await beta.vaults.create({ name: 'referenced' }, limit());
+  const cred = await beta.vaults.credentials.create(vault.id, {
+    name: 'ref', auth: { type: 'environment_variable', secret_name: 'UNUSED_NAME', secret_value: secret },
+  }, limit());
+  const name = `oracle-ref-${Math.random().toString(36).slice(2, 8)}`;
+  const reference = { vault: vault.id, credential: cred.id };
+  const created = await beta.create({
+    name, runtime: 'command',
+    command: { argv: ['sh', '-c', 'printf "REF=%s len=%s\\n" "$REF_TOKEN" "${#REF_TOKEN}"'], parser: 'text' },
+    workspace: { path: `${process.env.ORACLE_WORK_DIR}/ref-workspace` },
+    permissions: 'read_only',
+    secrets: { REF_TOKEN: reference },
+  }, limit());
+  // The definition shows the reference, never the value.
+  assert.deepEqual(created.secrets.REF_TOKEN, reference);
+  assert.deepEqual((await beta.retrieve(name, limit())).secrets.REF_TOKEN, reference);
+  // The value reaches the child (its length is printed) and is redacted in
+  // what comes back, through both wires.
+  const expected = `REF=[REDACTED] len=${secret.length}`;
+  const s = await beta.sessions.create({ agent_id: name, environment: { type: 'none' } }, limit());
+  const result = await beta.sessions.stream(s.id, { input: 'print it' }, limit(60_000)).finalResult();
+  assert.equal(result.output_text.trim(), expected);
+  const response = await c.responses.create({ model: name, input: 'print it' }, limit(60_000));
+  assert.equal(response.output_text.trim(), expected);
+  // Rotation takes effect on the next turn; the new value is redacted too.
+  await beta.vaults.credentials.update(cred.id, {
+    vault_id: vault.id, auth: { type: 'environment_variable', secret_value: `${secret}-rotated` },
+  }, limit());
+  const rotated = await c.responses.create({ model: name, input: 'print it' }, limit(60_000));
+  assert.equal(rotated.output_text.trim(), `REF=[REDACTED] len=${secret.length + 8}`);
+  // A deleted credential fails the next turn with a message that names it.
+  await beta.vaults.credentials.delete(cred.id, { vault_id: vault.id }, limit());
+  const failed = await c.responses.create({ model: name, input: 'print it' }, limit(60_000))
+    .then((r) => JSON.stringify(r.error ?? r), (e) => String(e.message));
+  assert.match(failed, new RegExp(cred.id));
+  await beta.delete(name, limit());
+  await beta.vaults.delete(vault.id, limit());
 });
 
 test('sessions list paginates over 250 sessions without loss or repeats', { timeout: 120_000 }, async () => {

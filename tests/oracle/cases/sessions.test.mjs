@@ -1,6 +1,7 @@
 // The Agents wire (client.beta.agents.sessions.*) against the fake agents:
 // the SDK's own helpers (sessions.stream → finalResult, create with stream),
-// continuity over three turns, cancel mid-turn, turns and items lists.
+// continuity over three turns, cancel mid-turn, reconnect with
+// Last-Event-ID, turns and items lists.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AGENTS, client, limit, uniquePrompt, fakeReply, sleep } from '../lib/harness.mjs';
@@ -91,6 +92,48 @@ test('cancel mid-turn: turn.cancelled, then idle', { timeout: 120_000 }, async (
   assert.ok(seen.indexOf('agent.session.turn.cancelled') < seen.lastIndexOf('agent.session.idle'));
   const after = await sessions.retrieve(s.id, limit());
   assert.equal(after.status, 'idle');
+});
+
+// Reads events from @p stream until the first agent.session.idle that follows
+// a turn's end (the live tail itself never closes).
+async function untilIdleAfterTurn(stream, seen) {
+  let ended = false;
+  for await (const e of stream) {
+    seen.push(e);
+    if (/^agent\.session\.turn\.(completed|failed|cancelled)$/.test(e.type)) ended = true;
+    if (e.type === 'agent.session.idle' && ended) break;
+  }
+}
+
+test('reconnect with Last-Event-ID: exactly the missed events, no duplicates, no gaps', { timeout: 120_000 }, async () => {
+  const s = await sessions.create({ agent_id: AGENTS.slow, environment: { type: 'none' } }, limit());
+  const first = await sessions.events.stream(s.id, limit(60_000));
+  await sessions.events.create(s.id, {
+    events: [{ type: 'agent.session.input.message', input: uniquePrompt('reconnect') }],
+  }, limit());
+  // Drop the connection mid-turn, after the turn is under way.
+  const before = [];
+  for await (const e of first) {
+    before.push(e);
+    if (e.type === 'agent.session.turn.item.added' && e.item.role !== 'user') break;
+  }
+  const lastSeen = before.at(-1).event_id;
+  const after = [];
+  await untilIdleAfterTurn(
+    await sessions.events.stream(s.id, { ...limit(60_000), headers: { 'Last-Event-ID': lastSeen } }), after);
+  // The whole history, replayed from the start, is the reference.
+  const all = [];
+  await untilIdleAfterTurn(
+    await sessions.events.stream(s.id, { ...limit(60_000), headers: { 'Last-Event-ID': '0' } }), all);
+  // The first live tail began at the session's current position: only the
+  // agent.session.created of the create came before it.
+  const start = all.findIndex((e) => e.event_id === before[0].event_id);
+  assert.deepEqual(all.slice(0, start).map((e) => e.type), ['agent.session.created']);
+  const joined = [...before, ...after].map((e) => e.event_id);
+  assert.deepEqual(joined, all.slice(start).map((e) => e.event_id));
+  assert.equal(new Set(joined).size, joined.length, 'no event twice');
+  assert.equal(after.at(-1).type, 'agent.session.idle');
+  assert.ok(after.some((e) => e.type === 'agent.session.turn.completed'), 'the turn went on while disconnected');
 });
 
 test('list, update metadata, delete', { timeout: 60_000 }, async () => {
