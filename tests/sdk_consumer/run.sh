@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the SDK to a temporary prefix, builds plugin-sdk/examples/hello_plugin
 # against it with find_package(AgentSandboxPluginSDK), loads the result into
-# the freshly built server, and calls its route over HTTP.
+# the freshly built server, and calls its route over HTTP. Then builds the
+# third-party adapter in shout_adapter/ the same way, drops it in through
+# ABX_AGENTS_ADAPTER_MODULES next to the installed agents plugin, and runs a
+# turn through /v1/responses and GET /v1/agents/runtimes.
 # usage: run.sh <build dir> <source dir>
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -50,3 +53,46 @@ if [ "$body" != "$expected" ]; then
   echo "unexpected body: $body (expected $expected)"; exit 1
 fi
 echo "sdk consumer: out-of-tree plugin built against the installed SDK answered $body"
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+
+# A third-party agent adapter.
+cmake -S "$src/tests/sdk_consumer/shout_adapter" -B "$work/adapter" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/adapter-configure.log"
+cmake --build "$work/adapter" > "$work/adapter-build.log"
+adapter="$work/adapter/com_acme_shout.so"
+test -f "$adapter"
+cat > "$work/agents-plugins.yaml" <<YAML
+plugins:
+  - name: agents
+    file: abx_agents.so
+    id: abx.agents
+YAML
+mkdir -p "$work/state" "$work/home"
+: > "$work/out.txt"
+HOME="$work/home" ABX_SERVER_ENABLED_GROUPS=agents ABX_AGENTS_STATE_DIR="$work/state" \
+ABX_AGENTS_ADAPTER_MODULES="$adapter" \
+  "$work/prefix/bin/agent-sandbox-server" serve --host 127.0.0.1 --port 0 --pty-port 0 \
+  --plugin-dir "$work/prefix/lib/agent-sandbox/plugins" \
+  --plugins "$work/agents-plugins.yaml" > "$work/out.txt" 2> "$work/err.txt" &
+server_pid=$!
+port=""
+for _ in $(seq 1 100); do
+  port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$work/out.txt")
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+if [ -z "$port" ]; then
+  echo "server with the adapter did not start:"; cat "$work/err.txt"; exit 1
+fi
+runtimes=$(curl -sS "http://127.0.0.1:$port/v1/agents/runtimes")
+case "$runtimes" in
+  *'"name":"acme-shout"'*'"experimental":true'*) ;;
+  *) echo "runtimes does not list the adapter: $runtimes"; exit 1 ;;
+esac
+reply=$(curl -sS -H 'Content-Type: application/json' \
+  -d '{"model":"acme-shout","input":"hello from a third party"}' "http://127.0.0.1:$port/v1/responses")
+case "$reply" in
+  *'"status":"completed"'*'"text":"HELLO FROM A THIRD PARTY"'*) ;;
+  *) echo "the adapter's turn did not complete as expected: $reply"; cat "$work/err.txt"; exit 1 ;;
+esac
+echo "sdk consumer: out-of-tree adapter ran a turn: HELLO FROM A THIRD PARTY"
