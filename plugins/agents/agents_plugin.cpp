@@ -72,8 +72,8 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   VaultStore* vaults = vaults_.get();
   catalog_ = std::make_unique<AgentCatalog>(
       host.services(), allow_extra_args,
-      [vaults](const std::string& vault, const std::string& credential)
-          -> std::optional<CredentialValue> {
+      [vaults](const std::string& vault,
+               const std::string& credential) -> std::optional<CredentialValue> {
         auto c = vaults->credential(vault, credential);
         if (!c) return std::nullopt;
         return CredentialValue{c->type, c->secret};

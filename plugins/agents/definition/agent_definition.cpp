@@ -167,8 +167,8 @@ class DefinitionReader {
     if (v.kind != Kind::object || (!v.find("vault") && !v.find("credential"))) return false;
     checkKeys(v, path, {"vault", "credential"});
     CredentialRef ref;
-    ref.slot = path.size() > prefix_.size() && !prefix_.empty() ? path.substr(prefix_.size() + 1)
-                                                                : path;
+    ref.slot =
+        path.size() > prefix_.size() && !prefix_.empty() ? path.substr(prefix_.size() + 1) : path;
     for (auto [key, out] : {std::pair{"vault", &ref.vault}, {"credential", &ref.credential}}) {
       const ConfigValue* part = v.find(key);
       if (part == nullptr || part->kind == Kind::null) {

@@ -64,7 +64,8 @@ DefinitionResult parseAgentDefinitionBody(std::string_view json_body,
 
 /**
  * Warnings to log when @p spec is registered (agents spec §9.13): full_access
- * together with any secret (a credential reference counts as one). Empty when there is nothing to say.
+ * together with any secret (a credential reference counts as one). Empty when there is nothing to
+ * say.
  */
 std::vector<std::string> registrationWarnings(const sdk::agents::AgentSpec& spec,
                                               bool has_credential_refs = false);

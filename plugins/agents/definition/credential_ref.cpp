@@ -14,7 +14,8 @@ bool startsWith(const std::string& s, const std::string& prefix) {
 std::string* slotValue(sdk::agents::AgentSpec& spec, const std::string& slot,
                        std::string& header_name) {
   if (slot == "provider.api_key") return &spec.provider.api_key;
-  if (slot == "workspace.git.token") return spec.workspace.git ? &spec.workspace.git->token : nullptr;
+  if (slot == "workspace.git.token")
+    return spec.workspace.git ? &spec.workspace.git->token : nullptr;
   if (startsWith(slot, "secrets.")) {
     const auto name = slot.substr(8);
     for (auto& [key, value] : spec.secrets)

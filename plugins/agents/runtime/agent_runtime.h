@@ -24,9 +24,9 @@
 #include "abx/sdk/subprocess.h"
 #include "event_ring.h"
 #include "id_factory.h"
+#include "mcp_bearer.h"
 #include "runtime_clock.h"
 #include "runtime_types.h"
-#include "mcp_bearer.h"
 #include "text_redaction.h"
 
 namespace abx::plugins::agents {

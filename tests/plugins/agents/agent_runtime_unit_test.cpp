@@ -13,8 +13,8 @@
 #include "runtime/agent_child_env.h"
 #include "runtime/agent_runtime.h"
 #include "runtime/session_file.h"
-#include "secret_redaction.h"
 #include "runtime_test_support.h"
+#include "secret_redaction.h"
 
 namespace abx::plugins::agents {
 namespace {
@@ -356,8 +356,8 @@ TEST_F(RuntimeTest, VaultBearerTokensBecomeTheMatchingMcpServersAuthorizationRed
                                const std::vector<std::string>& extra) {
       return redactionFor(spec, extra);
     };
-    runtime_ = std::make_unique<AgentRuntime>(
-        options, [this](const std::string& name, std::string&) {
+    runtime_ =
+        std::make_unique<AgentRuntime>(options, [this](const std::string& name, std::string&) {
           return std::shared_ptr<const ResolvedAgent>(agents_.at(name));
         });
     return *runtime_;
@@ -392,9 +392,8 @@ TEST_F(RuntimeTest, IdleSessionsBeyondTheCapAreEvictedLeastRecentFirst) {
   EXPECT_TRUE(rt.session(s3->id));
   EXPECT_TRUE(rt.deleteSession(s2->id));
   // The listener hears of both, with a reason the Agents wire passes on.
-  EXPECT_THAT(ended_, ElementsAre(s1->id +
-                                      ": The session was evicted: the server keeps at most 2 "
-                                      "sessions (ABX_AGENTS_MAX_SESSIONS).",
+  EXPECT_THAT(ended_, ElementsAre(s1->id + ": The session was evicted: the server keeps at most 2 "
+                                           "sessions (ABX_AGENTS_MAX_SESSIONS).",
                                   s2->id + ": The session was deleted."));
 }
 

@@ -164,11 +164,12 @@ TEST(CredentialRefs, TheCatalogResolvesThemOnEveryResolveSoRotationAndDeletionSh
   ASSERT_TRUE(parsed.ok()) << parsed.errorText();
   std::optional<std::string> current = "first-value-1";
   OneAdapterRegistry services;
-  AgentCatalog catalog(services, true,
-                       [&](const std::string&, const std::string&) -> std::optional<CredentialValue> {
-                         if (!current) return std::nullopt;
-                         return CredentialValue{"environment_variable", *current};
-                       });
+  AgentCatalog catalog(
+      services, true,
+      [&](const std::string&, const std::string&) -> std::optional<CredentialValue> {
+        if (!current) return std::nullopt;
+        return CredentialValue{"environment_variable", *current};
+      });
   catalog.put(parsed.spec, 1, parsed.credential_refs);
   EXPECT_EQ(catalog.definition("r")->credential_refs.size(), 1u);
   EXPECT_EQ(catalog.definition("r")->spec.secrets[0].second, "");  // never stored

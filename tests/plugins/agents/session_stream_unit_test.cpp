@@ -90,7 +90,9 @@ TEST(SessionStreams, AnEndedSessionSendsSessionFailedWithItsVaultsThenClosesAndI
 TEST(SessionStream, SessionEventsCarryTheSessionsVaultIds) {
   SessionStream stream(
       "agsess_1", 10, [] { return std::optional<SessionInfo>(idleSession()); },
-      [] { return std::vector<std::string>{"vlt_a", "vlt_b"}; });
+      [] {
+        return std::vector<std::string>{"vlt_a", "vlt_b"};
+      });
   stream.created(idleSession());
   std::uint64_t after = 0;
   std::vector<SessionStream::Event> events;
