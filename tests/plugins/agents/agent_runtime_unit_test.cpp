@@ -344,8 +344,13 @@ TEST_F(RuntimeTest, AdaptersSeeTheUsageOfTheSessionsEarlierTurns) {
 
 TEST_F(RuntimeTest, VaultBearerTokensBecomeTheMatchingMcpServersAuthorizationRedacted) {
   addAgent("a", "echo M \"$MCP_HEADER_0 | $MCP_HEADER_1 | $VAULT_ENV\"", [](auto& spec) {
-    spec.mcp_servers.push_back({"docs", "http://127.0.0.1:9/mcp", {{"X-Team", "blue", false}}});
-    spec.mcp_servers.push_back({"other", "http://127.0.0.1:9/other", {}});
+    sdk::agents::McpServerSpec docs, other;
+    docs.name = "docs";
+    docs.url = "http://127.0.0.1:9/mcp";
+    docs.headers = {{"X-Team", "blue", false}};
+    other.name = "other";
+    other.url = "http://127.0.0.1:9/other";
+    spec.mcp_servers = {docs, other};
   });
   auto& rt = [&]() -> AgentRuntime& {
     RuntimeOptions options;
