@@ -7,7 +7,7 @@
 #          [--agents FILE] [--path DIR] CASE.test.mjs...
 #
 # --agents replaces agents.yaml (ABX_AGENTS_CONFIG); --path puts DIR first on
-# the server's PATH after fake_agents/ (tests/realcli passes its real CLIs).
+# the server's PATH, before fake_agents/ (tests/realcli passes its real CLIs).
 # Extra server environment: REALCLI_SERVER_ENV="NAME=value ..." (no secrets).
 #
 # Exit codes: 0 pass, 1 fail (a case failed, the server did not start, or the
@@ -74,7 +74,7 @@ args=(serve --host 127.0.0.1 --port 0 --pty-port 0)
 [ -n "$manifest" ] && args+=(--plugins "$manifest")
 read -r -a server_env <<<"${REALCLI_SERVER_ENV:-}"
 env HOME="$work/home" \
-    PATH="$repo/fake_agents:$extra_path$PATH" \
+    PATH="$extra_path$repo/fake_agents:$PATH" \
     ABX_SERVER_TOKEN="$token" \
     ABX_SERVER_ENABLED_GROUPS=agents \
     ABX_SERVER_BASE_DIR="$work/base" \
