@@ -8,11 +8,14 @@
 //  - a rejected key surfaces as authentication_error, fast (the adapter's
 //    CLAUDE_CODE_MAX_RETRIES), on both wires;
 //  - the CLI talked to the stub only: its proxy is a sink that must stay
-//    empty, and every stub request carried the expected key.
+//    empty, and every stub request carried the expected key;
+//  - the agent's MCP server (secret Authorization header) is reached with
+//    the header expanded from the CLI's env (the config file holds ${VAR}).
 // The provider api_key is ORACLE_CANARY_VALUE, so run.sh's canary scan proves
 // it never reached the server log, the state dir or any response.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import path from 'node:path';
 import { client, limit, collect, messageText, assertUsage, BASE_URL, TOKEN } from '../../oracle/lib/harness.mjs';
 import { startMessagesStub } from '../lib/messages_stub.mjs';
@@ -32,8 +35,42 @@ const tag = Math.random().toString(36).slice(2, 8);
 
 let stub;
 let sink;
+let mcp;      // an MCP server (Streamable HTTP) that records the headers it gets
 let agent;    // the working agent
 let revoked;  // same stub, a key the stub rejects
+
+// A minimal MCP server: answers initialize and tools/list (no tools), and
+// records each request's Authorization header. The agent's header is secret:
+// the adapter writes "${ABX_MCP_DOCS_AUTHORIZATION}" into the --mcp-config
+// file and the value into the CLI's env, so a match here proves Claude's
+// ${VAR} expansion end to end.
+async function startMcpServer() {
+  const seen = { authorizations: [], methods: [] };
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      seen.authorizations.push(req.headers.authorization ?? '');
+      let msg = null;
+      try { msg = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { msg = null; }
+      seen.methods.push(msg?.method ?? `${req.method}`);
+      if (req.method !== 'POST' || !msg) { res.writeHead(405); res.end(); return; }
+      if (msg.id === undefined) { res.writeHead(202); res.end(); return; } // a notification
+      const reply = (body) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...body }));
+      };
+      if (msg.method === 'initialize')
+        return reply({ result: { protocolVersion: msg.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'realcli-docs', version: '1.0.0' } } });
+      if (msg.method === 'tools/list') return reply({ result: { tools: [] } });
+      return reply({ error: { code: -32601, message: `method not found: ${msg.method}` } });
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  seen.url = `http://127.0.0.1:${server.address().port}/mcp`;
+  seen.close = () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()); });
+  return seen;
+}
 
 async function register(name, apiKey) {
   const res = await fetch(`${BASE_URL}/agents`, {
@@ -47,6 +84,7 @@ async function register(name, apiKey) {
       provider: { base_url: stub.url, api_key: apiKey },
       workspace: { path: path.join(WORK, `ws-${name}`) },
       permissions: 'full_access',
+      mcp_servers: { docs: { url: mcp.url, headers: { Authorization: `Bearer ${apiKey}` } } },
       env: {
         // tests/realcli/run.sh puts fake_agents/ (which has a fake `claude`)
         // before the real CLIs on the server's PATH; the child's PATH decides.
@@ -82,6 +120,7 @@ before(async () => {
   assert.ok(CANARY && WORK && REALCLI_BIN, 'run through tests/realcli/run.sh');
   stub = await startMessagesStub({ apiKey: CANARY });
   sink = await startStrayTrafficSink();
+  mcp = await startMcpServer();
   agent = await register(`realcli-claude-${tag}`, CANARY);
   revoked = await register(`realcli-claude-revoked-${tag}`, `${CANARY}-revoked`);
 });
@@ -89,6 +128,7 @@ before(async () => {
 after(async () => {
   await stub?.close();
   await sink?.close();
+  await mcp?.close();
 });
 
 test('GET /v1/agents/runtimes: claude-code is installed, real, with every capability', T, async () => {
@@ -225,6 +265,10 @@ test('the CLI talked to the stub only', T, async () => {
     assert.equal(`${r.method} ${r.path}`, 'POST /v1/messages', `unexpected request ${r.method} ${r.path}`);
     assert.equal(r.headers['anthropic-version'], '2023-06-01');
   }
+  // The MCP server got the secret header, expanded from the CLI's env.
+  assert.ok(mcp.methods.includes('initialize'), `MCP methods: ${mcp.methods.join(', ')}`);
+  assert.ok(mcp.authorizations.includes(`Bearer ${CANARY}`), 'the MCP header reached the server');
+  for (const a of mcp.authorizations) assert.ok(!a.includes('${'), 'an unexpanded ${VAR} reached the MCP server');
   // The working agent's requests carried its key; the revoked agent's did not.
   assert.ok(stub.requests.some((r) => r.key_matches === true));
   for (const r of stub.requests.filter((x) => x.step === 'auth_error_401')) assert.equal(r.key_matches, false);
