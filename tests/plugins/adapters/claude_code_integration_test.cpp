@@ -74,7 +74,7 @@ TEST(AdapterClaudeCode, ManifestEntryListsTheRuntime) {
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_THAT(r.body, HasSubstr(R"("name":"claude-code","aliases":["claude"])"));
   // fake_agents/claude answers --version like the real CLI.
-  EXPECT_THAT(r.body, HasSubstr(R"("version":"2.1.328 (Claude Code)","experimental":false)"));
+  EXPECT_THAT(r.body, HasSubstr(R"j("version":"2.1.328 (Claude Code)","experimental":false)j"));
 }
 
 TEST(AdapterClaudeCode, AdapterModulesEnvLoadsItToo) {
