@@ -26,6 +26,49 @@ std::string failureCode(const std::string& text) {
   return sdk::agents::classifyCommonFailure(1, text).code;
 }
 
+// Claude's answer to `--resume <id>` when the session is gone (HOME wiped).
+constexpr std::string_view kNoConversation = "No conversation found with session ID";
+
+// The code of an error line that may carry Claude's api_error_status. The
+// status decides when there is one: the text can hold a session id, and a
+// uuid may well contain "401".
+std::string lineFailureCode(const json::ObjectPtr& line, const std::string& text) {
+  if (text.find(kNoConversation) != std::string::npos) return "invalid_request";
+  if (auto status = json::integer(line, "api_error_status")) {
+    if (*status == 401 || *status == 403) return "authentication_error";
+    if (*status == 429) return "rate_limit_exceeded";
+  }
+  return failureCode(text);
+}
+
+// What the wire calls a tool (agents spec §6.3: command_execution,
+// file_change, web_search, todo_list, or the MCP tool's own name); a tool of
+// no known kind keeps the CLI's name (Read, Grep, Task, ...).
+std::string toolEventName(const ToolKind& kind) {
+  if (kind.kind == "command") return "command_execution";
+  if (kind.kind == "mcp" || kind.kind == "other") return kind.name;
+  return kind.kind;
+}
+
+// The text of a failed result: error.message (qwen), errors[] (claude's
+// "No conversation found ..."), the result text, else what the subtype means.
+std::string resultErrorText(const json::ObjectPtr& line) {
+  std::string text = json::str(json::obj(line, "error"), "message");
+  if (auto errors = json::arr(line, "errors"); errors && text.empty()) {
+    for (std::size_t i = 0; i < errors->size(); ++i) {
+      const auto& value = errors->get(static_cast<unsigned>(i));
+      if (!value.isString()) continue;
+      text += (text.empty() ? "" : "; ") + value.extract<std::string>();
+    }
+  }
+  if (text.empty()) text = json::str(line, "result");
+  if (!text.empty()) return text;
+  const std::string subtype = json::str(line, "subtype");
+  if (subtype == "error_max_turns") return "the agent stopped at its max_turns limit";
+  if (subtype == "error_max_budget_usd") return "the agent stopped at its max_budget_usd limit";
+  return subtype.empty() ? "the agent reported an error" : "the agent stopped: " + subtype;
+}
+
 // tool_result content is a string, or a list of content blocks.
 std::string toolResultText(const json::ObjectPtr& block) {
   if (auto parts = json::arr(block, "content")) {
@@ -80,6 +123,7 @@ void ClaudeStreamParser::onSystem(const json::ObjectPtr& line, std::vector<Parse
                        json::text(line, "attempt") + "/" + json::text(line, "max_retries");
     ParsedEvent e = event(ParsedKind::error, {}, text);
     e.code = failureCode(text);
+    last_retry_ = e;
     out.push_back(std::move(e));
   }
 }
@@ -145,8 +189,6 @@ void ClaudeStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<Pa
   // Claude's retries-exhausted message is `<synthetic>` text with these marks.
   const bool synthetic_error =
       json::flag(line, "is_api_error_message") || !json::str(line, "error").empty();
-  const std::string error_hint =
-      json::str(line, "error") + " " + json::text(line, "api_error_status") + " ";
 
   for (std::size_t i = 0; i < content->size(); ++i) {
     auto block = content->getObject(static_cast<unsigned>(i));
@@ -160,7 +202,7 @@ void ClaudeStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<Pa
       } else {
         id = newBlockId(message_id);
       }
-      completeText(id, text, synthetic_error || text.starts_with(kApiErrorPrefix), error_hint, out);
+      completeText(id, text, synthetic_error || text.starts_with(kApiErrorPrefix), line, out);
     } else if (type == "thinking") {
       std::string id = open_thinking_ ? open_thinking_->id : newBlockId(message_id);
       open_thinking_.reset();
@@ -172,7 +214,7 @@ void ClaudeStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<Pa
       ToolKind kind = classifyToolName(name);
       ParsedEvent s = event(ParsedKind::tool_start, id);
       s.tool_kind = kind.kind;
-      s.name = kind.name;
+      s.name = toolEventName(kind);
       s.server = kind.server;
       s.arguments = json::dump(block, "input");
       if (s.arguments.empty()) s.arguments = "{}";
@@ -184,12 +226,14 @@ void ClaudeStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<Pa
 }
 
 void ClaudeStreamParser::completeText(const std::string& id, const std::string& text,
-                                      bool api_error, const std::string& error_hint,
+                                      bool api_error, const json::ObjectPtr& line,
                                       std::vector<ParsedEvent>& out) {
   if (api_error) {
     ParsedEvent e = event(ParsedKind::error, {}, text);
     e.fatal = true;
-    e.code = failureCode(error_hint + text);
+    // Claude's `error` ("authentication_failed") names the cause better than
+    // its text ("Invalid API key · Fix external API key").
+    e.code = lineFailureCode(line, json::str(line, "error") + " " + text);
     fatal_error_sent_ = true;
     out.push_back(std::move(e));
     return;
@@ -202,7 +246,7 @@ void ClaudeStreamParser::closeOpenText(std::vector<ParsedEvent>& out) {
   if (!open_text_) return;
   OpenBlock block = std::move(*open_text_);
   open_text_.reset();
-  completeText(block.id, block.text, block.text.starts_with(kApiErrorPrefix), "", out);
+  completeText(block.id, block.text, block.text.starts_with(kApiErrorPrefix), nullptr, out);
 }
 
 void ClaudeStreamParser::onUser(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
@@ -213,6 +257,9 @@ void ClaudeStreamParser::onUser(const json::ObjectPtr& line, std::vector<ParsedE
     if (json::str(block, "type") != "tool_result") continue;
     ParsedEvent e = event(ParsedKind::tool_end, json::str(block, "tool_use_id"));
     e.text = toolResultText(block);
+    // The CLIs print a tool's output once, when it is done: one output delta
+    // (streamed command output on the Agents wire), then the end.
+    if (!e.text.empty()) out.push_back(event(ParsedKind::tool_output, e.id, e.text));
     const bool failed = json::flag(block, "is_error");
     e.status = failed ? "failed" : "completed";
     if (failed) e.error = e.text;
@@ -227,8 +274,11 @@ void ClaudeStreamParser::onResult(const json::ObjectPtr& line, std::vector<Parse
   closeOpenText(out);
   auto u = json::obj(line, "usage");
   sdk::agents::TokenUsage usage;
-  usage.input_tokens = json::integer(u, "input_tokens").value_or(0);
+  // Anthropic counts cache reads and writes apart from input_tokens; the
+  // OpenAI wires count them in (cached_tokens is a part of input_tokens).
   usage.cached_input_tokens = json::integer(u, "cache_read_input_tokens").value_or(0);
+  usage.input_tokens = json::integer(u, "input_tokens").value_or(0) + usage.cached_input_tokens +
+                       json::integer(u, "cache_creation_input_tokens").value_or(0);
   usage.output_tokens = json::integer(u, "output_tokens").value_or(0);
   usage.reasoning_tokens =
       json::integer(json::obj(u, "output_tokens_details"), "thinking_tokens").value_or(0);
@@ -249,19 +299,19 @@ void ClaudeStreamParser::onResult(const json::ObjectPtr& line, std::vector<Parse
 
   const bool is_error = json::flag(line, "is_error");
   const std::string subtype = json::str(line, "subtype");
-  std::string error_text = json::str(json::obj(line, "error"), "message");
-  if (error_text.empty()) error_text = json::str(line, "result");
-  if (is_error && !fatal_error_sent_) {
+  const bool failed = is_error || (!subtype.empty() && subtype != "success");
+  const std::string error_text = failed ? resultErrorText(line) : std::string();
+  if (failed && !fatal_error_sent_) {
     ParsedEvent e = event(ParsedKind::error, {}, error_text);
     e.fatal = true;
-    e.code = failureCode(json::text(line, "api_error_status") + " " + error_text);
+    e.code = lineFailureCode(line, error_text);
     fatal_error_sent_ = true;
     out.push_back(std::move(e));
   }
   if (result_sent_) return;
   result_sent_ = true;
   ParsedEvent r = event(ParsedKind::result);
-  r.ok = !is_error && (subtype.empty() || subtype == "success");
+  r.ok = !failed;
   r.text = r.ok ? json::str(line, "result") : error_text;
   if (r.ok && r.text.empty()) r.text = last_message_;
   r.stop_reason = json::str(line, "stop_reason");
@@ -275,8 +325,14 @@ void ClaudeStreamParser::finish(int, std::vector<ParsedEvent>& out) {
   if (result_sent_) return;
   result_sent_ = true;
   // No result line: the CLI died mid-turn; the runtime classifies the exit.
+  // Killed while retrying (Claude retries a 401 for minutes by default): the
+  // failure it was retrying is the cause.
   ParsedEvent r = event(ParsedKind::result, {}, last_message_);
   r.ok = false;
+  if (last_retry_) {
+    r.code = last_retry_->code;
+    r.text = "ended while retrying: " + last_retry_->text;
+  }
   out.push_back(std::move(r));
 }
 

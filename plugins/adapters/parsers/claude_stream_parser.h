@@ -24,15 +24,21 @@ namespace abx::plugins::adapters {
  * assistant thinking block            -> reasoning{same id as its deltas, full text}
  * assistant tool_use block            -> tool_start{id: tool_use id, name, tool_kind, server,
  *                                        arguments: input JSON, command: input.command}
- * user tool_result block              -> tool_end{id: tool_use_id, status completed|failed,
- *                                        text: content, exit_code (shell tools), error}
- * result                              -> usage, [error{fatal} if is_error], result{ok, text,
- *                                        stop_reason, usage}
+ * user tool_result block              -> tool_output{id: tool_use_id, text: content},
+ *                                        tool_end{id, status completed|failed, text: content,
+ *                                        exit_code (shell tools), error}
+ * result                              -> usage, [error{fatal} if is_error or an error_*
+ *                                        subtype], result{ok, text, stop_reason, usage}
+ * tool_start.name is the wire's: command_execution / file_change / web_search /
+ * todo_list for the CLI's built-in tools of those kinds, the tool's own name
+ * for MCP tools and any other tool. Usage: result.usage (per invocation for
+ * Claude) with cache reads and writes counted into input_tokens.
  * An API error shown as assistant text (Claude's `<synthetic>` message, Qwen's
  * "[API Error: ..." text) becomes error{fatal: true, code}, never a message:
  * a text block whose first characters could start "[API Error" is held back
  * until it is decided. Non-JSON line -> log; other types ignored. finish()
- * closes an open text block and adds result{ok: false} if none arrived.
+ * closes an open text block and adds result{ok: false} if none arrived
+ * (with the code and text of the last api_retry when it was retrying).
  */
 class ClaudeStreamParser final : public sdk::agents::EventParser {
  public:
@@ -57,7 +63,7 @@ class ClaudeStreamParser final : public sdk::agents::EventParser {
   void onResult(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
   /** Ends a text item: message, or a fatal error when it is an API error text. */
   void completeText(const std::string& id, const std::string& text, bool api_error,
-                    const std::string& error_hint, std::vector<sdk::agents::ParsedEvent>& out);
+                    const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
   void closeOpenText(std::vector<sdk::agents::ParsedEvent>& out);
   std::string newBlockId(const std::string& message_id);
 
@@ -70,6 +76,7 @@ class ClaudeStreamParser final : public sdk::agents::EventParser {
   std::set<std::string> used_ids_;
   std::map<std::string, std::string> tool_kinds_; /**< tool_use id -> tool kind */
   std::string last_message_;
+  std::optional<sdk::agents::ParsedEvent> last_retry_; /**< the latest api_retry error */
   bool fatal_error_sent_ = false;
   bool result_sent_ = false;
 };

@@ -18,10 +18,10 @@ using ::testing::StartsWith;
 
 // thinking (3 deltas) + text (3 deltas) + tool call, tool result, text (3 deltas), result
 const std::vector<std::string> kToolTurn{
-    "session",    "reasoning_delta", "reasoning_delta", "reasoning_delta", "reasoning",
-    "text_delta", "text_delta",      "text_delta",      "message",         "tool_start",
-    "tool_end",   "text_delta",      "text_delta",      "text_delta",      "message",
-    "usage",      "result"};
+    "session",     "reasoning_delta", "reasoning_delta", "reasoning_delta", "reasoning",
+    "text_delta",  "text_delta",      "text_delta",      "message",         "tool_start",
+    "tool_output", "tool_end",        "text_delta",      "text_delta",      "text_delta",
+    "message",     "usage",           "result"};
 
 TEST(ClaudeStreamParser, ClaudeTurn1StreamsAndDeduplicatesEveryBlock) {
   auto events = runTranscript("jsonl-claude", "claude", "turn1");
@@ -37,26 +37,29 @@ TEST(ClaudeStreamParser, ClaudeTurn1StreamsAndDeduplicatesEveryBlock) {
 
   const auto& start = events[9];
   EXPECT_EQ(start.id, "toolu_stub_0001");
-  EXPECT_EQ(start.name, "Bash");
+  // The wire's name for a shell tool (agents spec §6.3), not Claude's "Bash".
+  EXPECT_EQ(start.name, "command_execution");
   EXPECT_EQ(start.tool_kind, "command");
   EXPECT_EQ(start.command, "echo hello-from-tool");
   EXPECT_EQ(start.arguments,
             R"({"command":"echo hello-from-tool","description":"Print hello-from-tool"})");
-  const auto& end = events[10];
+  EXPECT_EQ(events[10].id, "toolu_stub_0001");
+  EXPECT_EQ(events[10].text, "hello-from-tool");
+  const auto& end = events[11];
   EXPECT_EQ(end.id, "toolu_stub_0001");
   EXPECT_EQ(end.status, "completed");
   EXPECT_EQ(end.exit_code, 0);
   EXPECT_EQ(end.text, "hello-from-tool");
 
-  EXPECT_EQ(events[14].id, "msg_stub_0002:0");
-  EXPECT_EQ(events[14].text, "All done: hello-from-tool");
-  ASSERT_TRUE(events[15].usage);
-  EXPECT_EQ(events[15].usage->input_tokens, 9250);
-  EXPECT_EQ(events[15].usage->output_tokens, 34);
-  EXPECT_THAT(events[15].usage->cost_usd, DoubleNear(0.03768, 1e-9));
-  EXPECT_TRUE(events[16].ok);
-  EXPECT_EQ(events[16].text, "All done: hello-from-tool");
-  EXPECT_EQ(events[16].stop_reason, "end_turn");
+  EXPECT_EQ(events[15].id, "msg_stub_0002:0");
+  EXPECT_EQ(events[15].text, "All done: hello-from-tool");
+  ASSERT_TRUE(events[16].usage);
+  EXPECT_EQ(events[16].usage->input_tokens, 9250);
+  EXPECT_EQ(events[16].usage->output_tokens, 34);
+  EXPECT_THAT(events[16].usage->cost_usd, DoubleNear(0.03768, 1e-9));
+  EXPECT_TRUE(events[17].ok);
+  EXPECT_EQ(events[17].text, "All done: hello-from-tool");
+  EXPECT_EQ(events[17].stop_reason, "end_turn");
 }
 
 TEST(ClaudeStreamParser, ClaudeResumeKeepsSessionAndCostIsPerInvocation) {
@@ -106,15 +109,15 @@ TEST(ClaudeStreamParser, QwenTurn1GivesEachBlockItsOwnItem) {
   EXPECT_EQ(events[8].id, "2809b764-f143-4b02-9ce7-5f3891b1935e:1");
   EXPECT_EQ(events[8].text, "I'll run the command now.");
   EXPECT_EQ(deltaText(events, events[8].id), events[8].text);
-  EXPECT_EQ(events[9].name, "run_shell_command");
+  EXPECT_EQ(events[9].name, "command_execution");
   EXPECT_EQ(events[9].tool_kind, "command");
   EXPECT_EQ(events[9].command, "echo hello-from-tool");
-  EXPECT_EQ(events[10].exit_code, 0);
-  EXPECT_EQ(events[14].text, "All done: hello-from-tool");
-  EXPECT_EQ(events[15].usage->input_tokens, 18764);
-  EXPECT_EQ(events[15].usage->output_tokens, 28);
-  EXPECT_TRUE(events[16].ok);
-  EXPECT_EQ(events[16].stop_reason, "success");
+  EXPECT_EQ(events[11].exit_code, 0);
+  EXPECT_EQ(events[15].text, "All done: hello-from-tool");
+  EXPECT_EQ(events[16].usage->input_tokens, 18764);
+  EXPECT_EQ(events[16].usage->output_tokens, 28);
+  EXPECT_TRUE(events[17].ok);
+  EXPECT_EQ(events[17].stop_reason, "success");
 }
 
 TEST(ClaudeStreamParser, QwenResumeAndFailedTool) {
@@ -163,10 +166,10 @@ TEST(ClaudeStreamParser, WithoutPartialMessagesAssistantLinesCarryEverything) {
     if (line.find(R"("type":"stream_event")") == std::string::npos) lines.push_back(line);
   auto events = runParser("jsonl-claude", lines, 0);
   ASSERT_THAT(kinds(events), ElementsAre("session", "reasoning", "message", "tool_start",
-                                         "tool_end", "message", "usage", "result"));
+                                         "tool_output", "tool_end", "message", "usage", "result"));
   EXPECT_EQ(events[1].id, "msg_stub_0001:0");
   EXPECT_EQ(events[2].id, "msg_stub_0001:1");
-  EXPECT_EQ(events[5].id, "msg_stub_0002:0");
+  EXPECT_EQ(events[6].id, "msg_stub_0002:0");
 }
 
 TEST(ClaudeStreamParser, ToleratesNoiseUnknownTypesAndTruncatedLines) {
@@ -191,13 +194,13 @@ TEST(ClaudeStreamParser, McpToolNamesSplitIntoServerAndTool) {
       {R"({"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"mcp__docs__search","input":{"q":"x"}}]}})",
        R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"hit"}],"is_error":false}]}})"},
       0);
-  ASSERT_THAT(kinds(events), ElementsAre("tool_start", "tool_end", "result"));
+  ASSERT_THAT(kinds(events), ElementsAre("tool_start", "tool_output", "tool_end", "result"));
   EXPECT_EQ(events[0].tool_kind, "mcp");
   EXPECT_EQ(events[0].server, "docs");
   EXPECT_EQ(events[0].name, "search");
   EXPECT_EQ(events[0].arguments, R"({"q":"x"})");
-  EXPECT_EQ(events[1].text, "hit");
-  EXPECT_FALSE(events[1].exit_code);  // not a shell tool
+  EXPECT_EQ(events[2].text, "hit");
+  EXPECT_FALSE(events[2].exit_code);  // not a shell tool
 }
 
 }  // namespace
