@@ -79,6 +79,9 @@ CursorTool classifyCursorTool(const std::string& key, const json::ObjectPtr& cal
               : listed(kTodo, key)  ? "todo_list"
                                     : "other";
   auto body = json::obj(call, key);
+  // Built-in kinds carry the wire name agents spec §6.3 gives them.
+  if (tool.kind == "command") tool.name = "command_execution";
+  if (tool.kind != "command" && tool.kind != "other") tool.name = tool.kind;
   if (key == "mcpToolCall") {
     auto args = json::obj(body, "args");
     tool.kind = "mcp";

@@ -19,8 +19,9 @@ namespace abx::plugins::adapters {
  *                                   consolidated duplicate, or a repeated chunk) adds nothing,
  *                                   one that extends it adds only the rest
  * thinking delta / completed     -> reasoning_delta / reasoning{id "rs_<n>"}
- * tool_call started              -> (message closed) tool_start{id: call_id, tool_kind, name,
- *                                   arguments: args JSON, command: shell command}
+ * tool_call started              -> (message closed) tool_start{id: call_id, tool_kind, name
+ *                                   (command_execution / file_change / ..., the MCP tool or
+ *                                   the tool's own name), arguments, command}
  * tool_call completed            -> tool_end{status completed|failed, text, exit_code, error}
  * result                         -> [usage], [error{fatal} if is_error], result{ok, text}
  * The open message is closed (message{full text}) at a tool call, the result

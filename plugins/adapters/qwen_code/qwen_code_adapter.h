@@ -15,9 +15,10 @@ namespace abx::plugins::adapters {
  * buildInvocation():
  *  - argv: qwen --auth-type openai|openai-responses (provider.wire_api) --output-format
  *    stream-json --include-partial-messages --approval-mode plan|auto-edit|yolo
- *    (read_only|workspace_write|full_access) [--model M] [--append-system-prompt
- *    "<instructions>\n\n<per-turn instructions>"] [--max-session-turns N]
- *    [--resume <session_id>] then spec.extra_args. Never a secret.
+ *    (read_only|workspace_write|full_access) [--model=M]
+ *    [--append-system-prompt=<instructions>\n\n<per-turn instructions>]
+ *    [--max-session-turns=N] [--resume=<session_id>] then spec.extra_args. Never a
+ *    secret; user values in the --flag=value form (a value cannot pose as a flag).
  *  - stdin: the prompt.
  *  - env: QWEN_TELEMETRY_ENABLED=false, QWEN_USAGE_STATISTICS_ENABLED=false,
  *    QWEN_CODE_SYSTEM_DEFAULTS_PATH=<turn_dir>/qwen-settings.json,

@@ -48,6 +48,15 @@ TokenUsage readUsage(const json::ObjectPtr& u) {
   return usage;
 }
 
+// The item name agents spec §6.3 gives a tool on the wire: the kind for the
+// built-in kinds (codex says command_execution too), the tool's own name for
+// MCP and unclassified tools.
+std::string wireToolName(const std::string& kind, const std::string& name) {
+  if (kind == "command") return "command_execution";
+  if (kind == "mcp" || kind == "other") return name;
+  return kind;
+}
+
 bool couldBeApiError(const std::string& text) {
   constexpr auto prefix = QwenStreamParser::kApiErrorPrefix;
   return text.starts_with(prefix) || prefix.starts_with(text);
@@ -162,7 +171,7 @@ void QwenStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<Pars
       ToolKind kind = classifyToolName(json::str(block, "name"));
       ParsedEvent s = event(ParsedKind::tool_start, id);
       s.tool_kind = kind.kind;
-      s.name = kind.name;
+      s.name = wireToolName(kind.kind, kind.name);
       s.server = kind.server;
       s.arguments = json::dump(block, "input");
       if (s.arguments.empty()) s.arguments = "{}";

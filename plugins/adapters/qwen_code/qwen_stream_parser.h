@@ -23,7 +23,9 @@ namespace abx::plugins::adapters {
  * content_block_delta text/thinking -> text_delta / reasoning_delta{id "<message id>:<n>"}
  *                                     (n counts the blocks since message_start)
  * assistant text / thinking block  -> message / reasoning{same id, full text}
- * assistant tool_use block         -> tool_start{id: tool_use id, name, tool_kind, server,
+ * assistant tool_use block         -> tool_start{id: tool_use id, tool_kind, server, name:
+ *                                     command_execution / file_change / web_search /
+ *                                     todo_list, else the MCP or qwen tool name;
  *                                     arguments: input JSON, command: input.command}
  * user tool_result                 -> tool_end{status, text, exit_code (shell tools), error}
  * result                           -> usage, [error{fatal} if is_error], result{ok, text,

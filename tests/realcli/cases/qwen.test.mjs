@@ -142,7 +142,7 @@ test('/v1/responses: two turns with previous_response_id continuity, the shell c
   const [call] = mcpCalls(r1);
   assert.ok(call, `no mcp_call in ${JSON.stringify(r1.output.map((i) => i.type))}`);
   assert.equal(call.server_label, 'qwen-code');
-  assert.equal(call.name, 'run_shell_command');
+  assert.equal(call.name, 'command_execution');
   assert.equal(JSON.parse(call.arguments).command, 'echo hello-from-tool');
   assert.equal(call.output, 'hello-from-tool');
   assert.equal(call.status, 'completed');

@@ -88,7 +88,7 @@ TEST_F(CursorFake, AdapterArgvDrivesTheFakeAndTheConsolidatedDuplicateIsDropped)
   const std::string session = events[0].id;
   EXPECT_EQ(session.size(), 36u);
   EXPECT_EQ(events[1].tool_kind, "command");
-  EXPECT_EQ(events[1].name, "shell");
+  EXPECT_EQ(events[1].name, "command_execution");
   EXPECT_EQ(events[1].command, "echo hello-from-tool");
   EXPECT_EQ(events[1].arguments, R"({"command":"echo hello-from-tool"})");
   EXPECT_EQ(events[2].id, events[1].id);
@@ -185,6 +185,7 @@ TEST(CursorStreamParser, MessagesAroundToolCallsAreSeparateItems) {
   EXPECT_EQ(events[7].exit_code, 2);
   EXPECT_EQ(events[7].text, "ls: /nope: No such file");
   EXPECT_EQ(events[8].tool_kind, "file_change");
+  EXPECT_EQ(events[8].name, "file_change");
   EXPECT_EQ(events[9].status, "failed");
   EXPECT_EQ(events[9].error, "denied by user");
 }

@@ -66,7 +66,7 @@ TEST(QwenStreamParser, Turn1StreamsEveryBlockOnceUnderOneIdEach) {
 
   const auto& start = events[9];
   EXPECT_EQ(start.id, "call_stub_0001");
-  EXPECT_EQ(start.name, "run_shell_command");
+  EXPECT_EQ(start.name, "command_execution");  // the wire name (agents spec §6.3)
   EXPECT_EQ(start.tool_kind, "command");
   EXPECT_EQ(start.command, "echo hello-from-tool");
   EXPECT_EQ(
@@ -150,6 +150,24 @@ TEST(QwenStreamParser, AuthErrorTextIsAFatalErrorNeverAMessage) {
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.stop_reason, "error_during_execution");
   EXPECT_THAT(result.text, HasSubstr("401"));
+}
+
+TEST(QwenStreamParser, ToolNamesFollowTheWireRules) {
+  auto events =
+      runQwen({R"({"type":"assistant","message":{"id":"m","content":[)"
+               R"({"type":"tool_use","id":"t1","name":"mcp__docs__search","input":{"q":"x"}},)"
+               R"({"type":"tool_use","id":"t2","name":"write_file","input":{"file_path":"a"}},)"
+               R"({"type":"tool_use","id":"t3","name":"glob","input":{}}]}})"},
+              0);
+  auto starts = ofKind(events, ParsedKind::tool_start);
+  ASSERT_EQ(starts.size(), 3u);
+  EXPECT_EQ(starts[0].tool_kind, "mcp");
+  EXPECT_EQ(starts[0].server, "docs");
+  EXPECT_EQ(starts[0].name, "search");
+  EXPECT_EQ(starts[1].tool_kind, "file_change");
+  EXPECT_EQ(starts[1].name, "file_change");
+  EXPECT_EQ(starts[2].tool_kind, "other");
+  EXPECT_EQ(starts[2].name, "glob");
 }
 
 TEST(QwenStreamParser, TextThatOnlyStartsLikeAnErrorIsReleasedOnceDecided) {
