@@ -91,7 +91,7 @@ TurnContext turnOf(const AgentSpec& spec, bool resumed) {
   return turn;
 }
 
-std::string render(const Invocation& inv) {
+std::string render(const Invocation& inv, const EnvList& credentials) {
   std::ostringstream out;
   out << "argv:\n";
   for (const auto& a : inv.argv) out << "  " << a << "\n";
@@ -99,6 +99,8 @@ std::string render(const Invocation& inv) {
   out << "cwd: " << (inv.cwd.empty() ? "<workdir>" : inv.cwd) << "\n";
   out << "env:" << (inv.env.empty() ? " <none>" : "") << "\n";
   for (const auto& [k, v] : inv.env) out << "  " << k << "=" << v << "\n";
+  out << "credential env:" << (credentials.empty() ? " <none>" : "") << "\n";
+  for (const auto& [k, v] : credentials) out << "  " << k << "=" << v << "\n";
   out << "files:" << (inv.files.empty() ? " <none>" : "") << "\n";
   for (const auto& f : inv.files) out << "  " << f.relpath << " (" << f.mode << ")\n";
   return out.str();
@@ -131,7 +133,7 @@ std::string renderMatrix(std::vector<Invocation>* all = nullptr) {
           out << "error: " << inv.status().message() << "\n";
           continue;
         }
-        out << render(*inv);
+        out << render(*inv, CodexAdapter().credentialEnv(spec));
         if (all) all->push_back(*inv);
       }
   return out.str();
