@@ -1,6 +1,10 @@
 // CodexJsonlParser: codex exec --json lines -> ParsedEvents.
 #include "codex_jsonl_parser.h"
 
+#include <algorithm>
+#include <array>
+#include <cctype>
+
 namespace abx::plugins::adapters {
 
 using sdk::agents::ParsedEvent;
@@ -36,7 +40,80 @@ std::string mcpResultText(const json::ObjectPtr& result) {
   return text.empty() ? json::dump(result) : text;
 }
 
+std::string lowered(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+template <std::size_t N>
+bool containsAny(const std::string& text, const std::array<std::string_view, N>& needles) {
+  return std::any_of(needles.begin(), needles.end(),
+                     [&](std::string_view n) { return text.find(n) != std::string::npos; });
+}
+
+// Codex prints this on every start when its home is under /tmp; it says
+// nothing about a failure and must not become the error message.
+bool isStartupNoise(std::string_view line) {
+  return line.starts_with("WARNING: proceeding, even though we could not create PATH aliases");
+}
+
+// The text without start-up noise and blank lines.
+std::string withoutNoise(std::string_view text) {
+  std::string out;
+  while (!text.empty()) {
+    auto end = text.find('\n');
+    auto line = text.substr(0, end);
+    if (!line.empty() && !isStartupNoise(line)) {
+      if (!out.empty()) out += '\n';
+      out += line;
+    }
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return out;
+}
+
+// The last line of @p text that mentions @p needle (lower-case), else its last line.
+std::string lineWith(const std::string& text, std::string_view needle) {
+  std::string best;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto end = text.find('\n', start);
+    std::string line =
+        text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!line.empty() && (best.empty() || lowered(line).find(needle) != std::string::npos))
+      best = line;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return best;
+}
+
 }  // namespace
+
+sdk::agents::FailureInfo classifyCodexFailure(int exit_code, std::string_view text) {
+  const std::string said = withoutNoise(text);
+  const std::string low = lowered(said);
+  static constexpr std::array<std::string_view, 4> kAuth{"unexpected status 401",
+                                                         "unexpected status 403", "invalid_api_key",
+                                                         "missing environment variable"};
+  static constexpr std::array<std::string_view, 5> kRate{
+      "unexpected status 429", "last status: 429", "quota exceeded", "usage limit", "rate limit"};
+  static constexpr std::array<std::string_view, 2> kContext{"context window",
+                                                            "context_length_exceeded"};
+  if (containsAny(low, kAuth)) return {"authentication_error", lineWith(said, "status 40")};
+  if (containsAny(low, kRate)) return {"rate_limit_exceeded", lineWith(said, "429")};
+  if (containsAny(low, kContext)) return {"context_length_exceeded", lineWith(said, "context")};
+  if (low.find("no rollout found for thread id") != std::string::npos)
+    return {"invalid_request",
+            lineWith(said, "no rollout found") +
+                " (hint: codex no longer has this thread under $HOME/.codex; start a new "
+                "session)"};
+  if (low.find("error loading config") != std::string::npos) return {"invalid_request", said};
+  return sdk::agents::classifyCommonFailure(exit_code, said);
+}
 
 void CodexJsonlParser::feed(std::string_view line, std::vector<ParsedEvent>& out) {
   if (line.empty()) return;
@@ -134,10 +211,15 @@ void CodexJsonlParser::toolItem(bool completed, const std::string& type,
 void CodexJsonlParser::onTurnCompleted(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
   sdk::agents::TokenUsage usage;
   auto u = json::obj(line, "usage");
-  usage.input_tokens = json::integer(u, "input_tokens").value_or(0);
-  usage.cached_input_tokens = json::integer(u, "cached_input_tokens").value_or(0);
-  usage.output_tokens = json::integer(u, "output_tokens").value_or(0);
-  usage.reasoning_tokens = json::integer(u, "reasoning_output_tokens").value_or(0);
+  // Thread totals minus the earlier turns. Floored at 0: an earlier turn
+  // that was cancelled before codex reported its usage counts as 0 here.
+  auto thisTurn = [&](const char* key, std::int64_t before) {
+    return std::max<std::int64_t>(0, json::integer(u, key).value_or(0) - before);
+  };
+  usage.input_tokens = thisTurn("input_tokens", before_.input_tokens);
+  usage.cached_input_tokens = thisTurn("cached_input_tokens", before_.cached_input_tokens);
+  usage.output_tokens = thisTurn("output_tokens", before_.output_tokens);
+  usage.reasoning_tokens = thisTurn("reasoning_output_tokens", before_.reasoning_tokens);
   ParsedEvent ue = event(ParsedKind::usage);
   ue.usage = usage;
   out.push_back(std::move(ue));
@@ -153,7 +235,7 @@ void CodexJsonlParser::onTurnFailed(const json::ObjectPtr& line, std::vector<Par
   std::string message = json::str(json::obj(line, "error"), "message");
   ParsedEvent e = event(ParsedKind::error, {}, message);
   e.fatal = true;
-  e.code = sdk::agents::classifyCommonFailure(1, message).code;
+  e.code = classifyCodexFailure(1, message).code;
   out.push_back(std::move(e));
   if (result_sent_) return;
   result_sent_ = true;
