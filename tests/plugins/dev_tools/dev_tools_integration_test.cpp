@@ -194,8 +194,9 @@ TEST(DevToolsGit, StatusOfARealRepository) {
   auto files = body->getArray("files");
   for (std::size_t i = 0; i < files->size(); ++i) {
     auto f = files->getObject(static_cast<unsigned>(i));
-    if (f->getValue<std::string>("path") == "new name.txt")
+    if (f->getValue<std::string>("path") == "new name.txt") {
       EXPECT_EQ(f->getValue<std::string>("original_path"), "old name.txt");
+    }
   }
   // Clean after a commit of everything.
   sh(server.dir() + "/repo", "git add -A && git commit -qm all");
