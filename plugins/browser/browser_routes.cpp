@@ -9,6 +9,14 @@ namespace {
 
 using std::chrono::milliseconds;
 
+/** Runs @p op again once when Chromium died under it (the retry starts a new one). */
+template <class Op>
+Reply restarting(Op op) {
+  Reply r = op();
+  if (auto* e = std::get_if<BrowserError>(&r); e && e->code == "chromium_gone") r = op();
+  return r;
+}
+
 sdk::Response reply(const Reply& r) {
   if (auto* body = std::get_if<std::string>(&r)) return sdk::Response::json(*body);
   const auto& e = std::get<BrowserError>(r);
@@ -58,7 +66,7 @@ sdk::Response navigateRoute(BrowserSession& session, const sdk::Request& request
     return sdk::Response::error(verdict->status, verdict->message,
                                 verdict->status == 400 ? "ValueError" : "PermissionError",
                                 verdict->code);
-  return reply(session.navigate(*url, *timeout, *wait == "load"));
+  return reply(restarting([&] { return session.navigate(*url, *timeout, *wait == "load"); }));
 }
 
 sdk::Response screenshotRoute(BrowserSession& session, const sdk::Request& request) {
@@ -70,13 +78,15 @@ sdk::Response screenshotRoute(BrowserSession& session, const sdk::Request& reque
   if (!full) return bad(full.status().message());
   if (*width < 1 || *width > 8192 || *height < 1 || *height > 8192)
     return bad("Fields 'width' and 'height' must be between 1 and 8192");
-  return reply(session.screenshot(static_cast<int>(*width), static_cast<int>(*height), *full));
+  return reply(restarting([&] {
+    return session.screenshot(static_cast<int>(*width), static_cast<int>(*height), *full);
+  }));
 }
 
 sdk::Response contentRoute(BrowserSession& session, const sdk::Request& request) {
   const auto type = request.queryParam("type").value_or("html");
   if (type != "html" && type != "text") return bad("Query parameter 'type' must be html or text");
-  return reply(session.content(type == "text"));
+  return reply(restarting([&] { return session.content(type == "text"); }));
 }
 
 sdk::Response clickRoute(BrowserSession& session, const sdk::Request& request) {
@@ -85,7 +95,7 @@ sdk::Response clickRoute(BrowserSession& session, const sdk::Request& request) {
   if (selector->empty()) return bad("Field 'selector' must not be empty");
   auto timeout = timeoutMs(request, milliseconds(5000));
   if (!timeout) return bad("Field 'timeout' must be a number of milliseconds");
-  return reply(session.click(*selector, *timeout));
+  return reply(restarting([&] { return session.click(*selector, *timeout); }));
 }
 
 sdk::Response typeRoute(BrowserSession& session, const sdk::Request& request) {
@@ -98,7 +108,7 @@ sdk::Response typeRoute(BrowserSession& session, const sdk::Request& request) {
   if (!clear) return bad(clear.status().message());
   auto timeout = timeoutMs(request, milliseconds(5000));
   if (!timeout) return bad("Field 'timeout' must be a number of milliseconds");
-  return reply(session.type(*selector, *text, *clear, *timeout));
+  return reply(restarting([&] { return session.type(*selector, *text, *clear, *timeout); }));
 }
 
 sdk::Response evaluateRoute(BrowserSession& session, const sdk::Request& request) {
@@ -106,7 +116,7 @@ sdk::Response evaluateRoute(BrowserSession& session, const sdk::Request& request
   if (!script) return bad(script.status().message());
   auto timeout = timeoutMs(request, milliseconds(10000));
   if (!timeout) return bad("Field 'timeout' must be a number of milliseconds");
-  return reply(session.evaluate(*script, *timeout));
+  return reply(restarting([&] { return session.evaluate(*script, *timeout); }));
 }
 
 sdk::Response pdfRoute(BrowserSession& session, const sdk::Request& request) {
@@ -116,11 +126,11 @@ sdk::Response pdfRoute(BrowserSession& session, const sdk::Request& request) {
   if (!paper) return bad("Unknown paper format '" + *format + "'");
   auto landscape = request.json.boolean("landscape", false);
   if (!landscape) return bad(landscape.status().message());
-  return reply(session.pdf(*paper, *landscape));
+  return reply(restarting([&] { return session.pdf(*paper, *landscape); }));
 }
 
 sdk::Response consoleRoute(BrowserSession& session, const sdk::Request&) {
-  return reply(session.console());
+  return reply(restarting([&] { return session.console(); }));
 }
 
 }  // namespace abx::plugins::browser

@@ -144,6 +144,17 @@ sdk::Result<Poco::JSON::Object::Ptr> CdpClient::call(const std::string& method,
   }
 }
 
+void CdpClient::drain() {
+  try {
+    while (!broken_ && socket_->poll(Poco::Timespan(0), Poco::Net::Socket::SELECT_READ |
+                                                            Poco::Net::Socket::SELECT_ERROR)) {
+      if (!readMessage(Clock::now() + std::chrono::milliseconds(1000))) break;
+    }
+  } catch (const Poco::Exception&) {
+    broken_ = true;
+  }
+}
+
 sdk::Status CdpClient::pumpUntil(const std::function<bool()>& done, Clock::time_point deadline) {
   while (!done()) {
     if (broken_) return sdk::Status::error("DevTools connection is closed", "ConnectionError");

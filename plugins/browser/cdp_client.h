@@ -51,6 +51,12 @@ class CdpClient {
   /** Reads events until @p done() or @p deadline (TimeoutError) or a broken connection. */
   sdk::Status pumpUntil(const std::function<bool()>& done, Clock::time_point deadline);
 
+  /**
+   * Reads, without waiting, every message already in the socket (events
+   * that arrived between calls); notices a connection Chromium closed.
+   */
+  void drain();
+
   bool broken() const { return broken_; }
 
  private:

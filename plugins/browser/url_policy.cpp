@@ -56,7 +56,7 @@ bool urlMatches(const std::vector<std::string>& patterns, std::string_view url,
                 const UrlParts& parts) {
   const std::string whole(url);
   for (const auto& pattern : patterns) {
-    const bool full = pattern.find("://") != std::string::npos;
+    const bool full = pattern.find('/') != std::string::npos;
     const std::string& subject = full ? whole : parts.host;
     if (::fnmatch(full ? pattern.c_str() : lower(pattern).c_str(), subject.c_str(), 0) == 0)
       return true;

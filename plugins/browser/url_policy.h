@@ -23,8 +23,8 @@ struct UrlParts {
 std::optional<UrlParts> parseUrl(std::string_view url);
 
 /**
- * True when one fnmatch(3) glob of @p patterns matches: a pattern with "://"
- * against the whole URL, any other pattern against the host.
+ * True when one fnmatch(3) glob of @p patterns matches: a pattern with a
+ * '/' against the whole URL, any other pattern against the host.
  */
 bool urlMatches(const std::vector<std::string>& patterns, std::string_view url,
                 const UrlParts& parts);
