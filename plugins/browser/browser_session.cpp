@@ -190,8 +190,7 @@ std::variant<Object::Ptr, BrowserError> BrowserSession::call(const std::string& 
     return BrowserError{
         500,
         "Chromium went away (" + r.status().message() + "); it starts again on the next request",
-        "BrowserError",
-        {}};
+        "BrowserError", "chromium_gone"};
   }
   return fromStatus(r.status());
 }
