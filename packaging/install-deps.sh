@@ -11,6 +11,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format
   curl wrk hyperfine python3 procps
+  chromium  # the browser group and its tests (label browser)
 )
 # The benchmark installs its peer (rivet sandbox-agent) from npm; keep an
 # existing Node.js/npm (a newer one may be installed outside Debian).

@@ -1,0 +1,67 @@
+// Handlers share one BrowserSession (one page, operations serialised); they
+// run on worker threads and wait for each other.
+#include "browser_plugin.h"
+
+#include "browser_routes.h"
+
+namespace abx::plugins::browser {
+
+sdk::Status BrowserPlugin::start(sdk::HostContext& host) {
+  if (auto s = host.routes().declareGroup(
+          {"browser", true,
+           "Headless Chromium: navigate, screenshot, content, click, type, evaluate, PDF, "
+           "console"});
+      !s)
+    return s;
+  sdk::ChildEnvironment* environment = &host.environment();
+  auto session =
+      std::make_shared<BrowserSession>([environment] { return environment->snapshot(); });
+
+  using Fn = sdk::Response (*)(BrowserSession&, const sdk::Request&);
+  struct Row {
+    const char *method, *path, *endpoint, *summary;
+    Fn fn;
+  };
+  const Row rows[] = {
+      {"POST", "/browser/navigate", "browser_navigate", "Open a URL in the shared page",
+       &navigateRoute},
+      {"POST", "/browser/screenshot", "browser_screenshot", "PNG screenshot of the page",
+       &screenshotRoute},
+      {"GET", "/browser/content", "browser_content", "The page's HTML or text", &contentRoute},
+      {"POST", "/browser/click", "browser_click", "Click the element a selector finds",
+       &clickRoute},
+      {"POST", "/browser/type", "browser_type", "Type text into the element a selector finds",
+       &typeRoute},
+      {"POST", "/browser/evaluate", "browser_evaluate", "Evaluate JavaScript in the page",
+       &evaluateRoute},
+      {"POST", "/browser/pdf", "browser_pdf", "Print the page to PDF", &pdfRoute},
+      {"GET", "/browser/console", "browser_console", "Console messages since the last read",
+       &consoleRoute},
+  };
+  for (const Row& row : rows) {
+    sdk::RouteSpec spec;
+    spec.method = row.method;
+    spec.path = row.path;
+    spec.endpoint = row.endpoint;
+    spec.group = "browser";
+    spec.summary = row.summary;
+    spec.scopes = {"browser:use"};
+    spec.handler = [session, fn = row.fn](const sdk::Request& r) { return fn(*session, r); };
+    if (auto s = host.routes().add(std::move(spec)); !s) return s;
+  }
+  session_ = std::move(session);
+  return sdk::Status::ok();
+}
+
+void BrowserPlugin::stop() noexcept {
+  try {
+    if (session_) session_->stop();
+  } catch (...) {
+  }
+}
+
+std::unique_ptr<sdk::Plugin> makeBrowserPlugin(sdk::HostContext&) {
+  return std::make_unique<BrowserPlugin>();
+}
+
+}  // namespace abx::plugins::browser

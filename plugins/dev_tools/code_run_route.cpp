@@ -1,0 +1,93 @@
+#include "code_run_route.h"
+
+#include <cstdio>
+
+#include "abx/sdk/subprocess.h"
+#include "code_language.h"
+#include "run_budget.h"
+
+namespace abx::plugins::dev_tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string milliseconds(Clock::duration elapsed) {
+  const double ms = std::chrono::duration<double, std::milli>(elapsed).count();
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", ms);
+  return text;
+}
+
+std::variant<std::string, Refusal> readString(const sdk::Json& body, const char* key,
+                                              std::optional<std::string> fallback) {
+  const auto kind = body.kind(key);
+  if ((kind == sdk::JsonKind::missing || kind == sdk::JsonKind::null) && fallback) return *fallback;
+  auto value = body.string(key);
+  if (!value) return badRequest(value.status().message());
+  return *value;
+}
+
+}  // namespace
+
+sdk::Response runCode(const ToolContext& context, const sdk::Request& request) {
+  const sdk::Json& body = request.json;
+  auto code = readString(body, "code", std::nullopt);
+  if (auto* refusal = std::get_if<Refusal>(&code)) return toResponse(*refusal);
+  auto language = readString(body, "language", std::string("python"));
+  if (auto* refusal = std::get_if<Refusal>(&language)) return toResponse(*refusal);
+  const std::string& source = std::get<std::string>(code);
+  const std::string& lang = std::get<std::string>(language);
+  if (source.find('\0') != std::string::npos)
+    return toResponse(badRequest("Field 'code' cannot contain NUL bytes"));
+  if (auto refusal = checkLanguage(lang, paramsOf(request))) return toResponse(*refusal);
+  auto timeout = codeTimeout(body, request.policy);
+  if (auto* refusal = std::get_if<Refusal>(&timeout)) return toResponse(*refusal);
+
+  std::string cwd_text;
+  if (body.kind("cwd") != sdk::JsonKind::missing && body.kind("cwd") != sdk::JsonKind::null) {
+    auto cwd_field = body.string("cwd");
+    if (!cwd_field) return toResponse(badRequest(cwd_field.status().message()));
+    if (cwd_field->empty()) return toResponse(badRequest("Field 'cwd' must not be empty"));
+    cwd_text = *cwd_field;
+  }
+  auto cwd = directoryOf(context, request.endpoint, cwd_text, "cwd");
+  if (auto* refusal = std::get_if<Refusal>(&cwd)) return toResponse(*refusal);
+
+  auto command = codeCommand(lang, source);  // checkLanguage() vouched for it
+  sdk::SpawnOptions spawn;
+  spawn.argv = command->argv;
+  spawn.env = childEnv(context);
+  spawn.cwd = std::get<std::string>(cwd);
+  spawn.stdin_pipe = false;
+  sdk::RunLimits limits;
+  limits.timeout = std::get<std::chrono::milliseconds>(timeout);
+  limits.max_output_bytes = outputCap(request.policy, kCodeOutputBytes);
+  limits.stdin_data = command->stdin_data;
+  limits.ladder = {std::chrono::milliseconds(500), std::chrono::milliseconds(500)};
+
+  const auto started = Clock::now();
+  auto run = sdk::Subprocess::run(spawn, limits);
+  const auto elapsed = Clock::now() - started;
+  if (!run) {
+    const auto& s = run.status();
+    std::string message = s.message();
+    if (s.type() == "FileNotFoundError")
+      message = "Runtime for " + lang + " not found: " + spawn.argv[0] + " is not installed";
+    return sdk::Response::error(500, message, s.type().empty() ? "OSError" : s.type());
+  }
+  if (run->timed_out)
+    return sdk::Response::error(408, "Code execution " + timedOutAfter(limits.timeout),
+                                "TimeoutError");
+
+  std::string out;
+  out.reserve(run->out.size() + run->err.size() + 128);
+  out += "{\"stdout\":" + sdk::jsonQuote(run->out);
+  out += ",\"stderr\":" + sdk::jsonQuote(run->err);
+  out += ",\"exit_code\":" + std::to_string(run->exit_code);
+  out += ",\"language\":" + sdk::jsonQuote(lang);
+  out += ",\"execution_time_ms\":" + milliseconds(elapsed);
+  out += run->truncated ? ",\"truncated\":true}" : ",\"truncated\":false}";
+  return sdk::Response::json(std::move(out));
+}
+
+}  // namespace abx::plugins::dev_tools

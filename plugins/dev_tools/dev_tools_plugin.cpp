@@ -1,0 +1,59 @@
+// Handlers share one ToolContext; they run on worker threads concurrently
+// and keep no state between calls.
+#include "dev_tools_plugin.h"
+
+#include "code_run_route.h"
+#include "git_routes.h"
+
+namespace abx::plugins::dev_tools {
+namespace {
+
+constexpr const char* kGroup = "dev_tools";
+constexpr const char* kScope = "devtools:run";
+
+}  // namespace
+
+sdk::Status DevToolsPlugin::start(sdk::HostContext& host) {
+  if (auto s = host.routes().declareGroup(
+          {kGroup, true, "Run python, node or bash code; git status and diff of a work tree"});
+      !s)
+    return s;
+
+  auto context = std::make_shared<ToolContext>();
+  context->paths = &host.paths();
+  context->environment = &host.environment();
+  context->base_dir = host.info().base_dir;
+  std::shared_ptr<const ToolContext> ctx = context;
+
+  using Fn = sdk::Response (*)(const ToolContext&, const sdk::Request&);
+  struct Row {
+    const char *method, *path, *endpoint, *summary;
+    Fn fn;
+  };
+  const Row rows[] = {
+      {"POST", "/code/run", "code_run", "Run python, node or bash code and return its output",
+       &runCode},
+      {"GET", "/git/status", "git_status", "Branch and changed files of a git work tree",
+       &gitStatus},
+      {"GET", "/git/diff", "git_diff", "Diff text and line statistics of a git work tree",
+       &gitDiff},
+  };
+  for (const Row& row : rows) {
+    sdk::RouteSpec spec;
+    spec.method = row.method;
+    spec.path = row.path;
+    spec.endpoint = row.endpoint;
+    spec.group = kGroup;
+    spec.summary = row.summary;
+    spec.scopes = {kScope};
+    spec.handler = [ctx, fn = row.fn](const sdk::Request& r) { return fn(*ctx, r); };
+    if (auto s = host.routes().add(std::move(spec)); !s) return s;
+  }
+  return sdk::Status::ok();
+}
+
+std::unique_ptr<sdk::Plugin> makeDevToolsPlugin(sdk::HostContext&) {
+  return std::make_unique<DevToolsPlugin>();
+}
+
+}  // namespace abx::plugins::dev_tools

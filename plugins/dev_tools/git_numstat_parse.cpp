@@ -1,0 +1,87 @@
+#include "git_numstat_parse.h"
+
+#include <charconv>
+
+#include "abx/sdk/json.h"
+
+namespace abx::plugins::dev_tools {
+namespace {
+
+sdk::Status malformed(std::string_view record) {
+  return sdk::Status::error("Unexpected git numstat record: " + std::string(record), "ValueError");
+}
+
+/** "-" (binary) or a decimal count. */
+bool readCount(std::string_view text, std::uint64_t& value, bool& binary) {
+  if (text == "-") {
+    binary = true;
+    value = 0;
+    return true;
+  }
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+}
+
+}  // namespace
+
+sdk::Result<DiffStats> parseNumstat(std::string_view output) {
+  DiffStats stats;
+  std::size_t at = 0;
+  auto next = [&]() -> std::optional<std::string_view> {
+    if (at >= output.size()) return std::nullopt;
+    auto end = output.find('\0', at);
+    if (end == std::string_view::npos) end = output.size();
+    auto field = output.substr(at, end - at);
+    at = end + 1;
+    return field;
+  };
+  while (auto record = next()) {
+    // A stray newline between records (some git versions end with one).
+    if (*record == "\n" || record->empty()) continue;
+    auto tab1 = record->find('\t');
+    auto tab2 = tab1 == std::string_view::npos ? tab1 : record->find('\t', tab1 + 1);
+    if (tab2 == std::string_view::npos) return malformed(*record);
+    FileStat file;
+    bool binary_added = false, binary_deleted = false;
+    if (!readCount(record->substr(0, tab1), file.insertions, binary_added) ||
+        !readCount(record->substr(tab1 + 1, tab2 - tab1 - 1), file.deletions, binary_deleted))
+      return malformed(*record);
+    file.binary = binary_added || binary_deleted;
+    auto name = record->substr(tab2 + 1);
+    if (name.empty()) {
+      auto from = next();
+      auto to = from ? next() : std::nullopt;
+      if (!to) return malformed(*record);
+      file.original_path = std::string(*from);
+      file.path = std::string(*to);
+    } else {
+      file.path = std::string(name);
+    }
+    stats.insertions += file.insertions;
+    stats.deletions += file.deletions;
+    stats.files.push_back(std::move(file));
+  }
+  return stats;
+}
+
+std::string statsJson(const DiffStats& stats) {
+  return "{\"files_changed\":" + std::to_string(stats.files.size()) +
+         ",\"insertions\":" + std::to_string(stats.insertions) +
+         ",\"deletions\":" + std::to_string(stats.deletions) + "}";
+}
+
+std::string fileStatsJson(const DiffStats& stats) {
+  std::string out = "[";
+  for (const auto& f : stats.files) {
+    if (out.size() > 1) out += ',';
+    out += "{\"path\":" + sdk::jsonQuote(f.path);
+    out += ",\"insertions\":" + std::to_string(f.insertions);
+    out += ",\"deletions\":" + std::to_string(f.deletions);
+    out += f.binary ? ",\"binary\":true" : ",\"binary\":false";
+    if (f.original_path) out += ",\"original_path\":" + sdk::jsonQuote(*f.original_path);
+    out += '}';
+  }
+  return out + "]";
+}
+
+}  // namespace abx::plugins::dev_tools

@@ -1,0 +1,44 @@
+// GET /git/status and GET /git/diff (spec §4.7; docs/dev_tools.md): the
+// query's `path` (a directory in a work tree, or one file in it) through the
+// PathGuard, git's machine formats parsed into JSON.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "abx/sdk/http.h"
+#include "refusal.h"
+#include "tool_context.h"
+
+namespace abx::plugins::dev_tools {
+
+/** Where git runs, and the one file it looks at when `path` named a file. */
+struct GitTarget {
+  std::string dir;
+  std::optional<std::string> file; /**< a pathspec relative to `dir` */
+};
+
+/**
+ * The query's `path` (default "."): 400 for a ".." segment or a NUL byte,
+ * 403 when the guard refuses it, 400 FileNotFoundError when it does not
+ * exist.
+ */
+std::variant<GitTarget, Refusal> gitTarget(const ToolContext& context, const sdk::Request& request);
+
+/** "true"/"1"/"yes" or "false"/"0"/"no" (any case); absent -> false; else 400. */
+std::variant<bool, Refusal> queryFlag(const sdk::Request& request, std::string_view name);
+
+/** {"branch", "clean", "files", "upstream", "ahead", "behind"} */
+sdk::Response gitStatus(const ToolContext& context, const sdk::Request& request);
+
+/**
+ * ?staged=true diffs the index against HEAD (git diff --cached).
+ * {"diff", "truncated", "stats": {"files_changed", "insertions", "deletions"}, "files"}
+ */
+sdk::Response gitDiff(const ToolContext& context, const sdk::Request& request);
+
+/** @p diff cut to @p cap bytes (on a UTF-8 boundary) + "\n... (truncated at 1MB)". */
+std::string truncateDiff(std::string diff, std::size_t cap);
+
+}  // namespace abx::plugins::dev_tools
