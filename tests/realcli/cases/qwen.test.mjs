@@ -23,7 +23,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { BASE_URL, TOKEN, client, limit, collect, assertUsage } from '../../oracle/lib/harness.mjs';
-import { startChatStub, startProxySink, FINAL_TEXT, NOTOOL_TEXT, INTRO_TEXT } from '../lib/chat_stub.mjs';
+import { startChatStub, FINAL_TEXT, NOTOOL_TEXT, INTRO_TEXT } from '../lib/chat_stub.mjs';
+import { startStrayTrafficSink } from '../lib/stray_traffic_sink.mjs';
 
 const CANARY = process.env.ORACLE_CANARY_VALUE;
 const WORK_DIR = process.env.ORACLE_WORK_DIR;
@@ -94,7 +95,7 @@ async function register(name, { key = CANARY, permissions = 'full_access', mcpSe
 before(async () => {
   assert.ok(CANARY && WORK_DIR && REALCLI_BIN, 'run through tests/realcli/run.sh');
   stub = await startChatStub({ apiKey: CANARY });
-  sink = await startProxySink();
+  sink = await startStrayTrafficSink();
   mcp = await startMcpListener();
   await register(AGENT);
   await register(SESSIONS);

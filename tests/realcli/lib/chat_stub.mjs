@@ -16,9 +16,6 @@
 // error shape ({"error":{"message","type":"invalid_request_error","code":"invalid_api_key"}}),
 // which is how a case provokes an authentication failure. Text is split into
 // 3 deltas; a usage chunk follows when stream_options.include_usage is set.
-//
-// Also here: startProxySink(), an HTTP(S) proxy that records and refuses
-// every request, for proving a CLI reached nothing but loopback.
 import http from 'node:http';
 
 export const FINAL_TEXT = 'All done: hello-from-tool';
@@ -132,27 +129,4 @@ function streamReply(res, body, reply, n) {
       usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } })}\n\n`);
   }
   res.end('data: [DONE]\n\n');
-}
-
-/**
- * An HTTP(S) proxy on 127.0.0.1 that forwards nothing: every request and
- * CONNECT is recorded in `attempts` and refused with 403. Point a CLI's
- * HTTP(S)_PROXY here (NO_PROXY keeps loopback direct) and assert that
- * `attempts` stays empty.
- */
-export async function startProxySink() {
-  const sink = { attempts: [], url: '' };
-  const server = http.createServer((req, res) => {
-    sink.attempts.push(`${req.method} ${req.url}`);
-    res.writeHead(403);
-    res.end();
-  });
-  server.on('connect', (req, socket) => {
-    sink.attempts.push(`CONNECT ${req.url}`);
-    socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  sink.url = `http://127.0.0.1:${server.address().port}`;
-  sink.close = () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()); });
-  return sink;
 }
