@@ -86,8 +86,8 @@ async function register(name, apiKey) {
       permissions: 'full_access',
       mcp_servers: { docs: { url: mcp.url, headers: { Authorization: `Bearer ${apiKey}` } } },
       env: {
-        // tests/realcli/run.sh puts fake_agents/ (which has a fake `claude`)
-        // before the real CLIs on the server's PATH; the child's PATH decides.
+        // The child's PATH names the real CLI whatever the server's PATH holds
+        // (fake_agents/ has a fake `claude` too).
         PATH: `${REALCLI_BIN}:/usr/local/bin:/usr/bin:/bin`,
         // Outside hosts go to the sink (which refuses them); loopback stays direct.
         HTTP_PROXY: sink.url, HTTPS_PROXY: sink.url, http_proxy: sink.url, https_proxy: sink.url,
@@ -139,8 +139,8 @@ test('GET /v1/agents/runtimes: claude-code is installed, real, with every capabi
   assert.deepEqual(runtime.aliases, ['claude']);
   assert.equal(runtime.installed, true);
   assert.equal(runtime.experimental, false);
-  // (The probe uses the server's PATH, where fake_agents' claude prints the
-  // same version line; the turns below prove the real CLI through the stub.)
+  // The probe uses the server's PATH, where run.sh puts the real CLIs first.
+  assert.equal(runtime.path, `${REALCLI_BIN}/claude`);
   assert.match(runtime.version ?? '', /^2\.1\.328 \(Claude Code\)/);
   for (const k of ['resume', 'partial_deltas', 'mcp', 'system_prompt', 'base_url', 'max_turns', 'budget'])
     assert.equal(runtime.capabilities[k], true, `capability ${k}`);

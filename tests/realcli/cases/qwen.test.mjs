@@ -78,8 +78,8 @@ async function register(name, { key = CANARY, permissions = 'full_access', mcpSe
     provider: { base_url: stub.url, api_key: key },
     workspace: { path: workspace },
     env: {
-      // fake_agents/ is first on the server's PATH (its qwen is a replay); the
-      // child's PATH decides what runs, so it names the real one.
+      // The child's PATH names the real qwen whatever the server's PATH holds
+      // (fake_agents/ has a replaying `qwen` too).
       PATH: `${REALCLI_BIN}:${path.dirname(process.execPath)}:/usr/bin:/bin`,
       HTTP_PROXY: sink.url, HTTPS_PROXY: sink.url, http_proxy: sink.url, https_proxy: sink.url,
       NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost',
