@@ -3,20 +3,14 @@
 
 #include <array>
 
+#include "parsed_event.h"
+
 namespace abx::plugins::adapters {
 
 using sdk::agents::ParsedEvent;
 using sdk::agents::ParsedKind;
 
 namespace {
-
-ParsedEvent event(ParsedKind kind, std::string id = {}, std::string text = {}) {
-  ParsedEvent e;
-  e.kind = kind;
-  e.id = std::move(id);
-  e.text = std::move(text);
-  return e;
-}
 
 template <std::size_t N>
 bool listed(const std::array<std::string_view, N>& names, std::string_view name) {
@@ -99,14 +93,14 @@ void CursorStreamParser::feed(std::string_view line, std::vector<ParsedEvent>& o
   if (line.empty()) return;
   auto o = reader_.parseObject(line);
   if (!o) {
-    out.push_back(event(ParsedKind::log, {}, std::string(line)));
+    out.push_back(parsedEvent(ParsedKind::log, {}, std::string(line)));
     return;
   }
   const std::string type = json::str(o, "type");
   if (type == "system") {
     if (json::str(o, "subtype") == "init" && !session_sent_) {
       session_sent_ = true;
-      out.push_back(event(ParsedKind::session, json::str(o, "session_id")));
+      out.push_back(parsedEvent(ParsedKind::session, json::str(o, "session_id")));
     }
   } else if (type == "assistant") {
     onAssistant(o, out);
@@ -135,7 +129,7 @@ void CursorStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<Pa
   if (!message_text_.empty() && text.starts_with(message_text_) && !line->has("timestamp_ms"))
     delta = text.substr(message_text_.size());
   message_text_ += delta;
-  out.push_back(event(ParsedKind::text_delta, message_id_, std::move(delta)));
+  out.push_back(parsedEvent(ParsedKind::text_delta, message_id_, std::move(delta)));
 }
 
 void CursorStreamParser::onThinking(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
@@ -152,7 +146,7 @@ void CursorStreamParser::onThinking(const json::ObjectPtr& line, std::vector<Par
     thinking_text_.clear();
   }
   thinking_text_ += text;
-  out.push_back(event(ParsedKind::reasoning_delta, thinking_id_, std::move(text)));
+  out.push_back(parsedEvent(ParsedKind::reasoning_delta, thinking_id_, std::move(text)));
 }
 
 void CursorStreamParser::onToolCall(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
@@ -166,7 +160,7 @@ void CursorStreamParser::onToolCall(const json::ObjectPtr& line, std::vector<Par
   CursorTool tool = classifyCursorTool(key, call);
   auto body = json::obj(call, key);
   if (subtype == "started") {
-    ParsedEvent s = event(ParsedKind::tool_start, id);
+    ParsedEvent s = parsedEvent(ParsedKind::tool_start, id);
     s.tool_kind = tool.kind;
     s.name = tool.name;
     s.server = tool.server;
@@ -195,7 +189,7 @@ void CursorStreamParser::onToolCall(const json::ObjectPtr& line, std::vector<Par
       }
     }
   }
-  ParsedEvent e = event(ParsedKind::tool_end, id);
+  ParsedEvent e = parsedEvent(ParsedKind::tool_end, id);
   if (tool.kind == "command") {
     e.text = json::str(outcome, "stdout") + json::str(outcome, "stderr");
     if (e.text.empty()) e.text = firstString(outcome, {"output", "interleavedOutput"});
@@ -227,7 +221,7 @@ void CursorStreamParser::onResult(const json::ObjectPtr& line, std::vector<Parse
     t.cached_input_tokens =
         firstInteger(u, {"cacheReadTokens", "cache_read_input_tokens"}).value_or(0);
     usage = t;
-    ParsedEvent ue = event(ParsedKind::usage);
+    ParsedEvent ue = parsedEvent(ParsedKind::usage);
     ue.usage = t;
     out.push_back(std::move(ue));
   }
@@ -237,7 +231,7 @@ void CursorStreamParser::onResult(const json::ObjectPtr& line, std::vector<Parse
   if (is_error && !fatal_error_sent_) {
     std::string why = firstString(line, {"error", "message", "result"});
     if (why.empty()) why = "cursor-agent reported an error (" + subtype + ")";
-    ParsedEvent e = event(ParsedKind::error, {}, why);
+    ParsedEvent e = parsedEvent(ParsedKind::error, {}, why);
     e.fatal = true;
     e.code = sdk::agents::classifyCommonFailure(1, why).code;
     fatal_error_sent_ = true;
@@ -245,7 +239,7 @@ void CursorStreamParser::onResult(const json::ObjectPtr& line, std::vector<Parse
   }
   if (result_sent_) return;
   result_sent_ = true;
-  ParsedEvent r = event(ParsedKind::result);
+  ParsedEvent r = parsedEvent(ParsedKind::result);
   r.ok = !is_error && (subtype.empty() || subtype == "success");
   r.text = text.empty() ? last_message_ : text;
   r.stop_reason = subtype;
@@ -257,13 +251,13 @@ void CursorStreamParser::closeMessage(std::vector<ParsedEvent>& out) {
   if (!message_open_) return;
   message_open_ = false;
   last_message_ = message_text_;
-  out.push_back(event(ParsedKind::message, message_id_, message_text_));
+  out.push_back(parsedEvent(ParsedKind::message, message_id_, message_text_));
 }
 
 void CursorStreamParser::closeThinking(std::vector<ParsedEvent>& out) {
   if (!thinking_open_) return;
   thinking_open_ = false;
-  out.push_back(event(ParsedKind::reasoning, thinking_id_, thinking_text_));
+  out.push_back(parsedEvent(ParsedKind::reasoning, thinking_id_, thinking_text_));
 }
 
 void CursorStreamParser::finish(int, std::vector<ParsedEvent>& out) {
@@ -273,7 +267,7 @@ void CursorStreamParser::finish(int, std::vector<ParsedEvent>& out) {
   result_sent_ = true;
   // cursor-agent reports failures on stderr and ends without a result line;
   // the runtime classifies the exit code and stderr.
-  ParsedEvent r = event(ParsedKind::result, {}, "cursor-agent exited without a result line");
+  ParsedEvent r = parsedEvent(ParsedKind::result, {}, "cursor-agent exited without a result line");
   r.ok = false;
   out.push_back(std::move(r));
 }

@@ -1,6 +1,7 @@
 // ClaudeStreamParser: Claude Code / Qwen Code stream-json lines -> ParsedEvents.
 #include "claude_stream_parser.h"
 
+#include "parsed_event.h"
 #include "stream_delta_scan.h"
 #include "tool_kinds.h"
 
@@ -13,14 +14,6 @@ namespace {
 
 // Qwen streams a provider error as ordinary model text with this prefix.
 constexpr std::string_view kApiErrorPrefix = "[API Error";
-
-ParsedEvent event(ParsedKind kind, std::string id = {}, std::string text = {}) {
-  ParsedEvent e;
-  e.kind = kind;
-  e.id = std::move(id);
-  e.text = std::move(text);
-  return e;
-}
 
 std::string failureCode(const std::string& text) {
   return sdk::agents::classifyCommonFailure(1, text).code;
@@ -39,15 +32,6 @@ std::string lineFailureCode(const json::ObjectPtr& line, const std::string& text
     if (*status == 429) return "rate_limit_exceeded";
   }
   return failureCode(text);
-}
-
-// What the wire calls a tool (agents spec §6.3: command_execution,
-// file_change, web_search, todo_list, or the MCP tool's own name); a tool of
-// no known kind keeps the CLI's name (Read, Grep, Task, ...).
-std::string toolEventName(const ToolKind& kind) {
-  if (kind.kind == "command") return "command_execution";
-  if (kind.kind == "mcp" || kind.kind == "other") return kind.name;
-  return kind.kind;
 }
 
 // The text of a failed result: error.message (qwen), errors[] (claude's
@@ -69,19 +53,6 @@ std::string resultErrorText(const json::ObjectPtr& line) {
   return subtype.empty() ? "the agent reported an error" : "the agent stopped: " + subtype;
 }
 
-// tool_result content is a string, or a list of content blocks.
-std::string toolResultText(const json::ObjectPtr& block) {
-  if (auto parts = json::arr(block, "content")) {
-    std::string text;
-    for (std::size_t i = 0; i < parts->size(); ++i) {
-      auto part = parts->getObject(static_cast<unsigned>(i));
-      if (json::str(part, "type") == "text") text += json::str(part, "text");
-    }
-    return text;
-  }
-  return json::text(block, "content");
-}
-
 }  // namespace
 
 void ClaudeStreamParser::feed(std::string_view line, std::vector<ParsedEvent>& out) {
@@ -95,7 +66,7 @@ void ClaudeStreamParser::feed(std::string_view line, std::vector<ParsedEvent>& o
   }
   auto o = reader_.parseObject(line);
   if (!o) {
-    out.push_back(event(ParsedKind::log, {}, std::string(line)));
+    out.push_back(parsedEvent(ParsedKind::log, {}, std::string(line)));
     return;
   }
   const std::string type = json::str(o, "type");
@@ -116,12 +87,12 @@ void ClaudeStreamParser::onSystem(const json::ObjectPtr& line, std::vector<Parse
   const std::string subtype = json::str(line, "subtype");
   if (subtype == "init" && !session_sent_) {
     session_sent_ = true;
-    out.push_back(event(ParsedKind::session, json::str(line, "session_id")));
+    out.push_back(parsedEvent(ParsedKind::session, json::str(line, "session_id")));
   } else if (subtype == "api_retry") {
     std::string text = "API request failed (" + json::text(line, "error") + ", status " +
                        json::text(line, "error_status") + "); retry " +
                        json::text(line, "attempt") + "/" + json::text(line, "max_retries");
-    ParsedEvent e = event(ParsedKind::error, {}, text);
+    ParsedEvent e = parsedEvent(ParsedKind::error, {}, text);
     e.code = failureCode(text);
     last_retry_ = e;
     out.push_back(std::move(e));
@@ -153,7 +124,7 @@ void ClaudeStreamParser::onStreamEvent(const json::ObjectPtr& ev, std::vector<Pa
         open_thinking_ = OpenBlock{newBlockId(stream_message_id_), {}, {}, false};
       std::string text = json::str(delta, "thinking");
       open_thinking_->text += text;
-      out.push_back(event(ParsedKind::reasoning_delta, open_thinking_->id, std::move(text)));
+      out.push_back(parsedEvent(ParsedKind::reasoning_delta, open_thinking_->id, std::move(text)));
     }
   }
 }
@@ -161,7 +132,7 @@ void ClaudeStreamParser::onStreamEvent(const json::ObjectPtr& ev, std::vector<Pa
 void ClaudeStreamParser::onThinkingDelta(std::string delta, std::vector<ParsedEvent>& out) {
   if (!open_thinking_) open_thinking_ = OpenBlock{newBlockId(stream_message_id_), {}, {}, false};
   open_thinking_->text += delta;
-  out.push_back(event(ParsedKind::reasoning_delta, open_thinking_->id, std::move(delta)));
+  out.push_back(parsedEvent(ParsedKind::reasoning_delta, open_thinking_->id, std::move(delta)));
 }
 
 void ClaudeStreamParser::onTextDelta(const std::string& delta, std::vector<ParsedEvent>& out) {
@@ -169,7 +140,7 @@ void ClaudeStreamParser::onTextDelta(const std::string& delta, std::vector<Parse
   auto& block = *open_text_;
   block.text += delta;
   if (!block.holding) {
-    out.push_back(event(ParsedKind::text_delta, block.id, delta));
+    out.push_back(parsedEvent(ParsedKind::text_delta, block.id, delta));
     return;
   }
   block.held += delta;
@@ -177,7 +148,7 @@ void ClaudeStreamParser::onTextDelta(const std::string& delta, std::vector<Parse
       block.text.starts_with(kApiErrorPrefix) || kApiErrorPrefix.starts_with(block.text);
   if (could_be_error) return;
   block.holding = false;
-  out.push_back(event(ParsedKind::text_delta, block.id, std::move(block.held)));
+  out.push_back(parsedEvent(ParsedKind::text_delta, block.id, std::move(block.held)));
   block.held.clear();
 }
 
@@ -207,14 +178,14 @@ void ClaudeStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<Pa
       std::string id = open_thinking_ ? open_thinking_->id : newBlockId(message_id);
       open_thinking_.reset();
       std::string text = json::str(block, "thinking");
-      if (!text.empty()) out.push_back(event(ParsedKind::reasoning, id, std::move(text)));
+      if (!text.empty()) out.push_back(parsedEvent(ParsedKind::reasoning, id, std::move(text)));
     } else if (type == "tool_use") {
       const std::string id = json::str(block, "id");
       const std::string name = json::str(block, "name");
       ToolKind kind = classifyToolName(name);
-      ParsedEvent s = event(ParsedKind::tool_start, id);
+      ParsedEvent s = parsedEvent(ParsedKind::tool_start, id);
       s.tool_kind = kind.kind;
-      s.name = toolEventName(kind);
+      s.name = wireToolName(kind);
       s.server = kind.server;
       s.arguments = json::dump(block, "input");
       if (s.arguments.empty()) s.arguments = "{}";
@@ -229,7 +200,7 @@ void ClaudeStreamParser::completeText(const std::string& id, const std::string& 
                                       bool api_error, const json::ObjectPtr& line,
                                       std::vector<ParsedEvent>& out) {
   if (api_error) {
-    ParsedEvent e = event(ParsedKind::error, {}, text);
+    ParsedEvent e = parsedEvent(ParsedKind::error, {}, text);
     e.fatal = true;
     // Claude's `error` ("authentication_failed") names the cause better than
     // its text ("Invalid API key · Fix external API key").
@@ -239,7 +210,7 @@ void ClaudeStreamParser::completeText(const std::string& id, const std::string& 
     return;
   }
   last_message_ = text;
-  out.push_back(event(ParsedKind::message, id, text));
+  out.push_back(parsedEvent(ParsedKind::message, id, text));
 }
 
 void ClaudeStreamParser::closeOpenText(std::vector<ParsedEvent>& out) {
@@ -255,11 +226,11 @@ void ClaudeStreamParser::onUser(const json::ObjectPtr& line, std::vector<ParsedE
   for (std::size_t i = 0; i < content->size(); ++i) {
     auto block = content->getObject(static_cast<unsigned>(i));
     if (json::str(block, "type") != "tool_result") continue;
-    ParsedEvent e = event(ParsedKind::tool_end, json::str(block, "tool_use_id"));
+    ParsedEvent e = parsedEvent(ParsedKind::tool_end, json::str(block, "tool_use_id"));
     e.text = toolResultText(block);
     // The CLIs print a tool's output once, when it is done: one output delta
     // (streamed command output on the Agents wire), then the end.
-    if (!e.text.empty()) out.push_back(event(ParsedKind::tool_output, e.id, e.text));
+    if (!e.text.empty()) out.push_back(parsedEvent(ParsedKind::tool_output, e.id, e.text));
     const bool failed = json::flag(block, "is_error");
     e.status = failed ? "failed" : "completed";
     if (failed) e.error = e.text;
@@ -293,7 +264,7 @@ void ClaudeStreamParser::onResult(const json::ObjectPtr& line, std::vector<Parse
     }
     usage.cost_usd = cost;
   }
-  ParsedEvent ue = event(ParsedKind::usage);
+  ParsedEvent ue = parsedEvent(ParsedKind::usage);
   ue.usage = usage;
   out.push_back(std::move(ue));
 
@@ -302,7 +273,7 @@ void ClaudeStreamParser::onResult(const json::ObjectPtr& line, std::vector<Parse
   const bool failed = is_error || (!subtype.empty() && subtype != "success");
   const std::string error_text = failed ? resultErrorText(line) : std::string();
   if (failed && !fatal_error_sent_) {
-    ParsedEvent e = event(ParsedKind::error, {}, error_text);
+    ParsedEvent e = parsedEvent(ParsedKind::error, {}, error_text);
     e.fatal = true;
     e.code = lineFailureCode(line, error_text);
     fatal_error_sent_ = true;
@@ -310,7 +281,7 @@ void ClaudeStreamParser::onResult(const json::ObjectPtr& line, std::vector<Parse
   }
   if (result_sent_) return;
   result_sent_ = true;
-  ParsedEvent r = event(ParsedKind::result);
+  ParsedEvent r = parsedEvent(ParsedKind::result);
   r.ok = !failed;
   r.text = r.ok ? json::str(line, "result") : error_text;
   if (r.ok && r.text.empty()) r.text = last_message_;
@@ -327,7 +298,7 @@ void ClaudeStreamParser::finish(int, std::vector<ParsedEvent>& out) {
   // No result line: the CLI died mid-turn; the runtime classifies the exit.
   // Killed while retrying (Claude retries a 401 for minutes by default): the
   // failure it was retrying is the cause.
-  ParsedEvent r = event(ParsedKind::result, {}, last_message_);
+  ParsedEvent r = parsedEvent(ParsedKind::result, {}, last_message_);
   r.ok = false;
   if (last_retry_) {
     r.code = last_retry_->code;

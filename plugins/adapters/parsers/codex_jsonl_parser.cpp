@@ -5,20 +5,14 @@
 #include <array>
 #include <cctype>
 
+#include "parsed_event.h"
+
 namespace abx::plugins::adapters {
 
 using sdk::agents::ParsedEvent;
 using sdk::agents::ParsedKind;
 
 namespace {
-
-ParsedEvent event(ParsedKind kind, std::string id = {}, std::string text = {}) {
-  ParsedEvent e;
-  e.kind = kind;
-  e.id = std::move(id);
-  e.text = std::move(text);
-  return e;
-}
 
 // Codex exposes no arguments for its built-in tools; the item's own payload
 // stands in, so the wires have a JSON object to show.
@@ -119,12 +113,12 @@ void CodexJsonlParser::feed(std::string_view line, std::vector<ParsedEvent>& out
   if (line.empty()) return;
   auto o = reader_.parseObject(line);
   if (!o) {
-    out.push_back(event(ParsedKind::log, {}, std::string(line)));
+    out.push_back(parsedEvent(ParsedKind::log, {}, std::string(line)));
     return;
   }
   const std::string type = json::str(o, "type");
   if (type == "thread.started") {
-    out.push_back(event(ParsedKind::session, json::str(o, "thread_id")));
+    out.push_back(parsedEvent(ParsedKind::session, json::str(o, "thread_id")));
   } else if (type == "item.started" || type == "item.completed") {
     onItem(type == "item.completed", json::obj(o, "item"), out);
   } else if (type == "turn.completed") {
@@ -132,7 +126,7 @@ void CodexJsonlParser::feed(std::string_view line, std::vector<ParsedEvent>& out
   } else if (type == "turn.failed") {
     onTurnFailed(o, out);
   } else if (type == "error") {
-    out.push_back(event(ParsedKind::error, {}, json::str(o, "message")));
+    out.push_back(parsedEvent(ParsedKind::error, {}, json::str(o, "message")));
   }
 }
 
@@ -144,12 +138,12 @@ void CodexJsonlParser::onItem(bool completed, const json::ObjectPtr& item,
   if (type == "agent_message") {
     if (!completed) return;
     last_message_ = json::str(item, "text");
-    out.push_back(event(ParsedKind::message, id, last_message_));
+    out.push_back(parsedEvent(ParsedKind::message, id, last_message_));
   } else if (type == "reasoning") {
-    if (completed) out.push_back(event(ParsedKind::reasoning, id, json::str(item, "text")));
+    if (completed) out.push_back(parsedEvent(ParsedKind::reasoning, id, json::str(item, "text")));
   } else if (type == "error") {
     // Codex reports recoverable problems as error items; the turn goes on.
-    if (completed) out.push_back(event(ParsedKind::error, {}, json::str(item, "message")));
+    if (completed) out.push_back(parsedEvent(ParsedKind::error, {}, json::str(item, "message")));
   } else if (type == "command_execution" || type == "mcp_tool_call" || type == "file_change" ||
              type == "web_search" || type == "todo_list") {
     toolItem(completed, type, item, out);
@@ -161,7 +155,7 @@ void CodexJsonlParser::toolItem(bool completed, const std::string& type,
   const std::string id = json::str(item, "id");
   if (!started_tools_.contains(id)) {
     started_tools_.insert(id);
-    ParsedEvent s = event(ParsedKind::tool_start, id);
+    ParsedEvent s = parsedEvent(ParsedKind::tool_start, id);
     s.name = type;
     if (type == "command_execution") {
       s.tool_kind = "command";
@@ -187,7 +181,7 @@ void CodexJsonlParser::toolItem(bool completed, const std::string& type,
   }
   if (!completed) return;
 
-  ParsedEvent e = event(ParsedKind::tool_end, id);
+  ParsedEvent e = parsedEvent(ParsedKind::tool_end, id);
   std::string status = json::str(item, "status");
   if (type == "command_execution") {
     e.text = json::str(item, "aggregated_output");
@@ -220,12 +214,12 @@ void CodexJsonlParser::onTurnCompleted(const json::ObjectPtr& line, std::vector<
   usage.cached_input_tokens = thisTurn("cached_input_tokens", before_.cached_input_tokens);
   usage.output_tokens = thisTurn("output_tokens", before_.output_tokens);
   usage.reasoning_tokens = thisTurn("reasoning_output_tokens", before_.reasoning_tokens);
-  ParsedEvent ue = event(ParsedKind::usage);
+  ParsedEvent ue = parsedEvent(ParsedKind::usage);
   ue.usage = usage;
   out.push_back(std::move(ue));
   if (result_sent_) return;
   result_sent_ = true;
-  ParsedEvent r = event(ParsedKind::result, {}, last_message_);
+  ParsedEvent r = parsedEvent(ParsedKind::result, {}, last_message_);
   r.ok = true;
   r.usage = usage;
   out.push_back(std::move(r));
@@ -233,13 +227,13 @@ void CodexJsonlParser::onTurnCompleted(const json::ObjectPtr& line, std::vector<
 
 void CodexJsonlParser::onTurnFailed(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
   std::string message = json::str(json::obj(line, "error"), "message");
-  ParsedEvent e = event(ParsedKind::error, {}, message);
+  ParsedEvent e = parsedEvent(ParsedKind::error, {}, message);
   e.fatal = true;
   e.code = classifyCodexFailure(1, message).code;
   out.push_back(std::move(e));
   if (result_sent_) return;
   result_sent_ = true;
-  ParsedEvent r = event(ParsedKind::result, {}, message);
+  ParsedEvent r = parsedEvent(ParsedKind::result, {}, message);
   r.ok = false;
   out.push_back(std::move(r));
 }
@@ -249,7 +243,7 @@ void CodexJsonlParser::finish(int, std::vector<ParsedEvent>& out) {
   result_sent_ = true;
   // The CLI ended without turn.completed/turn.failed (crash, kill): the
   // runtime classifies the exit code and stderr.
-  ParsedEvent r = event(ParsedKind::result, {}, last_message_);
+  ParsedEvent r = parsedEvent(ParsedKind::result, {}, last_message_);
   r.ok = false;
   out.push_back(std::move(r));
 }

@@ -59,4 +59,22 @@ std::optional<int> exitCodeFromToolResult(std::string_view content) {
   return std::nullopt;
 }
 
+std::string wireToolName(const ToolKind& kind) {
+  if (kind.kind == "command") return "command_execution";
+  if (kind.kind == "mcp" || kind.kind == "other") return kind.name;
+  return kind.kind;
+}
+
+std::string toolResultText(const json::ObjectPtr& block) {
+  if (auto parts = json::arr(block, "content")) {
+    std::string text;
+    for (std::size_t i = 0; i < parts->size(); ++i) {
+      auto part = parts->getObject(static_cast<unsigned>(i));
+      if (json::str(part, "type") == "text") text += json::str(part, "text");
+    }
+    return text;
+  }
+  return json::text(block, "content");
+}
+
 }  // namespace abx::plugins::adapters

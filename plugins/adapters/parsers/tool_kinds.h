@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "json_reads.h"
+
 namespace abx::plugins::adapters {
 
 struct ToolKind {
@@ -24,5 +26,15 @@ ToolKind classifyToolName(std::string_view name);
  * `...\nExit Code: 2\n...`. nullopt when there is none.
  */
 std::optional<int> exitCodeFromToolResult(std::string_view content);
+
+/**
+ * What the wire calls a tool (agents spec §6.3): command_execution,
+ * file_change, web_search, todo_list, or the MCP tool's own name; a tool of
+ * no known kind keeps the CLI's name (Read, Grep, Task, ...).
+ */
+std::string wireToolName(const ToolKind& kind);
+
+/** A stream-json tool_result block's content: a string, or the text of its content blocks. */
+std::string toolResultText(const json::ObjectPtr& block);
 
 }  // namespace abx::plugins::adapters

@@ -1,6 +1,7 @@
 // QwenStreamParser: Qwen Code stream-json lines -> ParsedEvents.
 #include "qwen_stream_parser.h"
 
+#include "parsed_event.h"
 #include "stream_delta_scan.h"
 #include "tool_kinds.h"
 
@@ -12,32 +13,11 @@ using sdk::agents::TokenUsage;
 
 namespace {
 
-ParsedEvent event(ParsedKind kind, std::string id = {}, std::string text = {}) {
-  ParsedEvent e;
-  e.kind = kind;
-  e.id = std::move(id);
-  e.text = std::move(text);
-  return e;
-}
-
 ParsedEvent fatalError(std::string text) {
-  ParsedEvent e = event(ParsedKind::error, {}, std::move(text));
+  ParsedEvent e = parsedEvent(ParsedKind::error, {}, std::move(text));
   e.fatal = true;
   e.code = sdk::agents::classifyCommonFailure(1, e.text).code;
   return e;
-}
-
-// tool_result content: a string, or a list of text parts.
-std::string toolResultText(const json::ObjectPtr& block) {
-  if (auto parts = json::arr(block, "content")) {
-    std::string text;
-    for (std::size_t i = 0; i < parts->size(); ++i) {
-      auto part = parts->getObject(static_cast<unsigned>(i));
-      if (json::str(part, "type") == "text") text += json::str(part, "text");
-    }
-    return text;
-  }
-  return json::text(block, "content");
 }
 
 TokenUsage readUsage(const json::ObjectPtr& u) {
@@ -46,15 +26,6 @@ TokenUsage readUsage(const json::ObjectPtr& u) {
   usage.cached_input_tokens = json::integer(u, "cache_read_input_tokens").value_or(0);
   usage.output_tokens = json::integer(u, "output_tokens").value_or(0);
   return usage;
-}
-
-// The item name agents spec §6.3 gives a tool on the wire: the kind for the
-// built-in kinds (codex says command_execution too), the tool's own name for
-// MCP and unclassified tools.
-std::string wireToolName(const std::string& kind, const std::string& name) {
-  if (kind == "command") return "command_execution";
-  if (kind == "mcp" || kind == "other") return name;
-  return kind;
 }
 
 bool couldBeApiError(const std::string& text) {
@@ -79,14 +50,14 @@ void QwenStreamParser::feed(std::string_view line, std::vector<ParsedEvent>& out
   }
   auto o = reader_.parseObject(line);
   if (!o) {
-    out.push_back(event(ParsedKind::log, {}, std::string(line)));
+    out.push_back(parsedEvent(ParsedKind::log, {}, std::string(line)));
     return;
   }
   const std::string type = json::str(o, "type");
   if (type == "system") {
     if (json::str(o, "subtype") == "init" && session_id_.empty()) {
       session_id_ = json::str(o, "session_id");
-      out.push_back(event(ParsedKind::session, session_id_));
+      out.push_back(parsedEvent(ParsedKind::session, session_id_));
     }
   } else if (type == "stream_event") {
     onStreamEvent(json::obj(o, "event"), out);
@@ -126,7 +97,7 @@ void QwenStreamParser::onStreamEvent(const json::ObjectPtr& ev, std::vector<Pars
 void QwenStreamParser::onThinkingDelta(std::string delta, std::vector<ParsedEvent>& out) {
   if (!open_thinking_) open_thinking_ = OpenBlock{nextBlockId(), {}, {}, false};
   open_thinking_->text += delta;
-  out.push_back(event(ParsedKind::reasoning_delta, open_thinking_->id, std::move(delta)));
+  out.push_back(parsedEvent(ParsedKind::reasoning_delta, open_thinking_->id, std::move(delta)));
 }
 
 void QwenStreamParser::onTextDelta(std::string delta, std::vector<ParsedEvent>& out) {
@@ -134,13 +105,13 @@ void QwenStreamParser::onTextDelta(std::string delta, std::vector<ParsedEvent>& 
   auto& block = *open_text_;
   block.text += delta;
   if (!block.holding) {
-    out.push_back(event(ParsedKind::text_delta, block.id, std::move(delta)));
+    out.push_back(parsedEvent(ParsedKind::text_delta, block.id, std::move(delta)));
     return;
   }
   block.held += delta;
   if (couldBeApiError(block.text)) return;
   block.holding = false;
-  out.push_back(event(ParsedKind::text_delta, block.id, std::move(block.held)));
+  out.push_back(parsedEvent(ParsedKind::text_delta, block.id, std::move(block.held)));
   block.held.clear();
 }
 
@@ -165,13 +136,13 @@ void QwenStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<Pars
       std::string id = open_thinking_ ? open_thinking_->id : nextBlockId();
       open_thinking_.reset();
       std::string text = json::str(block, "thinking");
-      if (!text.empty()) out.push_back(event(ParsedKind::reasoning, id, std::move(text)));
+      if (!text.empty()) out.push_back(parsedEvent(ParsedKind::reasoning, id, std::move(text)));
     } else if (type == "tool_use") {
       const std::string id = json::str(block, "id");
       ToolKind kind = classifyToolName(json::str(block, "name"));
-      ParsedEvent s = event(ParsedKind::tool_start, id);
+      ParsedEvent s = parsedEvent(ParsedKind::tool_start, id);
       s.tool_kind = kind.kind;
-      s.name = wireToolName(kind.kind, kind.name);
+      s.name = wireToolName(kind);
       s.server = kind.server;
       s.arguments = json::dump(block, "input");
       if (s.arguments.empty()) s.arguments = "{}";
@@ -190,7 +161,7 @@ void QwenStreamParser::completeText(const std::string& id, const std::string& te
     return;
   }
   last_message_ = text;
-  out.push_back(event(ParsedKind::message, id, text));
+  out.push_back(parsedEvent(ParsedKind::message, id, text));
 }
 
 void QwenStreamParser::closeOpenText(std::vector<ParsedEvent>& out) {
@@ -206,7 +177,7 @@ void QwenStreamParser::onUser(const json::ObjectPtr& line, std::vector<ParsedEve
   for (std::size_t i = 0; i < content->size(); ++i) {
     auto block = content->getObject(static_cast<unsigned>(i));
     if (json::str(block, "type") != "tool_result") continue;
-    ParsedEvent e = event(ParsedKind::tool_end, json::str(block, "tool_use_id"));
+    ParsedEvent e = parsedEvent(ParsedKind::tool_end, json::str(block, "tool_use_id"));
     e.text = toolResultText(block);
     const bool failed = json::flag(block, "is_error");
     e.status = failed ? "failed" : "completed";
@@ -235,7 +206,7 @@ TokenUsage QwenStreamParser::turnUsage(const TokenUsage& cumulative) const {
 void QwenStreamParser::onResult(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
   closeOpenText(out);
   TokenUsage usage = turnUsage(readUsage(json::obj(line, "usage")));
-  ParsedEvent ue = event(ParsedKind::usage);
+  ParsedEvent ue = parsedEvent(ParsedKind::usage);
   ue.usage = usage;
   out.push_back(std::move(ue));
 
@@ -250,7 +221,7 @@ void QwenStreamParser::onResult(const json::ObjectPtr& line, std::vector<ParsedE
   }
   if (result_sent_) return;
   result_sent_ = true;
-  ParsedEvent r = event(ParsedKind::result);
+  ParsedEvent r = parsedEvent(ParsedKind::result);
   r.ok = !is_error && (subtype.empty() || subtype == "success");
   r.text = r.ok ? json::str(line, "result") : error_text;
   if (r.ok && r.text.empty()) r.text = last_message_;
@@ -265,7 +236,7 @@ void QwenStreamParser::finish(int, std::vector<ParsedEvent>& out) {
   result_sent_ = true;
   // No result line: qwen died mid-turn or refused to start (an unknown
   // --resume id prints only to stderr); the runtime classifies the exit.
-  ParsedEvent r = event(ParsedKind::result, {}, "qwen exited without a result line");
+  ParsedEvent r = parsedEvent(ParsedKind::result, {}, "qwen exited without a result line");
   r.ok = false;
   out.push_back(std::move(r));
 }
