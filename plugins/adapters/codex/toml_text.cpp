@@ -1,41 +1,22 @@
 // TOML quoting for codex -c values.
 #include "toml_text.h"
 
-#include <cstdio>
+#include "abx/sdk/json.h"
 
 namespace abx::plugins::adapters::toml {
 
+// A JSON string literal is a TOML basic string (same escapes, UTF-8), except
+// that TOML also forbids a raw DEL.
 std::string string(std::string_view text) {
-  std::string out = "\"";
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04X", c);
-          out += escaped;
-        } else {
-          out += ch;  // UTF-8 bytes pass as they are: TOML strings are UTF-8
-        }
-    }
+  const std::string quoted = sdk::jsonQuote(text);
+  std::string out;
+  out.reserve(quoted.size());
+  for (char ch : quoted) {
+    if (ch == '\x7f')
+      out += "\\u007F";
+    else
+      out += ch;
   }
-  out += '"';
   return out;
 }
 
