@@ -336,6 +336,13 @@ std::optional<Turn> turnOf(const Ctx& ctx, const sdk::Request& r) {
   return turn;
 }
 
+sdk::Response noTurn(const sdk::Request& r) {
+  return openAiError(
+      {404,
+       "No turn with id '" + std::string(r.param("turn_id").value_or("")) + "' in this session.",
+       "not_found", ""});
+}
+
 sdk::Response listTurns(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
   auto session = ctx->runtime->session(id);
@@ -349,11 +356,7 @@ sdk::Response listTurns(const Ctx& ctx, const sdk::Request& r) {
 
 sdk::Response getTurn(const Ctx& ctx, const sdk::Request& r) {
   auto turn = turnOf(ctx, r);
-  if (!turn)
-    return openAiError(
-        {404,
-         "No turn with id '" + std::string(r.param("turn_id").value_or("")) + "' in this session.",
-         "not_found", ""});
+  if (!turn) return noTurn(r);
   auto session = ctx->runtime->session(turn->session_id);
   return sdk::Response::json(turnJson(*turn, session ? session->agent : ""));
 }
@@ -368,11 +371,7 @@ PageItems itemsOf(const Turn& turn) {
 
 sdk::Response listTurnItems(const Ctx& ctx, const sdk::Request& r) {
   auto turn = turnOf(ctx, r);
-  if (!turn)
-    return openAiError(
-        {404,
-         "No turn with id '" + std::string(r.param("turn_id").value_or("")) + "' in this session.",
-         "not_found", ""});
+  if (!turn) return noTurn(r);
   return pageResponse(r, itemsOf(*turn));
 }
 
