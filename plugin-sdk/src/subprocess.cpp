@@ -22,6 +22,8 @@
 #include <system_error>
 #include <utility>
 
+#include "child_user.h"
+
 extern char** environ;
 
 namespace abx::sdk {
@@ -314,8 +316,9 @@ Result<Subprocess> Subprocess::spawn(const SpawnOptions& options) {
   for (const std::string& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   std::vector<char*> envp;
-  envp.reserve(options.env.size() + 1);
-  for (const std::string& e : options.env) {
+  const std::vector<std::string> env = childUserEnvironment(options.env);
+  envp.reserve(env.size() + 1);
+  for (const std::string& e : env) {
     // The server's own secrets never reach a child, whoever built the list.
     if (isProtectedEnvName(std::string_view(e).substr(0, e.find('=')))) continue;
     envp.push_back(const_cast<char*>(e.c_str()));
@@ -323,7 +326,15 @@ Result<Subprocess> Subprocess::spawn(const SpawnOptions& options) {
   envp.push_back(nullptr);
 
   pid_t pid = -1;
-  rc = ::posix_spawn(&pid, program.value().c_str(), fa, &attr.value, argv.data(), envp.data());
+  if (auto user = childUser()) {
+    detail::ChildFds fds{in_r.get(), out_w.get(), options.merge_stderr ? out_w.get() : err_w.get()};
+    auto started =
+        detail::forkExec(&*user, program.value(), argv.data(), envp.data(), fds, options.cwd);
+    if (!started) return started.status();
+    pid = *started;
+  } else {
+    rc = ::posix_spawn(&pid, program.value().c_str(), fa, &attr.value, argv.data(), envp.data());
+  }
   if (rc != 0) {
     if (rc == ENOENT) {
       return Status::error("No such file or directory: '" + options.argv[0] + "'",

@@ -46,11 +46,6 @@ std::vector<std::string> commaList(const std::string& text) {
   return out;
 }
 
-std::string defaultStateDir(const sdk::HostInfo& info) {
-  if (auto home = env("HOME")) return *home + "/.agent-sandbox/agents";
-  return info.state_dir + "/agents";
-}
-
 }  // namespace
 
 sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
@@ -95,7 +90,11 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   options.max_sessions = envCount("ABX_AGENTS_MAX_SESSIONS", 200);
   options.session_ttl_s = static_cast<std::int64_t>(envCount("ABX_AGENTS_SESSION_TTL_S", 86400));
   options.event_ring_capacity = envCount("ABX_AGENTS_EVENT_RING", 20000);
-  options.state_dir = env("ABX_AGENTS_STATE_DIR").value_or(defaultStateDir(host.info()));
+  options.state_dir = env("ABX_AGENTS_STATE_DIR").value_or(host.info().state_dir + "/agents");
+  // Transcripts and sessions.json are no caller's business through the file
+  // API, wherever an operator put them.
+  if (auto s = host.privateDirectory(std::filesystem::absolute(options.state_dir).string()); !s)
+    return s;
   if (auto names = env("ABX_AGENTS_PASSTHROUGH_ENV")) options.passthrough_env = commaList(*names);
   auto* environment = &host.environment();
   options.base_env = [environment] { return environment->snapshot(); };

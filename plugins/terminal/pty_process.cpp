@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -30,22 +29,6 @@ int exitCodeOf(int status) {
   if (WIFSIGNALED(status)) return -WTERMSIG(status);
   return -1;
 }
-
-/** RAII for a posix_spawn_file_actions_t / posix_spawnattr_t. */
-struct FileActions {
-  posix_spawn_file_actions_t value;
-  FileActions() { posix_spawn_file_actions_init(&value); }
-  FileActions(const FileActions&) = delete;
-  FileActions& operator=(const FileActions&) = delete;
-  ~FileActions() { posix_spawn_file_actions_destroy(&value); }
-};
-struct SpawnAttr {
-  posix_spawnattr_t value;
-  SpawnAttr() { posix_spawnattr_init(&value); }
-  SpawnAttr(const SpawnAttr&) = delete;
-  SpawnAttr& operator=(const SpawnAttr&) = delete;
-  ~SpawnAttr() { posix_spawnattr_destroy(&value); }
-};
 
 bool isExecutableFile(const std::string& path) {
   struct stat st {};
@@ -103,50 +86,11 @@ sdk::Result<std::unique_ptr<PtyProcess>> PtyProcess::spawn(const PtySpawnOptions
     ::tcsetattr(p->master_, TCSANOW, &tio);
   }
 
-  FileActions actions;
-  posix_spawn_file_actions_t* fa = &actions.value;
-  int rc = 0;
-  if (!options.cwd.empty()) rc = posix_spawn_file_actions_addchdir_np(fa, options.cwd.c_str());
-  // No O_NOCTTY: this open (after setsid) makes the slave the controlling terminal.
-  if (rc == 0) rc = posix_spawn_file_actions_addopen(fa, 0, slave, O_RDWR, 0);
-  if (rc == 0) rc = posix_spawn_file_actions_adddup2(fa, 0, 1);
-  if (rc == 0) rc = posix_spawn_file_actions_adddup2(fa, 0, 2);
-  if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(fa, 3);
-  if (rc != 0) return osError("posix_spawn_file_actions", rc);
-
-  SpawnAttr attr;
-  sigset_t none;
-  sigemptyset(&none);
-  sigset_t all;
-  // Every bit, glibc's internal signals included (see the SDK's Subprocess):
-  // the server ignores SIGPIPE and blocks its control signals, and both
-  // would survive exec.
-  std::memset(&all, 0xFF, sizeof all);
-  rc = posix_spawnattr_setflags(
-      &attr.value, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  if (rc == 0) rc = posix_spawnattr_setsigmask(&attr.value, &none);
-  if (rc == 0) rc = posix_spawnattr_setsigdefault(&attr.value, &all);
-  if (rc != 0) return osError("posix_spawnattr", rc);
-
-  std::vector<char*> argv;
-  for (const auto& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (const auto& e : options.env) {
-    // The server's own secrets never reach a child, whoever built the list.
-    if (sdk::Subprocess::isProtectedEnvName(std::string_view(e).substr(0, e.find('=')))) continue;
-    envp.push_back(const_cast<char*>(e.c_str()));
-  }
-  envp.push_back(nullptr);
-
-  pid_t pid = -1;
-  rc = ::posix_spawn(&pid, options.argv[0].c_str(), fa, &attr.value, argv.data(), envp.data());
-  if (rc != 0) {
-    if (rc == ENOENT)
-      return sdk::Status::error("No such file or directory: '" + options.argv[0] + "'",
-                                "FileNotFoundError");
-    return osError("Could not start '" + options.argv[0] + "'", rc);
-  }
+  // grantpt gave the slave to the server's user; a child user must open it.
+  if (auto given = sdk::Subprocess::giveToChildUser(slave); !given) return given;
+  auto started = sdk::Subprocess::spawnOnTerminal(options.argv, options.env, options.cwd, slave);
+  if (!started) return started.status();
+  const pid_t pid = *started;
   p->pid_ = pid;
   // Safe after the spawn: the pid cannot be reused before we reap it.
   p->pid_fd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));

@@ -1,64 +1,52 @@
 #include "ws_auth.h"
 
-#include "abx/sdk/json.h"
-
 namespace abx::plugins::terminal {
 namespace {
 
-constexpr std::string_view kEndpoint = "pty_connect";
-
-HandshakeVerdict refuse(int status, std::string body) {
-  HandshakeVerdict v;
-  v.status = status;
-  v.body = std::move(body);
-  return v;
+bool presentsCredentials(const Handshake& h) {
+  for (const auto& [name, value] : h.headers)
+    if (name == "x-access-token" || name == "authorization") return true;
+  return false;
 }
 
-HandshakeVerdict allow(std::string caller) {
+HandshakeVerdict verdictOf(sdk::Admission admission, std::string caller) {
   HandshakeVerdict v;
-  v.allowed = true;
-  v.status = 101;
-  v.caller = std::move(caller);
+  v.allowed = admission.allowed;
+  v.status = admission.status;
+  v.body = std::move(admission.body);
+  v.headers = std::move(admission.headers);
+  v.caller = admission.allowed ? std::move(caller) : std::string();
+  v.lease = std::move(admission.lease);
   return v;
 }
 
 }  // namespace
 
-HandshakeVerdict authorizeHandshake(const sdk::HostContext& host, TicketStore& tickets,
-                                    const std::vector<std::pair<std::string, std::string>>& headers,
-                                    std::optional<std::string_view> session_id,
-                                    std::optional<std::string_view> ticket) {
-  auto policy = host.endpointPolicy(kEndpoint);
-  if (!policy || !policy->enabled)
-    return refuse(404, R"({"error":"Endpoint 'pty_connect' is disabled","type":"PolicyError",)"
-                       R"("code":"endpoint_disabled","endpoint":"pty_connect","rule":)" +
-                           sdk::jsonQuote(policy ? policy->rule : "") + "}");
+HandshakeVerdict authorizeHandshake(sdk::HostContext& host, TicketStore& tickets,
+                                    const Handshake& h) {
+  sdk::AdmissionRequest request;
+  request.endpoint = "pty_connect";
+  request.path = "/pty";
+  request.headers = h.headers;
+  request.local_address = h.local_address;
+  auto ticketVouches = [&] {
+    return h.ticket && h.session_id && tickets.consume(*h.ticket, *h.session_id);
+  };
+  auto byTicket = [&] {
+    request.identity = sdk::Identity{"ticket", {"*"}};
+    return verdictOf(host.admit(request), "ticket");
+  };
 
-  std::optional<std::string> missing_scope;
-  auto who = host.authenticate(headers);
-  if (who) {
-    for (const auto& scope : policy->scopes) {
-      if (!who->hasScope(scope)) {
-        missing_scope = scope;
-        break;
-      }
-    }
-    if (!missing_scope) return allow(who->id);
-  } else if (who.status().message().starts_with("ambiguous")) {
-    return refuse(400, "{\"error\":" + sdk::jsonQuote(who.status().message()) +
-                           R"(,"type":"AuthError","code":"ambiguous_credentials"})");
-  }
-
-  if (ticket && session_id && tickets.consume(*ticket, *session_id)) return allow("ticket");
-
-  if (missing_scope)
-    return refuse(403, "{\"error\":" +
-                           sdk::jsonQuote("Missing scope '" + *missing_scope +
-                                          "' for endpoint 'pty_connect'") +
-                           R"(,"type":"PermissionError","code":"missing_scope",)"
-                           R"("endpoint":"pty_connect","scope":)" +
-                           sdk::jsonQuote(*missing_scope) + "}");
-  return refuse(401, R"({"error":"unauthorized","type":"AuthError"})");
+  if (!presentsCredentials(h) && ticketVouches()) return byTicket();
+  auto admission = host.admit(request);
+  // A token that is wrong or lacks the scope still leaves the ticket.
+  bool ticket_may_help =
+      admission.status == 401 ||
+      (admission.status == 403 && admission.body.find("\"missing_scope\"") != std::string::npos);
+  if (!admission.allowed && ticket_may_help && presentsCredentials(h) && ticketVouches())
+    return byTicket();
+  std::string caller = admission.identity.id;
+  return verdictOf(std::move(admission), std::move(caller));
 }
 
 }  // namespace abx::plugins::terminal

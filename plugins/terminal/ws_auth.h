@@ -1,14 +1,15 @@
-// Who may open the PTY WebSocket. The handshake is judged before the
-// upgrade, with the same rules as an HTTP request to pty_connect:
-//   1. pty_connect must be enabled (else 404 endpoint_disabled);
-//   2. the token headers (X-Access-Token / Authorization: Bearer), through
-//      HostContext::authenticate, with every scope pty_connect requires — or,
-//   3. a ticket from POST /pty/sessions for this session (60 s, single use).
-// An open server (no token configured) authenticates everyone as anonymous
-// with "*", so no ticket is needed. Otherwise 401 (403 for a known caller
-// lacking a scope, 400 for ambiguous credentials).
+// Who may open the PTY WebSocket. The handshake is admitted by the kernel
+// exactly like an HTTP request to pty_connect (HostContext::admit): Host and
+// Origin, the caller, enabled, scopes, rate and concurrency, and an audit
+// record. The caller is who the token headers (X-Access-Token /
+// Authorization: Bearer) say — or, for browsers, which cannot set headers
+// on a WebSocket, whoever a ticket from POST /pty/sessions vouches for
+// (60 s, single use, that one session). Headers, when valid, win and leave
+// the ticket unspent. An open server (no token configured) admits everyone
+// as anonymous.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,14 +23,22 @@ namespace abx::plugins::terminal {
 
 struct HandshakeVerdict {
   bool allowed = false;
-  int status = 401;   /**< when refused */
-  std::string body;   /**< JSON error body when refused */
-  std::string caller; /**< identity id, or "ticket" */
+  int status = 401;                                         /**< when refused */
+  std::string body;                                         /**< JSON error body when refused */
+  std::vector<std::pair<std::string, std::string>> headers; /**< Retry-After */
+  std::string caller;                                       /**< identity id, or "ticket" */
+  /** pty_connect's concurrency slot: held while the connection lives. */
+  std::shared_ptr<void> lease;
 };
 
-HandshakeVerdict authorizeHandshake(const sdk::HostContext& host, TicketStore& tickets,
-                                    const std::vector<std::pair<std::string, std::string>>& headers,
-                                    std::optional<std::string_view> session_id,
-                                    std::optional<std::string_view> ticket);
+struct Handshake {
+  std::vector<std::pair<std::string, std::string>> headers; /**< lower-case names */
+  std::optional<std::string_view> session_id;
+  std::optional<std::string_view> ticket;
+  std::string local_address; /**< the address the connection arrived on */
+};
+
+HandshakeVerdict authorizeHandshake(sdk::HostContext& host, TicketStore& tickets,
+                                    const Handshake& handshake);
 
 }  // namespace abx::plugins::terminal

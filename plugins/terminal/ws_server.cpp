@@ -6,6 +6,7 @@
 #include <Poco/Net/HTTPServer.h>
 #include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/NetException.h>
 #include <Poco/Net/ServerSocket.h>
@@ -34,8 +35,21 @@ using Poco::Net::WebSocket;
 constexpr int kMaxPayload = 1 << 20;
 constexpr long kSocketTimeoutSeconds = 10;
 
+std::string localAddress(HTTPServerRequest& request) {
+  try {
+    return static_cast<Poco::Net::HTTPServerRequestImpl&>(request)
+        .socket()
+        .address()
+        .host()
+        .toString();
+  } catch (...) {
+    return {};
+  }
+}
+
 void reply(HTTPServerResponse& response, const sdk::Response& answer) {
   response.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(answer.status));
+  for (const auto& [name, value] : answer.headers) response.set(name, value);
   response.setContentType(answer.content_type);
   response.setContentLength(static_cast<std::streamsize>(answer.body.size()));
   response.setKeepAlive(false);
@@ -81,8 +95,11 @@ WsService::~WsService() { stop(); }
 sdk::Result<int> WsService::start(const std::string& host, int port) {
   if (running_) return port_.load();
   try {
-    Poco::Net::ServerSocket socket(Poco::Net::SocketAddress(host, static_cast<Poco::UInt16>(port)),
-                                   64);
+    // Never SO_REUSEPORT: another process of the same user could bind the
+    // port beside us and take a share of the handshakes, tokens and all.
+    Poco::Net::ServerSocket socket;
+    socket.bind(Poco::Net::SocketAddress(host, static_cast<Poco::UInt16>(port)), true, false);
+    socket.listen(64);
     auto params = new Poco::Net::HTTPServerParams;
     params->setMaxThreads(static_cast<int>(context_.max_connections));
     params->setMaxQueued(64);
@@ -189,9 +206,14 @@ void WsService::handle(HTTPServerRequest& request, HTTPServerResponse& response)
       for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       headers.emplace_back(std::move(lower), value);
     }
+    Handshake handshake{std::move(headers), session_id, ticket, localAddress(request)};
     const HandshakeVerdict verdict =
-        authorizeHandshake(*context_.host, *context_.tickets, headers, session_id, ticket);
-    if (!verdict.allowed) return reply(response, sdk::Response::json(verdict.body, verdict.status));
+        authorizeHandshake(*context_.host, *context_.tickets, handshake);
+    if (!verdict.allowed) {
+      auto refusal = sdk::Response::json(verdict.body, verdict.status);
+      refusal.headers = verdict.headers;
+      return reply(response, refusal);
+    }
 
     std::unique_ptr<WebSocket> ws;
     try {

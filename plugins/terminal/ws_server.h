@@ -30,7 +30,7 @@ class HTTPServerResponse;
 namespace abx::plugins::terminal {
 
 struct WsServiceContext {
-  const sdk::HostContext* host = nullptr;
+  sdk::HostContext* host = nullptr;
   sdk::Logger* log = nullptr;
   SessionTable* sessions = nullptr;
   TicketStore* tickets = nullptr;

@@ -32,7 +32,7 @@ std::string writeManifest(const std::string& text) {
 TEST(Cli, VersionAndHelp) {
   auto v = cli({"version"});
   EXPECT_EQ(v.exit_code, 0);
-  EXPECT_THAT(v.out, HasSubstr("agent-sandbox-server 0.1.0 (plugin ABI 1.2"));
+  EXPECT_THAT(v.out, HasSubstr("agent-sandbox-server 0.1.0 (plugin ABI 1.3"));
   auto h = cli({"serve", "--help"});
   EXPECT_EQ(h.exit_code, 0);
   EXPECT_THAT(h.out, HasSubstr("--insecure-no-auth"));

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "abx/sdk/json.h"
 #include "support/server_process.h"
 
 namespace abx::testing::security {

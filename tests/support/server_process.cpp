@@ -5,8 +5,10 @@
 #include <Poco/Net/HTTPResponse.h>
 #include <Poco/Net/StreamSocket.h>
 #include <Poco/StreamCopier.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <filesystem>
@@ -44,12 +46,31 @@ ServerProcess::ServerProcess(ServerOptions options) {
     argv.push_back(dir_ + "/plugins.yaml");
   }
   argv.insert(argv.end(), options.args.begin(), options.args.end());
+  // Later entries replace earlier ones of the same name: the test's own
+  // variables win over what the test process passes through.
+  std::map<std::string, std::string> env;
+  for (const auto& entry : sdk::Subprocess::inheritEnv({"PATH", "HOME", "LANG"}))
+    env[entry.substr(0, entry.find('='))] = entry.substr(entry.find('=') + 1);
+  env["ABX_TEST_STDERR"] = dir_ + "/stderr.txt";
+  env["ABX_SERVER_BASE_DIR"] = dir_;
+  if (options.run_as) {
+    const passwd* user = ::getpwnam(options.run_as->c_str());
+    if (!user) throw std::runtime_error("no such user: " + *options.run_as);
+    auto give = [&](const std::string& path) {
+      if (::chown(path.c_str(), user->pw_uid, user->pw_gid) != 0)
+        throw std::runtime_error("chown failed: " + path);
+    };
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_))
+      give(entry.path().string());
+    give(dir_);
+    argv.insert(argv.begin(), {"/usr/bin/setpriv", "--reuid=" + std::to_string(user->pw_uid),
+                               "--regid=" + std::to_string(user->pw_gid), "--clear-groups"});
+    env["HOME"] = dir_;
+  }
+  for (const auto& [k, v] : options.env) env[k] = v;
   sdk::SpawnOptions spawn;
   spawn.argv = argv;
-  spawn.env = sdk::Subprocess::inheritEnv({"PATH", "HOME", "LANG"});
-  spawn.env.push_back("ABX_TEST_STDERR=" + dir_ + "/stderr.txt");
-  spawn.env.push_back("ABX_SERVER_BASE_DIR=" + dir_);
-  for (const auto& [k, v] : options.env) spawn.env.push_back(k + "=" + v);
+  for (const auto& [k, v] : env) spawn.env.push_back(k + "=" + v);
   spawn.stdin_pipe = false;
   auto started = sdk::Subprocess::spawn(spawn);
   if (!started) throw std::runtime_error("spawn failed: " + started.status().message());

@@ -24,6 +24,9 @@ struct ServerOptions {
   /** Files written into the server's temp dir before start (name -> text).
    *  "{dir}" in args, env values and file texts becomes that dir. */
   std::map<std::string, std::string> files;
+  /** Start the server as this user (the tests run as root): the temp dir
+   *  becomes theirs and HOME defaults to it. */
+  std::optional<std::string> run_as;
 };
 
 class ServerProcess {

@@ -126,7 +126,14 @@ class FakeExchange final : public Exchange {
     read_offset_ += got;
     return got;
   }
-  void send(const Response& response) override { sent.push_back(response); }
+  void send(const Response& response) override {
+    sent.push_back(response);
+    sent.back().headers.insert(sent.back().headers.end(), added.begin(), added.end());
+  }
+  void addResponseHeader(const std::string& name, const std::string& value) override {
+    added.emplace_back(name, value);
+  }
+  std::string localAddress() const override { return "10.1.2.3"; }
   void stream(const std::function<std::optional<Response>(SseStream&)>& producer) override {
     streamed = true;
     auto reply = producer(sse);
@@ -146,6 +153,7 @@ class FakeExchange final : public Exchange {
   }
 
   std::vector<Response> sent;
+  std::vector<std::pair<std::string, std::string>> added;
   FakeSse sse;
   bool streamed = false;
   int body_reads = 0;
@@ -1007,6 +1015,83 @@ TEST(AuditLogMode, FormatQuotesFields) {
   EXPECT_THAT(line, HasSubstr(R"("duration_ms":1.500})"));
   EXPECT_THAT(line, ::testing::EndsWith("}\n"));
   EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 1);
+}
+
+// ---------------------------------------------------------------- browsers
+
+class BrowserPipelineTest : public PipelineTest {
+ protected:
+  BrowserPipelineTest() : PipelineTest(std::string(kToken), AuditMode::all) {
+    origins_.setPorts(9000, 9001);
+    pipeline_.setOriginPolicy(&origins_);
+  }
+  abx::kernel::OriginPolicy origins_{"127.0.0.1", {}, {"https://app.example"}};
+};
+
+TEST_F(BrowserPipelineTest, ForeignOriginIs403AndAudited) {
+  auto ex = run(FakeExchange("GET", "/items/1").token().header("Origin", "https://evil.example"));
+  EXPECT_EQ(ex.response().status, 403);
+  EXPECT_THAT(ex.response().body, HasSubstr(R"("code":"origin_not_allowed")"));
+  EXPECT_FALSE(ex.responseHeader("Access-Control-Allow-Origin"));
+  auto lines = auditLines();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(lines[0], HasSubstr(R"("rule":"origin")"));
+  EXPECT_THAT(lines[0], HasSubstr(R"("decision":"deny")"));
+}
+
+TEST_F(BrowserPipelineTest, ForeignHostIs421) {
+  auto ex = run(FakeExchange("GET", "/items/1").token().header("Host", "rebound.example:9000"));
+  EXPECT_EQ(ex.response().status, 421);
+  EXPECT_THAT(ex.response().body, HasSubstr(R"("code":"host_not_allowed")"));
+  EXPECT_EQ(ex.responseHeader("Connection"), "close");
+  // The address the connection arrived on names the server.
+  auto local = run(FakeExchange("GET", "/items/1").token().header("Host", "10.1.2.3:9000"));
+  EXPECT_EQ(local.response().status, 200);
+}
+
+TEST_F(BrowserPipelineTest, OpenAiPathsUseTheEnvelope) {
+  auto ex = run(FakeExchange("GET", "/v1/models").token().header("Origin", "null"));
+  EXPECT_EQ(ex.response().status, 403);
+  EXPECT_THAT(ex.response().body, StartsWith(R"({"error":{"message":"Origin 'null')"));
+  EXPECT_THAT(ex.response().body, HasSubstr(R"("code":"origin_not_allowed")"));
+}
+
+TEST_F(BrowserPipelineTest, AllowedOriginGetsCorsHeaders) {
+  auto ex = run(FakeExchange("GET", "/items/1").token().header("Origin", "https://app.example"));
+  EXPECT_EQ(ex.response().status, 200);
+  EXPECT_EQ(ex.responseHeader("Access-Control-Allow-Origin"), "https://app.example");
+  EXPECT_EQ(ex.responseHeader("Vary"), "Origin");
+  // Refusals after the Origin stage carry them too, so the page can read why.
+  auto denied = run(FakeExchange("GET", "/items/1").header("Origin", "https://app.example"));
+  EXPECT_EQ(denied.response().status, 401);
+  EXPECT_EQ(denied.responseHeader("Access-Control-Allow-Origin"), "https://app.example");
+}
+
+TEST_F(BrowserPipelineTest, SameOriginNeedsNoCorsHeaders) {
+  auto ex = run(FakeExchange("GET", "/items/1").token().header("Origin", "http://localhost:9000"));
+  EXPECT_EQ(ex.response().status, 200);
+  EXPECT_FALSE(ex.responseHeader("Access-Control-Allow-Origin"));
+}
+
+TEST_F(BrowserPipelineTest, Preflight) {
+  auto ok = run(FakeExchange("OPTIONS", "/v1/responses")
+                    .header("Origin", "https://app.example")
+                    .header("Access-Control-Request-Method", "POST")
+                    .header("Access-Control-Request-Headers", "Content-Type, X-Access-Token"));
+  EXPECT_EQ(ok.response().status, 204);
+  EXPECT_EQ(ok.responseHeader("Access-Control-Allow-Origin"), "https://app.example");
+  EXPECT_EQ(ok.responseHeader("Access-Control-Allow-Methods"), "POST");
+  EXPECT_EQ(ok.responseHeader("Access-Control-Allow-Headers"), "content-type, x-access-token");
+  auto evil = run(FakeExchange("OPTIONS", "/v1/responses")
+                      .header("Origin", "https://evil.example")
+                      .header("Access-Control-Request-Method", "POST"));
+  EXPECT_EQ(evil.response().status, 403);
+  auto nowhere = run(FakeExchange("OPTIONS", "/nope")
+                         .header("Origin", "https://app.example")
+                         .header("Access-Control-Request-Method", "GET"));
+  EXPECT_EQ(nowhere.response().status, 404);
+  auto plain = run(FakeExchange("OPTIONS", "/items/1"));
+  EXPECT_EQ(plain.response().status, 501);
 }
 
 }  // namespace

@@ -170,6 +170,12 @@ std::optional<std::string> fakeEnv(const std::string& name) {
   return it->second;
 }
 
+std::optional<abx::kernel::TokenDigest> fakeTokenDigest(const std::string& name) {
+  auto value = fakeEnv(name);
+  if (!value || value->empty()) return std::nullopt;
+  return sha256Digest(*value);
+}
+
 /** The inputs of one compile; YAML documents are parsed here. */
 struct Layers {
   std::vector<CodeToggle> code;
@@ -222,8 +228,8 @@ abx::sdk::Result<Compiled> compile(const Layers& layers) {
   in.groups = world().groups;
   in.code = layers.code;
   in.env_groups = layers.env;
-  in.legacy_token = layers.legacy;
-  in.getenv = &fakeEnv;
+  if (layers.legacy && !layers.legacy->empty()) in.legacy_token = sha256Digest(*layers.legacy);
+  in.token_digest = &fakeTokenDigest;
   in.strict = layers.strict;
   if (layers.preset) {
     auto doc = parsePolicy(*layers.preset, "preset:mine");
@@ -1151,7 +1157,7 @@ TEST(PolicyTokens, DuplicateIdsInAHandBuiltDocument) {
   PolicyInputs in;
   in.routes = &world().routes;
   in.groups = world().groups;
-  in.getenv = &fakeEnv;
+  in.token_digest = &fakeTokenDigest;
   in.policy = doc;
   auto result = compilePolicy(in, 1);
   ASSERT_FALSE(result.isOk());

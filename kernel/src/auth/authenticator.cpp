@@ -105,4 +105,15 @@ std::variant<sdk::Identity, ApiError> Authenticator::authenticate(
   return callers_[found];
 }
 
+std::variant<sdk::Identity, ApiError> Authenticator::authenticate(
+    const std::vector<std::pair<std::string, std::string>>& headers) const {
+  std::vector<std::string_view> tokens;
+  std::optional<std::string_view> authorization;
+  for (const auto& [name, value] : headers) {
+    if (name == "x-access-token") tokens.emplace_back(value);
+    if (name == "authorization" && !authorization) authorization = value;
+  }
+  return authenticate(tokens, authorization);
+}
+
 }  // namespace abx::kernel

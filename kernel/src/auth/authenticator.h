@@ -37,6 +37,10 @@ class Authenticator {
       const std::vector<std::string_view>& access_tokens,
       std::optional<std::string_view> authorization) const;
 
+  /** The same from a request's headers (names lower-case). */
+  std::variant<sdk::Identity, ApiError> authenticate(
+      const std::vector<std::pair<std::string, std::string>>& headers) const;
+
   /** The caller when no authentication applies. */
   const sdk::Identity& openIdentity() const { return open_identity_; }
 

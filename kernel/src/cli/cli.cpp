@@ -3,6 +3,7 @@
 #include <Poco/Net/HTTPClientSession.h>
 #include <Poco/Net/HTTPRequest.h>
 #include <Poco/Net/HTTPResponse.h>
+#include <sys/prctl.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "abx/sdk/version.h"
+#include "http/origin_policy.h"
 #include "loader/manifest.h"
 #include "loader/plugin_loader.h"
 #include "policy/policy_decision.h"
@@ -36,14 +38,26 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
       {"serve",
        "serve [--host H] [--port P] [--pty-port P] [--plugins MANIFEST] [--plugin-dir DIR]\n"
-       "      [--policy FILE] [--preset NAME] [--base-dir DIR] [--threads N] [--insecure-no-auth]",
+       "      [--policy FILE] [--preset NAME] [--base-dir DIR] [--state-dir DIR] [--threads N]\n"
+       "      [--allowed-host NAMES] [--cors-origin ORIGINS] [--child-user USER]\n"
+       "      [--insecure-no-auth]",
        "Start the server (default 127.0.0.1:9000). Plugins come from the manifest\n"
        "(default <prefix>/config/plugins.yaml, then /etc/agent-sandbox/plugins.yaml)\n"
        "and ABX_AGENTS_ADAPTER_MODULES. --port 0 picks a free port; the chosen one is\n"
        "printed as 'listening on HOST:PORT' once every plugin has started.\n"
-       "Binding a non-loopback host requires ABX_SERVER_TOKEN or --insecure-no-auth.",
+       "Binding a non-loopback host requires ABX_SERVER_TOKEN or --insecure-no-auth.\n"
+       "Only requests whose Host names the server are answered (localhost, 127.0.0.1,\n"
+       "[::1], the bind address, the address a connection arrived on, and the comma\n"
+       "list --allowed-host / ABX_SERVER_ALLOWED_HOSTS; '*' turns the check off).\n"
+       "Browser pages of other origins are refused unless listed in --cors-origin /\n"
+       "ABX_SERVER_CORS_ORIGINS (comma list of scheme://host[:port]).\n"
+       "--child-user / ABX_CHILD_USER: when the server runs as root, every child it\n"
+       "starts runs as that user. --state-dir / ABX_SERVER_STATE_DIR: the server's own\n"
+       "state (default /var/lib/agent-sandbox if writable, else\n"
+       "$XDG_STATE_HOME/agent-sandbox), never reachable through the file API.",
        {"--host", "--port", "--pty-port", "--plugins", "--plugin-dir", "--policy", "--preset",
-        "--base-dir", "--threads"},
+        "--base-dir", "--state-dir", "--threads", "--allowed-host", "--cors-origin",
+        "--child-user"},
        {"--insecure-no-auth"}},
       {"healthcheck",
        "healthcheck [--host H] [--port P] [--timeout SECONDS]",
@@ -157,6 +171,9 @@ void applyPolicyOptions(const Parsed& p, ServerConfig& c) {
 }
 
 int serve(const Parsed& p) {
+  // Not dumpable: a child running as the same user cannot read this
+  // process's memory or /proc/<pid>/{environ,maps,mem}, nor ptrace it.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   ServerConfig c = baseConfig(p);
   applyPolicyOptions(p, c);
   if (c.manifest_explicit && !std::filesystem::exists(c.manifest)) {
@@ -169,6 +186,21 @@ int serve(const Parsed& p) {
   if (auto it = p.options.find("--pty-port"); it != p.options.end())
     if (!parsePort(it->second, c.pty_port, "--pty-port")) return 2;
   if (auto it = p.options.find("--base-dir"); it != p.options.end()) c.base_dir = it->second;
+  if (auto it = p.options.find("--state-dir"); it != p.options.end()) c.state_dir = it->second;
+  if (auto it = p.options.find("--allowed-host"); it != p.options.end())
+    c.allowed_hosts = commaList(it->second);
+  if (auto it = p.options.find("--cors-origin"); it != p.options.end())
+    c.cors_origins = commaList(it->second);
+  for (const auto& origin : c.cors_origins) {
+    if (!OriginPolicy::normaliseOrigin(origin)) {
+      std::fprintf(stderr,
+                   "agent-sandbox-server: --cors-origin/ABX_SERVER_CORS_ORIGINS: '%s' is not an "
+                   "origin (scheme://host[:port])\n",
+                   origin.c_str());
+      return 2;
+    }
+  }
+  if (auto it = p.options.find("--child-user"); it != p.options.end()) c.child_user = it->second;
   if (auto it = p.options.find("--threads"); it != p.options.end()) {
     c.threads = std::atoi(it->second.c_str());
     if (c.threads < 2 || c.threads > 4096) {

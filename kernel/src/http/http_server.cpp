@@ -130,6 +130,24 @@ class PocoExchange final : public Exchange {
     }
   }
 
+  void addResponseHeader(const std::string& name, const std::string& value) override {
+    // Set on the response object itself, so both send() and the SSE writer
+    // carry it.
+    response_.add(name, value);
+  }
+
+  std::string localAddress() const override {
+    try {
+      return static_cast<Poco::Net::HTTPServerRequestImpl&>(request_)
+          .socket()
+          .address()
+          .host()
+          .toString();
+    } catch (...) {
+      return {};
+    }
+  }
+
   void stream(
       const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer) override {
     std::optional<sdk::Response> reply;
@@ -209,7 +227,10 @@ HttpServer::~HttpServer() {
 int HttpServer::listen(const std::string& host, int port) {
   Poco::Net::SocketAddress address(host, static_cast<Poco::UInt16>(port));
   Poco::Net::ServerSocket socket;
-  socket.bind(address, true);
+  // SO_REUSEADDR for a quick restart, never SO_REUSEPORT: with it any
+  // process of the same user could bind the port too and receive a share of
+  // the connections, with their tokens.
+  socket.bind(address, true, false);
   socket.listen(256);
   // Accepted sockets inherit TCP_NODELAY from the listener on Linux.
   socket.setNoDelay(true);

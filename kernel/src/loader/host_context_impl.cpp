@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+
+#include "environment/secret_environment.h"
 
 namespace abx::kernel {
 
@@ -65,13 +68,7 @@ sdk::Result<sdk::Identity> HostContextImpl::authenticate(
     const std::vector<std::pair<std::string, std::string>>& headers) const {
   if (!services_.pipeline || !services_.pipeline->current())
     return sdk::Status::error("unauthorized", "AuthError");
-  std::vector<std::string_view> tokens;
-  std::optional<std::string_view> authorization;
-  for (const auto& [name, value] : headers) {
-    if (name == "x-access-token") tokens.emplace_back(value);
-    if (name == "authorization" && !authorization) authorization = value;
-  }
-  auto outcome = services_.pipeline->current()->auth->authenticate(tokens, authorization);
+  auto outcome = services_.pipeline->current()->auth->authenticate(headers);
   if (auto* error = std::get_if<ApiError>(&outcome))
     return sdk::Status::error(error->message, "AuthError");
   return std::get<sdk::Identity>(outcome);
@@ -84,6 +81,38 @@ std::optional<sdk::EndpointPolicy> HostContextImpl::endpointPolicy(
   const Route* route = d.routes->findEndpoint(endpoint);
   if (!route) return std::nullopt;
   return d.admission->policy(*route);
+}
+
+sdk::Admission HostContextImpl::admit(const sdk::AdmissionRequest& request) {
+  if (!services_.pipeline) {
+    sdk::Admission refused;
+    refused.status = 503;
+    refused.body = R"({"error":"the server is not serving yet","type":"RuntimeError"})";
+    return refused;
+  }
+  return services_.pipeline->admitOutside(request);
+}
+
+sdk::Status HostContextImpl::privateDirectory(std::string_view dir) {
+  if (!registering_) return closed("privateDirectory");
+  if (!dir.starts_with('/'))
+    return sdk::Status::error(
+        "privateDirectory needs an absolute path, got '" + std::string(dir) + "'", "ValueError");
+  std::error_code ec;
+  auto real = std::filesystem::weakly_canonical(std::string(dir), ec);
+  services_.private_dirs.push_back(ec ? std::string(dir) : real.string());
+  return sdk::Status::ok();
+}
+
+std::optional<std::string> HostContextImpl::takeSecretEnv(std::string_view name) {
+  std::string key(name);
+  auto value = SecretEnvironment::instance().takeSecret(key);
+  services_.environment.protect({key});
+  if (std::find(services_.secret_env_names.begin(), services_.secret_env_names.end(), key) ==
+      services_.secret_env_names.end())
+    services_.secret_env_names.push_back(key);
+  if (value && !value->empty()) services_.redactor.addSecret(*value);
+  return value;
 }
 
 sdk::Status HostContextImpl::add(sdk::CommandSpec command) {

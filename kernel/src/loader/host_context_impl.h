@@ -38,6 +38,9 @@ class HostContextImpl final : public sdk::HostContext,
   sdk::Result<sdk::Identity> authenticate(
       const std::vector<std::pair<std::string, std::string>>& headers) const override;
   std::optional<sdk::EndpointPolicy> endpointPolicy(std::string_view endpoint) const override;
+  sdk::Admission admit(const sdk::AdmissionRequest& request) override;
+  sdk::Status privateDirectory(std::string_view dir) override;
+  std::optional<std::string> takeSecretEnv(std::string_view name) override;
 
  private:
   // sdk::RouteRegistry

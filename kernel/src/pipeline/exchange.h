@@ -38,6 +38,10 @@ class Exchange {
    */
   virtual void stream(
       const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer) = 0;
+  /** Adds a header to whatever response this exchange sends (CORS). */
+  virtual void addResponseHeader(const std::string& name, const std::string& value) = 0;
+  /** The IP address the connection arrived on ("" when unknown). */
+  virtual std::string localAddress() const = 0;
 };
 
 }  // namespace abx::kernel

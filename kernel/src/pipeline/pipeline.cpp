@@ -83,6 +83,10 @@ void Pipeline::handle(Exchange& ex) const {
   auto method = ex.method();
   std::string path = normalisePath(ex.target());
 
+  if (method == "OPTIONS") {
+    preflight(ex, path);
+    return;
+  }
   if (!knownMethod(method)) {
     ApiError e;
     e.status = 501;
@@ -127,6 +131,13 @@ void Pipeline::handle(Exchange& ex) const {
     finish(renderError(path, e), who, false, rule, e.code);
   };
 
+  if (origins_) {
+    if (auto refusal = admitBrowserCaller(ex)) {
+      reject(*refusal, nullptr, refusal->code == "host_not_allowed" ? "host" : "origin");
+      return;
+    }
+  }
+
   const sdk::Identity* identity = &auth.openIdentity();
   sdk::Identity authenticated;
   if (route.spec.auth_required && auth.enabled()) {
@@ -147,11 +158,7 @@ void Pipeline::handle(Exchange& ex) const {
   // The verdict's lease holds a concurrency slot until the handler returns.
   Verdict verdict = dispatch->admission->admit(route, *identity);
   if (verdict.error) {
-    std::string rule = policy.rule;
-    for (const auto& [k, v] : verdict.error->fields)
-      if (k == "limit") rule = "limits:" + v;
-    if (verdict.error->code == "missing_scope") rule = "scopes";
-    reject(*verdict.error, identity, rule);
+    reject(*verdict.error, identity, denialRule(policy, *verdict.error));
     return;
   }
 

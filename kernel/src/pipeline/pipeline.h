@@ -1,6 +1,7 @@
 // Pipeline: the one path every request takes, in the order of spec §3.2:
-// normalise -> route match -> authenticate -> admission -> duplicate query
-// parameters -> Transfer-Encoding -> bounded JSON body -> handler -> audit.
+// normalise -> route match -> Host and Origin -> authenticate -> admission ->
+// duplicate query parameters -> Transfer-Encoding -> bounded JSON body ->
+// handler -> audit. CORS preflights (OPTIONS) are answered before routing.
 #pragma once
 
 #include <atomic>
@@ -9,9 +10,11 @@
 #include <string>
 #include <string_view>
 
+#include "abx/sdk/admission.h"
 #include "admission/admission.h"
 #include "audit/audit_log.h"
 #include "auth/authenticator.h"
+#include "http/origin_policy.h"
 #include "pipeline/api_error.h"
 #include "pipeline/exchange.h"
 #include "routing/route_table.h"
@@ -44,15 +47,35 @@ class Pipeline {
 
   void handle(Exchange& exchange) const;
 
+  /** Host and Origin checks for every request; null (unit tests): none. */
+  void setOriginPolicy(const OriginPolicy* origins) { origins_ = origins; }
+  const OriginPolicy* originPolicy() const { return origins_; }
+
   /** Strips the query, collapses repeated '/', strips a trailing '/' ("/" stays). */
   static std::string normalisePath(std::string_view target);
+
+  /**
+   * Admission of a request served outside this pipeline (a plugin's
+   * WebSocket handshake): Host and Origin, authentication, admission and
+   * audit, as handle() does them.
+   */
+  sdk::Admission admitOutside(const sdk::AdmissionRequest& request) const;
+
+  /** The rule an audit record names for a refusal @p e of an endpoint under @p policy. */
+  static std::string denialRule(const sdk::EndpointPolicy& policy, const ApiError& e);
 
   /** Parses a query string; fills @p query / @p arrays, or returns the 400. */
   static std::optional<ApiError> parseQuery(std::string_view raw, sdk::ParamMap& query,
                                             decltype(sdk::Request::query_arrays)& arrays);
 
  private:
+  /** A CORS preflight (OPTIONS with an Origin): 204 with the CORS headers, or the refusal. */
+  void preflight(Exchange& ex, const std::string& path) const;
+  /** The Host/Origin refusal of @p ex, or nullopt (CORS headers added for an allowed origin). */
+  std::optional<ApiError> admitBrowserCaller(Exchange& ex) const;
+
   std::size_t default_body_limit_;
+  const OriginPolicy* origins_ = nullptr;
   std::atomic<const Dispatch*> dispatch_{nullptr};
 };
 

@@ -66,10 +66,8 @@ std::optional<std::array<unsigned char, 32>> fromHex(const std::string& hex) {
   return out;
 }
 
-std::optional<std::string> systemGetenv(const std::string& name) {
-  const char* v = std::getenv(name.c_str());
-  if (!v) return std::nullopt;
-  return std::string(v);
+std::optional<TokenDigest> environmentTokenDigest(const std::string& name) {
+  return SecretEnvironment::instance().takeTokenDigest(name);
 }
 
 }  // namespace
@@ -263,6 +261,8 @@ sdk::Result<std::shared_ptr<const CompiledPolicy>> compilePolicy(const PolicyInp
       ep.paths.read_only = *v;
     if (auto v = pick(matched, [](const RuleSpec& r) { return r.paths.symlinks; }))
       ep.paths.symlinks = *v;
+    // The server's own state is no caller's, whatever a layer allowed.
+    ep.paths.deny.insert(ep.paths.deny.end(), in.private_dirs.begin(), in.private_dirs.end());
 #define ABX_PICK(part, field) \
   ep.part.field = pick(matched, [](const RuleSpec& r) { return r.part.field; })
     ABX_PICK(limits, max_bytes);
@@ -293,20 +293,19 @@ sdk::Result<std::shared_ptr<const CompiledPolicy>> compilePolicy(const PolicyInp
   }
 
   // Identities: the legacy token, then auth.tokens of the policy.
-  if (in.legacy_token && !in.legacy_token->empty())
-    out->identities.push_back({"legacy", sha256Digest(*in.legacy_token), {"*"}});
+  if (in.legacy_token) out->identities.push_back({"legacy", *in.legacy_token, {"*"}});
   if (in.policy) {
-    auto getenv = in.getenv ? in.getenv : &systemGetenv;
+    auto token_digest = in.token_digest ? in.token_digest : &environmentTokenDigest;
     for (std::size_t i = 0; i < in.policy->tokens.size(); ++i) {
       const auto& t = in.policy->tokens[i];
       std::string where = "auth.tokens[" + std::to_string(i) + "] (" + t.id + ")";
       TokenIdentity identity{t.id, {}, t.scopes};
       if (t.token_env) {
-        auto value = getenv(*t.token_env);
-        if (!value || value->empty())
+        auto digest = token_digest(*t.token_env);
+        if (!digest)
           return configError(in.policy->source,
                              where + ": environment variable " + *t.token_env + " is not set");
-        identity.digest = sha256Digest(*value);
+        identity.digest = *digest;
         out->secret_env_names.push_back(*t.token_env);
       } else if (t.token_sha256) {
         auto digest = fromHex(*t.token_sha256);

@@ -7,6 +7,7 @@
 // code layer the last call for a group wins. Core cannot be disabled.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "abx/sdk/status.h"
 #include "admission/admission.h"
+#include "environment/secret_environment.h"
 #include "policy/code_toggle.h"
 #include "policy/compiled_policy.h"
 #include "policy/policy_document.h"
@@ -25,14 +27,19 @@ struct PolicyInputs {
   const RouteTable* routes = nullptr;
   std::vector<GroupRecord> groups;
   std::vector<CodeToggle> code;
-  std::optional<PolicyDocument> preset;    /**< the preset's document, if any */
-  std::optional<PolicyDocument> policy;    /**< the operator's policy, if any */
-  std::vector<std::string> env_groups;     /**< validated ABX_SERVER_ENABLED_GROUPS */
-  std::string base_dir = "/home/user";     /**< --base-dir / ABX_SERVER_BASE_DIR */
-  std::optional<std::string> legacy_token; /**< ABX_SERVER_TOKEN: identity "legacy", scope "*" */
-  /** Reads token_env variables; tests inject their own. */
-  std::optional<std::string> (*getenv)(const std::string&) = nullptr;
+  std::optional<PolicyDocument> preset; /**< the preset's document, if any */
+  std::optional<PolicyDocument> policy; /**< the operator's policy, if any */
+  std::vector<std::string> env_groups;  /**< validated ABX_SERVER_ENABLED_GROUPS */
+  std::string base_dir = "/home/user";  /**< --base-dir / ABX_SERVER_BASE_DIR */
+  /** SHA-256 of ABX_SERVER_TOKEN: identity "legacy", scope "*". */
+  std::optional<TokenDigest> legacy_token;
+  /** The digest of a token_env variable, nullopt when unset or empty.
+   *  Default: SecretEnvironment, which wipes the variable from the server's
+   *  environment on first use. Tests inject their own. */
+  std::function<std::optional<TokenDigest>(const std::string&)> token_digest;
   bool strict = false; /**< warnings become errors */
+  /** Absolute directories every endpoint's paths.deny gets (the server's state). */
+  std::vector<std::string> private_dirs;
 };
 
 /**

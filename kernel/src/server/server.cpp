@@ -30,12 +30,14 @@ Server::Server(ServerConfig config)
   core_.plugins = &plugins_;
   core_.groups = &groups_;
   core_.pipeline = &pipeline_;
-  if (config_.token) services_->redactor.addSecret(*config_.token);
+  origins_ =
+      std::make_unique<OriginPolicy>(config_.host, config_.allowed_hosts, config_.cors_origins);
+  pipeline_.setOriginPolicy(origins_.get());
 }
 
 Server::~Server() {
   stopPlugins();
-  for (auto* f : audit_files_) std::fclose(f);
+  for (auto& [path, f] : audit_files_) std::fclose(f);
 }
 
 void Server::stopPlugins() {
@@ -93,6 +95,7 @@ std::optional<std::string> Server::publishPolicy() {
   in.env_groups = env_groups_;
   in.base_dir = config_.base_dir;
   in.legacy_token = config_.token;
+  in.private_dirs = services_->private_dirs;
   in.strict = config_.strict;
   auto compiled = compilePolicy(in, ++revision_);
   if (!compiled) return compiled.status().message();
@@ -101,9 +104,8 @@ std::optional<std::string> Server::publishPolicy() {
   auto auth = std::make_unique<Authenticator>(policy.identities);
   std::FILE* sink = stderr;
   if (policy.audit_log && *policy.audit_log != "stderr") {
-    sink = AuditLog::openFile(*policy.audit_log);
+    sink = auditFile(*policy.audit_log);
     if (!sink) return "audit_log: cannot open " + *policy.audit_log;
-    audit_files_.push_back(sink);
   }
   auto audit = std::make_unique<AuditLog>(sink);
 
@@ -114,10 +116,10 @@ std::optional<std::string> Server::publishPolicy() {
   dispatch->audit = audit.get();
   // The server's own secrets never reach a child process.
   std::vector<std::string> protected_names = policy.secret_env_names;
+  protected_names.insert(protected_names.end(), services_->secret_env_names.begin(),
+                         services_->secret_env_names.end());
   sdk::Subprocess::protectEnvironment(protected_names);
   services_->environment.protect(protected_names);
-  for (const auto& name : policy.secret_env_names)
-    if (const char* v = std::getenv(name.c_str())) services_->redactor.addSecret(v);
   for (const auto& w : policy.warnings) services_->log.write(sdk::LogLevel::warn, "policy", w);
 
   pipeline_.publish(dispatch.get());
@@ -129,7 +131,27 @@ std::optional<std::string> Server::publishPolicy() {
   return std::nullopt;
 }
 
+std::FILE* Server::auditFile(const std::string& path) {
+  if (auto it = audit_files_.find(path); it != audit_files_.end()) return it->second;
+  std::FILE* file = AuditLog::openFile(path);
+  if (file) audit_files_.emplace(path, file);
+  return file;
+}
+
+std::optional<std::string> Server::prepareStateDir() {
+  if (config_.state_dir.empty()) return std::nullopt;
+  std::error_code ec;
+  std::filesystem::create_directories(config_.state_dir, ec);
+  if (ec) return "state dir " + config_.state_dir + ": " + ec.message();
+  std::filesystem::permissions(config_.state_dir, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::replace, ec);
+  auto real = std::filesystem::weakly_canonical(config_.state_dir, ec);
+  services_->private_dirs.push_back(ec ? config_.state_dir : real.string());
+  return std::nullopt;
+}
+
 std::optional<std::string> Server::boot() {
+  if (auto error = prepareStateDir()) return error;
   routes_ = std::make_shared<RouteTable>();
   groups_.push_back(coreGroup());
   addCoreRoutes(*routes_, core_);
@@ -165,6 +187,12 @@ int Server::run() {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
+  if (config_.child_user) {
+    if (auto status = sdk::Subprocess::setChildUser(*config_.child_user); !status) {
+      std::fprintf(stderr, "agent-sandbox-server: --child-user: %s\n", status.message().c_str());
+      return 2;
+    }
+  }
   if (!config_.token && !isLoopbackHost(config_.host) && !config_.insecure_no_auth) {
     std::fprintf(stderr,
                  "agent-sandbox-server: refusing to bind %s without a token: set "
@@ -203,6 +231,7 @@ int Server::run() {
     return 2;
   }
   services_->info.http_port = port;
+  origins_->setPorts(port, config_.pty_port);
 
   if (auto error = boot()) {
     std::fprintf(stderr, "agent-sandbox-server: %s\n", error->c_str());

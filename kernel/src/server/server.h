@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "audit/audit_log.h"
 #include "auth/authenticator.h"
 #include "core/core_endpoints.h"
+#include "http/origin_policy.h"
 #include "loader/kernel_services.h"
 #include "loader/manifest.h"
 #include "loader/plugin_loader.h"
@@ -46,6 +48,10 @@ class Server {
 
  private:
   std::optional<std::string> loadPlugins();
+  /** Creates the state dir (0700) and keeps it from every caller. */
+  std::optional<std::string> prepareStateDir();
+  /** The audit stream for @p path, opened once. */
+  std::FILE* auditFile(const std::string& path);
   /** Compiles the policy from its sources into a new, published dispatch. */
   std::optional<std::string> publishPolicy();
 
@@ -64,7 +70,9 @@ class Server {
   std::vector<std::unique_ptr<Dispatch>> dispatches_;
   std::vector<std::unique_ptr<Authenticator>> authenticators_;
   std::vector<std::unique_ptr<AuditLog>> audit_logs_;
-  std::vector<std::FILE*> audit_files_;
+  // One stream per audit_log path, reused by every reload that names it.
+  std::map<std::string, std::FILE*> audit_files_;
+  std::unique_ptr<OriginPolicy> origins_;
 };
 
 }  // namespace abx::kernel

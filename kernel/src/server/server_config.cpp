@@ -2,8 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
+
+#include "environment/secret_environment.h"
 
 namespace abx::kernel {
 namespace {
@@ -56,17 +60,49 @@ void applyEnvironmentDefaults(ServerConfig& c) {
   if (auto v = env("ABX_SERVER_BASE_DIR"); v && !v->empty() && c.base_dir == "/home/user")
     c.base_dir = *v;
   if (c.state_dir.empty()) {
-    if (auto v = env("ABX_AGENTS_STATE_DIR"); v && !v->empty())
+    if (auto v = env("ABX_SERVER_STATE_DIR"); v && !v->empty())
       c.state_dir = *v;
     else
-      c.state_dir = env("HOME").value_or("/tmp") + "/.agent-sandbox";
+      c.state_dir = defaultStateDir();
   }
   if (auto v = env("ABX_PTY_PORT"); v && !v->empty() && c.pty_port == 9001)
     c.pty_port = std::atoi(v->c_str());
-  if (auto v = env("ABX_SERVER_TOKEN"); v && !v->empty()) c.token = *v;
+  c.token = SecretEnvironment::instance().takeTokenDigest("ABX_SERVER_TOKEN");
+  if (auto v = env("ABX_SERVER_ALLOWED_HOSTS")) c.allowed_hosts = commaList(*v);
+  if (auto v = env("ABX_SERVER_CORS_ORIGINS")) c.cors_origins = commaList(*v);
+  if (auto v = env("ABX_CHILD_USER"); v && !v->empty()) c.child_user = *v;
   if (auto v = env("ABX_SERVER_ENABLED_GROUPS")) c.enabled_groups = *v;
   if (auto v = env("ABX_AGENTS_ADAPTER_MODULES"); v && !v->empty()) c.adapter_modules = *v;
   if (auto v = env("ABX_SERVER_THREADS"); v && !v->empty()) c.threads = std::atoi(v->c_str());
+}
+
+std::vector<std::string> commaList(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto end = std::min(text.find(',', start), text.size());
+    auto item = text.substr(start, end - start);
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front())))
+      item.remove_prefix(1);
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back())))
+      item.remove_suffix(1);
+    if (!item.empty()) out.emplace_back(item);
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string defaultStateDir() {
+  // The system location when this process may write there (root, or a
+  // package that created it for the service user); never inside $HOME's
+  // usual work area, which is the file API's base dir in the images.
+  const std::string system_dir = "/var/lib/agent-sandbox";
+  const bool usable = fs::is_directory(system_dir) ? ::access(system_dir.c_str(), W_OK | X_OK) == 0
+                                                   : ::access("/var/lib", W_OK | X_OK) == 0;
+  if (usable) return system_dir;
+  if (auto xdg = env("XDG_STATE_HOME"); xdg && xdg->starts_with("/"))
+    return *xdg + "/agent-sandbox";
+  return env("HOME").value_or("/tmp") + "/.local/state/agent-sandbox";
 }
 
 bool isLoopbackHost(const std::string& host) {

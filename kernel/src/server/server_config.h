@@ -2,9 +2,12 @@
 // environment variables, then defaults (see docs/configuration.md).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace abx::kernel {
 
@@ -17,7 +20,8 @@ struct ServerConfig {
   std::string plugin_dir;
   std::string base_dir = "/home/user";
   std::string state_dir;
-  std::optional<std::string> token;           /**< ABX_SERVER_TOKEN */
+  /** SHA-256 of ABX_SERVER_TOKEN (the variable itself is wiped at start). */
+  std::optional<std::array<unsigned char, 32>> token;
   std::optional<std::string> enabled_groups;  /**< ABX_SERVER_ENABLED_GROUPS */
   std::optional<std::string> adapter_modules; /**< ABX_AGENTS_ADAPTER_MODULES */
   bool insecure_no_auth = false;
@@ -25,6 +29,12 @@ struct ServerConfig {
   std::optional<std::string> preset;      /**< --preset */
   std::string preset_dir;                 /**< where <name>.yaml presets live */
   bool strict = false;                    /**< check-config --strict */
+  /** Host names beyond the built-in ones (--allowed-host, ABX_SERVER_ALLOWED_HOSTS). */
+  std::vector<std::string> allowed_hosts;
+  /** Cross-origin callers allowed (--cors-origin, ABX_SERVER_CORS_ORIGINS). */
+  std::vector<std::string> cors_origins;
+  /** Children run as this user when the server runs as root (--child-user, ABX_CHILD_USER). */
+  std::optional<std::string> child_user;
   int threads = 64;
   std::size_t max_request_bytes = 10u << 20;
 };
@@ -34,6 +44,13 @@ std::string executableDir();
 
 /** Fills manifest/plugin_dir/base_dir/state_dir/ports/token from env and defaults. */
 void applyEnvironmentDefaults(ServerConfig& config);
+
+/** "a, b,,c" -> {"a", "b", "c"}. */
+std::vector<std::string> commaList(std::string_view text);
+
+/** The default state dir: /var/lib/agent-sandbox when it is (or can be made)
+ *  writable, else $XDG_STATE_HOME/agent-sandbox ($HOME/.local/state/...). */
+std::string defaultStateDir();
 
 /** True for 127.0.0.0/8, ::1 and "localhost". */
 bool isLoopbackHost(const std::string& host);

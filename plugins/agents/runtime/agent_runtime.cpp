@@ -23,13 +23,18 @@ std::optional<std::chrono::milliseconds> toMillis(const std::optional<double>& s
   return std::chrono::milliseconds(static_cast<std::int64_t>(*seconds * 1000.0 + 0.5));
 }
 
-// A private directory for one turn's files: 0700, removed afterwards.
+// A private directory for one turn's files: 0700, removed afterwards;
+// the agent's own when agents run as a child user.
 std::optional<std::string> makeTurnDir() {
   std::error_code ec;
   auto base = fs::temp_directory_path(ec);
   if (ec) base = "/tmp";
   std::string pattern = (base / "abx-turn-XXXXXX").string();
   if (!::mkdtemp(pattern.data())) return std::nullopt;
+  if (!sdk::Subprocess::giveToChildUser(pattern)) {
+    fs::remove_all(pattern, ec);
+    return std::nullopt;
+  }
   return pattern;
 }
 
@@ -42,12 +47,16 @@ Status writeTurnFiles(const std::string& dir,
       return Status::error("adapter file path '" + file.relpath + "' leaves the turn directory");
     fs::path path = fs::path(dir) / rel;
     std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
+    for (fs::path p = dir; auto& part : rel.parent_path()) {
+      p /= part;
+      if (fs::create_directory(p, ec)) sdk::Subprocess::giveToChildUser(p.string());
+    }
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << file.content;
     if (!out) return Status::error("could not write " + file.relpath);
     out.close();
     ::chmod(path.c_str(), file.mode & 07777);
+    if (auto given = sdk::Subprocess::giveToChildUser(path.string()); !given) return given;
   }
   return Status::ok();
 }

@@ -1,6 +1,7 @@
-// The WebSocket handshake's authorization, against a mocked host: token
-// headers with pty_connect's scopes, or a ticket for that session, or
-// nothing when the server is open; 401 / 403 / 400 / 404 otherwise.
+// The WebSocket handshake's authorization against a mocked host: the
+// kernel's admission (HostContext::admit) decides, asked with the token
+// headers or, when those are absent or refused, with a ticket for that
+// session; the refusal's status, body and headers pass through unchanged.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -12,54 +13,72 @@ namespace {
 
 using ::testing::_;
 using ::testing::HasSubstr;
-using ::testing::Return;
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
 const Headers kToken = {{"x-access-token", "tok"}};
 
+sdk::Admission refusal(int status, std::string body) {
+  sdk::Admission a;
+  a.status = status;
+  a.body = std::move(body);
+  return a;
+}
+
 class WsAuth : public ::testing::Test {
  protected:
   void SetUp() override {
-    policy.scopes = {"terminal:use"};
-    policy.rule = "default:terminal";
-    ON_CALL(host, endpointPolicy(_)).WillByDefault([this](std::string_view id) {
-      return id == "pty_connect" ? std::optional<sdk::EndpointPolicy>(policy) : std::nullopt;
+    // A stand-in for the kernel: "tok" is "ops" with terminal:use, a given
+    // identity is admitted as it is, anything else is 401.
+    ON_CALL(host, admit(_)).WillByDefault([this](const sdk::AdmissionRequest& r) {
+      requests.push_back(r);
+      sdk::Admission a;
+      if (r.identity) {
+        a.allowed = true;
+        a.identity = *r.identity;
+      } else {
+        for (const auto& [k, v] : r.headers)
+          if (k == "x-access-token" && v == "tok") a.allowed = true;
+        if (!a.allowed) return token_refusal;
+        a.identity = sdk::Identity{"ops", {"terminal:use"}};
+      }
+      a.status = 101;
+      a.lease = std::make_shared<int>(1);
+      return a;
     });
-    ON_CALL(host, authenticate(_))
-        .WillByDefault([this](const Headers& h) -> sdk::Result<sdk::Identity> {
-          if (open) return sdk::Identity{};
-          for (const auto& [k, v] : h)
-            if (k == "x-access-token" && v == "tok") return caller;
-          return sdk::Status::error("unauthorized", "AuthError");
-        });
-    caller.id = "ops";
-    caller.scopes = {"terminal:use"};
   }
 
   HandshakeVerdict judge(const Headers& headers, std::optional<std::string_view> session,
                          std::optional<std::string_view> ticket) {
-    return authorizeHandshake(host, tickets, headers, session, ticket);
+    return authorizeHandshake(host, tickets, Handshake{headers, session, ticket, "127.0.0.1"});
   }
 
   ::testing::NiceMock<sdk::testing::MockHostContext> host;
-  sdk::EndpointPolicy policy;
-  sdk::Identity caller;
-  bool open = false;
+  std::vector<sdk::AdmissionRequest> requests;
+  sdk::Admission token_refusal = refusal(401, R"({"error":"unauthorized","type":"AuthError"})");
   TicketStore tickets;
 };
 
-TEST_F(WsAuth, TokenHeaderWithTheScope) {
+TEST_F(WsAuth, TokenHeadersAreAdmittedAsPtyConnect) {
   auto v = judge(kToken, "abc", std::nullopt);
   EXPECT_TRUE(v.allowed);
   EXPECT_EQ(v.caller, "ops");
+  EXPECT_NE(v.lease, nullptr);
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].endpoint, "pty_connect");
+  EXPECT_EQ(requests[0].path, "/pty");
+  EXPECT_EQ(requests[0].local_address, "127.0.0.1");
+  EXPECT_FALSE(requests[0].identity);
 }
 
-TEST_F(WsAuth, NothingPresentedIs401) {
-  auto v = judge({}, "abc", std::nullopt);
+TEST_F(WsAuth, RefusalPassesThrough) {
+  token_refusal = refusal(429, R"({"error":"rate","type":"PolicyError","code":"rate_limited"})");
+  token_refusal.headers = {{"Retry-After", "30"}};
+  auto v = judge({{"x-access-token", "wrong"}}, "abc", std::nullopt);
   EXPECT_FALSE(v.allowed);
-  EXPECT_EQ(v.status, 401);
-  EXPECT_EQ(v.body, R"({"error":"unauthorized","type":"AuthError"})");
-  EXPECT_EQ(judge({{"x-access-token", "wrong"}}, "abc", std::nullopt).status, 401);
+  EXPECT_EQ(v.status, 429);
+  EXPECT_THAT(v.body, HasSubstr("rate_limited"));
+  EXPECT_EQ(v.headers, (Headers{{"Retry-After", "30"}}));
+  EXPECT_EQ(judge({}, "abc", std::nullopt).status, 429);
 }
 
 TEST_F(WsAuth, TicketWorksOnceForItsSession) {
@@ -69,56 +88,32 @@ TEST_F(WsAuth, TicketWorksOnceForItsSession) {
   auto v = judge({}, "abc", ticket);
   EXPECT_TRUE(v.allowed);
   EXPECT_EQ(v.caller, "ticket");
+  ASSERT_TRUE(requests.back().identity);
+  EXPECT_EQ(requests.back().identity->id, "ticket");
   EXPECT_EQ(judge({}, "abc", ticket).status, 401);
   EXPECT_EQ(judge({}, std::nullopt, tickets.issue("abc")).status, 401);
 }
 
 TEST_F(WsAuth, HeadersWinAndLeaveTheTicketUnspent) {
   auto ticket = tickets.issue("abc");
-  EXPECT_TRUE(judge(kToken, "abc", ticket).allowed);
-  EXPECT_TRUE(judge({}, "abc", ticket).allowed);
+  EXPECT_EQ(judge(kToken, "abc", ticket).caller, "ops");
+  EXPECT_EQ(judge({}, "abc", ticket).caller, "ticket");
 }
 
-TEST_F(WsAuth, MissingScopeIs403UnlessATicketVouches) {
-  caller.scopes = {"system:read"};
-  auto v = judge(kToken, "abc", std::nullopt);
-  EXPECT_EQ(v.status, 403);
-  EXPECT_THAT(v.body, HasSubstr(R"("code":"missing_scope")"));
-  EXPECT_THAT(v.body, HasSubstr(R"("scope":"terminal:use")"));
-  EXPECT_TRUE(judge(kToken, "abc", tickets.issue("abc")).allowed);
+TEST_F(WsAuth, RefusedTokenFallsBackToTheTicket) {
+  EXPECT_TRUE(judge({{"x-access-token", "wrong"}}, "abc", tickets.issue("abc")).allowed);
+  token_refusal = refusal(403, R"({"error":"x","type":"PermissionError","code":"missing_scope"})");
+  EXPECT_TRUE(judge({{"x-access-token", "wrong"}}, "abc", tickets.issue("abc")).allowed);
 }
 
-TEST_F(WsAuth, PolicyScopesReplaceTheDefault) {
-  policy.scopes = {"terminal:admin"};
-  EXPECT_EQ(judge(kToken, "abc", std::nullopt).status, 403);
-  caller.scopes = {"terminal:*"};
-  EXPECT_TRUE(judge(kToken, "abc", std::nullopt).allowed);
-}
-
-TEST_F(WsAuth, OpenServerNeedsNoCredential) {
-  open = true;
-  auto v = judge({}, "abc", std::nullopt);
-  EXPECT_TRUE(v.allowed);
-  EXPECT_EQ(v.caller, "anonymous");
-}
-
-TEST_F(WsAuth, AmbiguousCredentialsAre400) {
-  ON_CALL(host, authenticate(_))
-      .WillByDefault(Return(sdk::Result<sdk::Identity>(sdk::Status::error(
-          "ambiguous credentials: two different X-Access-Token values", "AuthError"))));
-  auto v = judge({{"x-access-token", "a"}, {"x-access-token", "b"}}, "abc", std::nullopt);
-  EXPECT_EQ(v.status, 400);
-  EXPECT_THAT(v.body, HasSubstr("ambiguous_credentials"));
-}
-
-TEST_F(WsAuth, DisabledEndpointIs404WithTheRule) {
-  policy.enabled = false;
-  policy.rule = "policy:endpoints.pty_connect";
-  open = true;
-  auto v = judge({}, "abc", std::nullopt);
-  EXPECT_EQ(v.status, 404);
-  EXPECT_THAT(v.body, HasSubstr(R"("code":"endpoint_disabled")"));
-  EXPECT_THAT(v.body, HasSubstr(R"("rule":"policy:endpoints.pty_connect")"));
+TEST_F(WsAuth, OtherRefusalsAreNotOverruledByATicket) {
+  // A foreign Origin, a disabled endpoint or a rate limit stays refused.
+  token_refusal =
+      refusal(403, R"({"error":"x","type":"PermissionError","code":"origin_not_allowed"})");
+  auto ticket = tickets.issue("abc");
+  EXPECT_EQ(judge({{"x-access-token", "wrong"}}, "abc", ticket).status, 403);
+  token_refusal = refusal(404, R"({"error":"x","type":"PolicyError","code":"endpoint_disabled"})");
+  EXPECT_EQ(judge({{"x-access-token", "wrong"}}, "abc", ticket).status, 404);
 }
 
 }  // namespace

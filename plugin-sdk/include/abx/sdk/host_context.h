@@ -3,6 +3,7 @@
 // it, so trailing virtuals may be added in a minor version.
 #pragma once
 
+#include "abx/sdk/admission.h"
 #include "abx/sdk/child_environment.h"
 #include "abx/sdk/commands.h"
 #include "abx/sdk/events.h"
@@ -47,6 +48,29 @@ class ABX_SDK_API HostContext {
    * outside the pipeline (pty_connect), so they obey the same rules.
    */
   virtual std::optional<EndpointPolicy> endpointPolicy(std::string_view endpoint) const = 0;
+
+  /**
+   * Since 1.3. The whole admission of a request served outside the HTTP
+   * pipeline (a WebSocket handshake on a plugin's own port), exactly as the
+   * pipeline admits an HTTP request to its endpoint: Host and Origin, then
+   * the caller (the token headers, or the identity the plugin established),
+   * then enabled, scopes, rate and concurrency; the decision is audited.
+   * Keep Admission::lease for the life of the connection.
+   */
+  virtual Admission admit(const AdmissionRequest& request) = 0;
+  /**
+   * Since 1.3. Marks @p dir (absolute) as the server's own: the PathGuard
+   * refuses it and everything below it for every endpoint, whatever the
+   * policy says. During Plugin::start() only.
+   */
+  virtual Status privateDirectory(std::string_view dir) = 0;
+  /**
+   * Since 1.3. The value of environment variable @p name, taken as a secret:
+   * wiped from the server's own environment (so /proc/<server>/environ no
+   * longer shows it), never passed to a child through environment(), and
+   * redacted from log lines. Later calls return the same value.
+   */
+  virtual std::optional<std::string> takeSecretEnv(std::string_view name) = 0;
 
  protected:
   ~HostContext();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstddef>
@@ -49,6 +50,15 @@ struct OutputLine {
 struct OutputChunk {
   OutputStream stream = OutputStream::out;
   std::string bytes;
+};
+
+/** The user every child runs as, when the server set one (since 1.3). */
+struct ChildUser {
+  std::string name;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups; /**< supplementary groups */
+  std::string home;
 };
 
 /** What Subprocess::run() collected. */
@@ -97,6 +107,42 @@ class ABX_SDK_API Subprocess {
   static void protectEnvironment(std::vector<std::string> names);
   /** True for a name protectEnvironment() keeps from children. */
   static bool isProtectedEnvName(std::string_view name);
+
+  /**
+   * Since 1.3. From now on every child starts as @p user (its uid, gid and
+   * supplementary groups) instead of the server's own user, with that
+   * user's HOME, USER and LOGNAME (see childUserEnvironment). Only a server
+   * running as root can do this; the server calls it at start-up for
+   * --child-user. Fails (ValueError) for an unknown user or root itself.
+   * An empty @p user: children run as the server's user again.
+   */
+  static Status setChildUser(std::string_view user);
+  /** Since 1.3. The user children run as, if setChildUser() was called. */
+  static std::optional<ChildUser> childUser();
+  /**
+   * Since 1.3. @p env as a child of childUser() gets it: HOME, USER and
+   * LOGNAME that are missing or still the server's own become the child
+   * user's (a HOME a plugin chose on purpose stays). Unchanged when children
+   * run as the server's user.
+   */
+  static std::vector<std::string> childUserEnvironment(std::vector<std::string> env);
+  /**
+   * Since 1.3. Makes @p path (a file or directory the server created for a
+   * child: a turn directory, a browser profile) owned by childUser(), so the
+   * child can use it. A no-op when children run as the server's user.
+   */
+  static Status giveToChildUser(const std::string& path);
+  /**
+   * Since 1.3. Starts @p argv (argv[0] an absolute path) on the terminal
+   * @p tty_path (the slave of a pseudo-terminal, which becomes its
+   * controlling terminal) in a new session, with @p env (filtered and
+   * adjusted like spawn()'s) in @p cwd, as childUser() when set. The caller
+   * owns the returned pid: it signals and reaps it. For the terminal plugin,
+   * whose children talk to a PTY master instead of pipes.
+   */
+  static Result<pid_t> spawnOnTerminal(const std::vector<std::string>& argv,
+                                       const std::vector<std::string>& env, const std::string& cwd,
+                                       const std::string& tty_path);
 
   Subprocess(Subprocess&&) noexcept;
   Subprocess& operator=(Subprocess&&) noexcept;

@@ -3,7 +3,7 @@
 #pragma once
 
 #define ABX_SDK_ABI_MAJOR 1
-#define ABX_SDK_ABI_MINOR 2
+#define ABX_SDK_ABI_MINOR 3
 #define ABX_SDK_VERSION_STRING "1.2.0"
 
 #if defined(__GNUC__)

@@ -24,6 +24,9 @@ class MockHostContext : public HostContext {
   MOCK_METHOD(Result<Identity>, authenticate,
               ((const std::vector<std::pair<std::string, std::string>>&)), (const, override));
   MOCK_METHOD(std::optional<EndpointPolicy>, endpointPolicy, (std::string_view), (const, override));
+  MOCK_METHOD(Admission, admit, (const AdmissionRequest&), (override));
+  MOCK_METHOD(Status, privateDirectory, (std::string_view), (override));
+  MOCK_METHOD(std::optional<std::string>, takeSecretEnv, (std::string_view), (override));
 };
 
 }  // namespace abx::sdk::testing
