@@ -51,6 +51,10 @@ ServerProcess::ServerProcess(ServerOptions options) {
   spawn.env.push_back("ABX_SERVER_BASE_DIR=" + dir_);
   for (const auto& [k, v] : options.env) spawn.env.push_back(k + "=" + v);
   spawn.stdin_pipe = false;
+  if (!options.cwd.empty()) {
+    spawn.cwd = expand(options.cwd);
+    std::filesystem::create_directories(spawn.cwd);
+  }
   auto started = sdk::Subprocess::spawn(spawn);
   if (!started) throw std::runtime_error("spawn failed: " + started.status().message());
   process_.emplace(std::move(started).value());

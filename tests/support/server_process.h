@@ -24,6 +24,9 @@ struct ServerOptions {
   /** Files written into the server's temp dir before start (name -> text).
    *  "{dir}" in args, env values and file texts becomes that dir. */
   std::map<std::string, std::string> files;
+  /** The server's working directory ("{dir}" expanded; created when absent).
+   *  Empty: the test's own. */
+  std::string cwd;
 };
 
 class ServerProcess {
