@@ -115,6 +115,12 @@ std::shared_ptr<const ResolvedAgent> AgentCatalog::resolve(const std::string& na
     }
     return resolved;
   }
+  if (locked_) {
+    why = "The model '" + name +
+          "' is not a configured agent; this server runs only its configured definitions "
+          "(ABX_AGENTS_LOCK_DEFINITIONS=1).";
+    return nullptr;
+  }
   auto adapter_ptr = adapter(name);
   // `command` needs a definition: there is no command line to run by default.
   if (!adapter_ptr || adapter_ptr->binary().empty()) {
@@ -140,6 +146,7 @@ std::vector<std::string> AgentCatalog::models() const {
     std::lock_guard lock(mutex_);
     for (const auto& [name, agent] : definitions_) out.push_back(name);
   }
+  if (locked_) return out;
   for (const auto& [name, adapter] : services_.all<sdk::agents::AgentAdapter>())
     if (!adapter->binary().empty() &&
         std::find(out.begin(), out.end(), adapter->name()) == out.end())

@@ -5,6 +5,7 @@
 // after this one are found.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -49,12 +50,19 @@ class AgentCatalog {
 
   /**
    * The agent @p name names, or nullptr with @p why ("The model 'x' does not
-   * exist."). Credential references are resolved now, on every call: the
-   * runtime calls this at turn start.
+   * exist."; locked: a runtime's name is refused the same way). Credential
+   * references are resolved now, on every call: the runtime calls this at
+   * turn start.
    */
   std::shared_ptr<const ResolvedAgent> resolve(const std::string& name, std::string& why) const;
-  /** Every usable model id: definitions, then adapter names. */
+  /** Every usable model id: definitions, then adapter names (unless locked). */
   std::vector<std::string> models() const;
+  /**
+   * ABX_AGENTS_LOCK_DEFINITIONS=1: from now on only definitions resolve (no
+   * ephemeral default agent of a runtime) and models() lists only them.
+   */
+  void lockToDefinitions(bool locked) { locked_ = locked; }
+  bool locked() const { return locked_; }
   /** The adapter called @p runtime (name or alias), or nullptr. */
   const sdk::agents::AgentAdapter* adapter(const std::string& runtime) const;
 
@@ -62,6 +70,7 @@ class AgentCatalog {
   const sdk::ServiceRegistry& services_;
   const bool allow_extra_args_;
   const CredentialLookup credentials_;
+  std::atomic<bool> locked_{false};
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const ResolvedAgent>> definitions_;
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> times_;  // created, updated

@@ -73,6 +73,10 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
         if (!c) return std::nullopt;
         return CredentialValue{c->type, c->secret};
       });
+  // Locked: only the definitions of ABX_AGENTS_CONFIG run, as configured
+  // (agents spec §9.10); the catalog and both wires hold to it.
+  const auto lock = env("ABX_AGENTS_LOCK_DEFINITIONS").value_or("0");
+  catalog_->lockToDefinitions(lock == "1" || lock == "true" || lock == "yes" || lock == "on");
   if (auto path = env("ABX_AGENTS_CONFIG")) {
     auto loaded = loadAgentsConfigFile(*path, processEnvLookup());
     if (!loaded.ok()) return sdk::Status::error(loaded.errorText(), "ValueError");
@@ -96,8 +100,11 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   if (auto s = host.privateDirectory(std::filesystem::absolute(options.state_dir).string()); !s)
     return s;
   if (auto names = env("ABX_AGENTS_PASSTHROUGH_ENV")) options.passthrough_env = commaList(*names);
-  auto* environment = &host.environment();
-  options.base_env = [environment] { return environment->snapshot(); };
+  // Agent CLIs start from the server's environment as it was at start-up
+  // (agents spec §9.2), never from what POST /env set since: whoever may set
+  // variables must not pick an agent's proxy, CA bundle, locale or PATH.
+  const auto startup_env = host.environment().snapshot();
+  options.base_env = [startup_env] { return startup_env; };
   options.redaction_for = [](const sdk::agents::AgentSpec& spec,
                              const std::vector<std::string>& extra) {
     return redactionFor(spec, extra);
@@ -133,9 +140,9 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
     if (auto s = host.routes().add(std::move(route)); !s) return s;
   runtimes_context_ = std::make_shared<RuntimesContext>();
   runtimes_context_->services = &host.services();
-  runtimes_context_->env = [environment] {
+  runtimes_context_->env = [startup_env] {
     AgentEnvParts parts;
-    parts.base = environment->snapshot();
+    parts.base = startup_env;
     return buildAgentEnv(parts);
   };
   if (auto s = host.routes().add(runtimesRoute(runtimes_context_)); !s) return s;
@@ -159,8 +166,7 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   agents_context_->catalog = catalog_.get();
   agents_context_->host_redactor = &host.redactor();
   agents_context_->log = &host.log();
-  const auto lock = env("ABX_AGENTS_LOCK_DEFINITIONS").value_or("0");
-  agents_context_->locked = lock == "1" || lock == "true" || lock == "yes" || lock == "on";
+  agents_context_->locked = catalog_->locked();
   for (auto& route : unsupportedAgentsRoutes())
     if (auto s = host.routes().add(std::move(route)); !s) return s;
   for (auto& route : agentsRoutes(agents_context_))

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "env_protection.h"
+
 namespace abx::plugins::system {
 namespace {
 
@@ -72,6 +74,26 @@ bool matchesAny(std::string_view name, const std::vector<std::string>& patterns)
   });
 }
 
+std::string maskUrlPasswords(std::string_view value) {
+  std::string out(value);
+  for (std::size_t scheme = out.find("://"); scheme != std::string::npos;
+       scheme = out.find("://", scheme + 3)) {
+    const std::size_t start = scheme + 3;
+    std::size_t end = out.find_first_of("/?# \t,;", start);
+    if (end == std::string::npos) end = out.size();
+    const std::string_view authority(out.data() + start, end - start);
+    const std::size_t at = authority.rfind('@');
+    const std::size_t colon = authority.find(':');
+    if (at == std::string_view::npos || colon == std::string_view::npos || colon > at) continue;
+    out.replace(start + colon + 1, at - colon - 1, "***");
+  }
+  return out;
+}
+
+bool isProtectedByPolicy(std::string_view name, const sdk::Params& params) {
+  return params.env_deny && matchesAny(name, *params.env_deny);
+}
+
 bool policyAllows(std::string_view name, const sdk::Params& params) {
   if (params.deny_vars && matchesAny(name, *params.deny_vars)) return false;
   if (params.allow_vars && !matchesAny(name, *params.allow_vars)) return false;
@@ -88,7 +110,7 @@ std::vector<std::pair<std::string, std::string>> visibleVariables(
     std::string_view name(entry.data(), eq);
     if (whitelist && !whitelist->count(name)) continue;
     if (isSensitiveName(name) || !policyAllows(name, params)) continue;
-    out.emplace_back(std::string(name), entry.substr(eq + 1));
+    out.emplace_back(std::string(name), maskUrlPasswords(std::string_view(entry).substr(eq + 1)));
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -120,14 +142,15 @@ std::variant<std::vector<std::pair<std::string, std::string>>, EnvRefusal> valid
 
   std::vector<std::string> blocked, denied;
   for (const auto& [name, value] : updates) {
-    if (isProtectedName(name) || (host_refuses && host_refuses(name)))
+    if (isProtectedName(name) || protectedEnvClass(name) || isProtectedByPolicy(name, params) ||
+        (host_refuses && host_refuses(name)))
       blocked.push_back(name);
     else if (!policyAllows(name, params))
       denied.push_back(name);
   }
   if (!blocked.empty())
     return refuse(403, "Cannot overwrite protected variable(s): " + joined(blocked),
-                  "PermissionError");
+                  "PermissionError", "env_protected");
   if (!denied.empty())
     return refuse(403, "Variable(s) not allowed by policy: " + joined(denied), "PermissionError",
                   "env_var_denied");

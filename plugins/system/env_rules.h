@@ -19,7 +19,7 @@ namespace abx::plugins::system {
 /** Name parts that hide a variable from GET /env, matched case-insensitively. */
 inline constexpr std::string_view kSensitiveTokens[] = {"TOKEN", "SECRET", "KEY", "PASSWORD",
                                                         "CREDENTIAL"};
-/** Names POST /env never overwrites (spec §8.3). */
+/** Names POST /env never overwrites (spec §8.3); env_protection.h adds the hook classes. */
 inline constexpr std::string_view kProtectedNames[] = {"PATH", "HOME", "USER", "SHELL",
                                                        "ABX_SERVER_TOKEN"};
 
@@ -41,6 +41,16 @@ std::optional<std::set<std::string, std::less<>>> parseFilter(
 bool matchesAny(std::string_view name, const std::vector<std::string>& patterns);
 
 /**
+ * @p value with the password of every `scheme://user:password@host` in it
+ * shown as `***` (GET /env: proxy and database URLs carry credentials under
+ * names no sensitive token catches).
+ */
+std::string maskUrlPasswords(std::string_view value);
+
+/** True when the policy's `env_deny` globs name @p name: POST /env refuses it as protected. */
+bool isProtectedByPolicy(std::string_view name, const sdk::Params& params);
+
+/**
  * The policy's params for env endpoints: `deny_vars` hides (GET) or refuses
  * (POST) matching names; `allow_vars`, when set, restricts to matching names.
  */
@@ -49,7 +59,8 @@ bool policyAllows(std::string_view name, const sdk::Params& params);
 /**
  * The variables GET /env shows: from @p entries ("NAME=value", as
  * ChildEnvironment::snapshot() gives them), those in @p whitelist (if any),
- * not sensitive, and allowed by @p params. Sorted by name.
+ * not sensitive, and allowed by @p params, URL passwords masked. Sorted by
+ * name.
  */
 std::vector<std::pair<std::string, std::string>> visibleVariables(
     const std::vector<std::string>& entries,
@@ -66,9 +77,11 @@ struct EnvRefusal {
 /**
  * Validates a whole POST /env body before anything is set. Order: `vars`
  * must be an object (absent: nothing to do); every value a string without
- * NUL bytes and every name valid (400 ValueError); then no protected name,
- * no name @p host_refuses (403 PermissionError listing every such name),
- * and no name the policy @p params forbid (403, code `env_var_denied`).
+ * NUL bytes and every name valid (400 ValueError); then no protected name
+ * (the spec's, protectedEnvClass(), the policy's `env_deny` globs) and no
+ * name @p host_refuses (403 PermissionError, code `env_protected`, listing
+ * every such name), and no name `deny_vars` / `allow_vars` forbid (403, code
+ * `env_var_denied`).
  * @return the (name, value) pairs sorted by name, or the refusal.
  */
 std::variant<std::vector<std::pair<std::string, std::string>>, EnvRefusal> validateEnvUpdate(

@@ -52,7 +52,9 @@ std::string secondsText(double seconds) {
 
 std::optional<std::vector<std::string>> packageListArgv(std::string_view manager) {
   if (manager == "pip")
-    return std::vector<std::string>{"python3", "-m", "pip", "list", "--format=json"};
+    // -I: no PYTHON* variables, no user site-packages, no current directory
+    // on sys.path — only the interpreter's own pip can answer.
+    return std::vector<std::string>{"python3", "-I", "-m", "pip", "list", "--format=json"};
   if (manager == "npm") return std::vector<std::string>{"npm", "ls", "-g", "--json", "--depth=0"};
   return std::nullopt;
 }

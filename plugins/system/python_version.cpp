@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "abx/sdk/subprocess.h"
+#include "child_env.h"
 
 namespace abx::plugins::system {
 
@@ -22,8 +23,9 @@ std::optional<std::string> parsePythonVersion(std::string_view text) {
 std::optional<std::string> probePythonVersion(const std::vector<std::string>& env,
                                               std::chrono::milliseconds timeout) {
   sdk::SpawnOptions options;
-  options.argv = {"python3", "--version"};
+  options.argv = {"python3", "-I", "--version"};
   options.env = env;
+  options.cwd = std::string(kNeutralDir);
   options.stdin_pipe = false;
   sdk::RunLimits limits;
   limits.timeout = timeout;

@@ -15,7 +15,7 @@ namespace abx::plugins::system {
 /** "Python 3.11.7\n" -> "3.11.7"; nullopt for any other text. */
 std::optional<std::string> parsePythonVersion(std::string_view text);
 
-/** Runs `python3 --version` with @p env; nullopt when absent, failing or slow. */
+/** Runs `python3 -I --version` with @p env in "/"; nullopt when absent, failing or slow. */
 std::optional<std::string> probePythonVersion(const std::vector<std::string>& env,
                                               std::chrono::milliseconds timeout);
 

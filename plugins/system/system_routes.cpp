@@ -39,6 +39,7 @@ std::vector<Listener> fromSs(const sdk::ChildEnvironment& environment) {
   sdk::SpawnOptions options;
   options.argv = {"ss", "-tlnp"};
   options.env = childEnv(environment);
+  options.cwd = std::string(kNeutralDir);
   options.stdin_pipe = false;
   sdk::RunLimits limits;
   limits.timeout = kProbeTimeout;
@@ -156,6 +157,7 @@ sdk::Response listPackages(const SystemState& state, const sdk::Request& request
   sdk::SpawnOptions options;
   options.argv = std::move(*argv);
   options.env = childEnv(*state.environment);
+  options.cwd = std::string(kNeutralDir);
   options.stdin_pipe = false;
   sdk::RunLimits limits;
   limits.timeout = std::max(std::chrono::milliseconds(1),

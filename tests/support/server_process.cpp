@@ -72,6 +72,10 @@ ServerProcess::ServerProcess(ServerOptions options) {
   spawn.argv = argv;
   for (const auto& [k, v] : env) spawn.env.push_back(k + "=" + v);
   spawn.stdin_pipe = false;
+  if (!options.cwd.empty()) {
+    spawn.cwd = expand(options.cwd);
+    std::filesystem::create_directories(spawn.cwd);
+  }
   auto started = sdk::Subprocess::spawn(spawn);
   if (!started) throw std::runtime_error("spawn failed: " + started.status().message());
   process_.emplace(std::move(started).value());

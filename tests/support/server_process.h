@@ -27,6 +27,9 @@ struct ServerOptions {
   /** Start the server as this user (the tests run as root): the temp dir
    *  becomes theirs and HOME defaults to it. */
   std::optional<std::string> run_as;
+  /** The server's working directory ("{dir}" expanded; created when absent).
+   *  Empty: the test's own. */
+  std::string cwd;
 };
 
 class ServerProcess {

@@ -6,6 +6,7 @@
 
 #include "claude_mcp_config.h"
 #include "claude_stream_parser.h"
+#include "mcp_names.h"
 
 namespace abx::plugins::adapters {
 
@@ -158,6 +159,8 @@ sdk::Result<Invocation> ClaudeCodeAdapter::buildInvocation(const TurnContext& tu
   std::vector<McpServerSpec> servers = spec.mcp_servers;
   servers.insert(servers.end(), turn.extra_mcp_servers.begin(), turn.extra_mcp_servers.end());
   if (!servers.empty()) {
+    // Names are joined into the comma-separated --allowedTools list.
+    if (auto s = checkMcpNames(servers, "claude-code"); !s) return s;
     auto mcp = claudeMcpConfig(servers);
     inv.files.push_back({kMcpConfigFile, std::move(mcp.json), 0600});
     argv.insert(argv.end(), {"--mcp-config", turn.turn_dir + "/" + kMcpConfigFile});

@@ -1,37 +1,23 @@
 // MCP servers -> codex -c inline tables + header env vars.
 #include "codex_mcp_config.h"
 
-#include <algorithm>
-
+#include "mcp_names.h"
 #include "toml_text.h"
 
 namespace abx::plugins::adapters {
 
 using sdk::agents::McpServerSpec;
 
-namespace {
-
-bool isTomlBareKey(const std::string& name) {
-  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-';
-  });
-}
-
-}  // namespace
-
 std::string mcpHeaderEnvName(std::size_t server, std::size_t header) {
-  return "ABX_CODEX_MCP_HEADER_" + std::to_string(server) + "_" + std::to_string(header);
+  return "ABX_CODEX_MCP_SECRET_" + std::to_string(server) + "_" + std::to_string(header);
 }
 
 sdk::Result<CodexMcpConfig> codexMcpConfig(const std::vector<McpServerSpec>& servers) {
+  // Server names become TOML keys of a dotted path, tool names list entries.
+  if (auto s = checkMcpNames(servers, "codex"); !s) return s;
   CodexMcpConfig config;
   for (std::size_t i = 0; i < servers.size(); ++i) {
     const McpServerSpec& server = servers[i];
-    if (!isTomlBareKey(server.name))
-      return sdk::Status::error(
-          "MCP server name '" + server.name + "' must match [A-Za-z0-9_-]{1,64} for codex",
-          "ValueError");
     std::vector<std::pair<std::string, std::string>> table;
     if (!server.url.empty()) {
       table.emplace_back("url", toml::string(server.url));

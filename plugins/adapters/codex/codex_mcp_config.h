@@ -22,15 +22,20 @@ struct CodexMcpConfig {
  * command server -> {command, args, enabled_tools}
  * enabled_tools only when allowed_tools is not empty. A later server with the
  * same name replaces an earlier one (per-turn servers after the definition's).
- * Error when a name is not [A-Za-z0-9_-]{1,64} (it is a TOML key in a dotted
- * path) or a server has neither url nor command.
+ * Error when a server or tool name is not [A-Za-z0-9_-]{1,64} (mcp_names.h;
+ * a server name is a TOML key in a dotted path) or a server has neither url
+ * nor command.
  */
 sdk::Result<CodexMcpConfig> codexMcpConfig(const std::vector<sdk::agents::McpServerSpec>& servers);
 
 /**
  * The env var carrying header @p header of server @p server (positions in
- * the list given to codexMcpConfig). Its ABX_CODEX_ prefix is what the
- * adapter keeps out of the shells codex's tools run (see codex_adapter.h).
+ * the list given to codexMcpConfig): ABX_CODEX_MCP_SECRET_<server>_<header>.
+ * Hidden from the shells codex's tools run twice over: its ABX_CODEX_ prefix
+ * is in the adapter's shell_environment_policy.exclude (codex_adapter.h), and
+ * "SECRET" is in codex's own default exclusion (*KEY*, *SECRET*, *TOKEN*),
+ * which applies wherever shell_environment_policy.ignore_default_excludes is
+ * false.
  */
 std::string mcpHeaderEnvName(std::size_t server, std::size_t header);
 

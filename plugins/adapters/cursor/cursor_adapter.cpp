@@ -6,6 +6,7 @@
 
 #include "cursor_mcp_file.h"
 #include "cursor_stream_parser.h"
+#include "mcp_names.h"
 
 namespace abx::plugins::adapters {
 
@@ -59,6 +60,8 @@ sdk::Result<Invocation> CursorAdapter::buildInvocation(const TurnContext& turn) 
 
   auto servers = spec.mcp_servers;
   servers.insert(servers.end(), turn.extra_mcp_servers.begin(), turn.extra_mcp_servers.end());
+  // Names become keys of .cursor/mcp.json, merged into the user's own file.
+  if (auto s = checkMcpNames(servers, "cursor"); !s) return s;
 
   Invocation inv;
   auto& argv = inv.argv;

@@ -1,6 +1,7 @@
 // QwenCodeAdapter: an agent definition + one turn -> a qwen command line.
 #include "qwen_code_adapter.h"
 
+#include "mcp_names.h"
 #include "qwen_settings_file.h"
 #include "qwen_stream_parser.h"
 
@@ -95,6 +96,8 @@ sdk::Result<Invocation> QwenCodeAdapter::buildInvocation(const TurnContext& turn
 
   auto servers = spec.mcp_servers;
   servers.insert(servers.end(), turn.extra_mcp_servers.begin(), turn.extra_mcp_servers.end());
+  // Names become settings keys and includeTools entries.
+  if (auto s = checkMcpNames(servers, "qwen-code"); !s) return s;
   QwenSettingsFile settings = buildQwenSettingsFile(servers);
   inv.files.push_back({kSettingsFile, settings.json, 0600});
   inv.env = {{"QWEN_TELEMETRY_ENABLED", "false"},

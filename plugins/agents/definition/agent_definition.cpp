@@ -332,8 +332,13 @@ class DefinitionReader {
           fail(join(server_path, "args"), "only allowed with command");
         server.args = stringList(*args, join(server_path, "args"));
       }
-      if (const auto* tools = value.find("allowed_tools"))
-        server.allowed_tools = stringList(*tools, join(server_path, "allowed_tools"));
+      if (const auto* tools = value.find("allowed_tools")) {
+        const std::string tools_path = join(server_path, "allowed_tools");
+        server.allowed_tools = stringList(*tools, tools_path);
+        for (std::size_t i = 0; i < server.allowed_tools.size(); ++i)
+          if (!isValidMcpToolName(server.allowed_tools[i]))
+            fail(indexed(tools_path, i), "tool name must match [A-Za-z0-9_-]{1,64}");
+      }
       spec.mcp_servers.push_back(std::move(server));
     }
   }

@@ -53,6 +53,12 @@ bool isValidMcpServerName(std::string_view name) {
   });
 }
 
+bool isValidMcpToolName(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return isAlnum(c) || c == '_' || c == '-';
+  });
+}
+
 bool isValidEnvName(std::string_view name) {
   if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
   return std::all_of(name.begin(), name.end(), [](char c) { return isAlnum(c) || c == '_'; });

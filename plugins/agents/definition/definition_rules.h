@@ -16,6 +16,12 @@ bool isValidAgentName(std::string_view name);
 bool isValidRuntimeName(std::string_view name);
 /** [A-Za-z0-9_-]{1,40}. */
 bool isValidMcpServerName(std::string_view name);
+/**
+ * An MCP tool name (allowed_tools entries): [A-Za-z0-9_-]{1,64}. Adapters join
+ * tool names into argv and config (Claude Code's comma-separated
+ * --allowedTools), so a ',' or ' ' in one would name another tool.
+ */
+bool isValidMcpToolName(std::string_view name);
 /** [A-Za-z_][A-Za-z0-9_]*. */
 bool isValidEnvName(std::string_view name);
 /** An HTTP header field name (RFC 9110 token). */

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <variant>
 
+#include "definition/definition_rules.h"
 #include "json_text.h"
 
 namespace abx::plugins::agents {
@@ -123,6 +124,69 @@ std::optional<WireError> readInput(const Object::Ptr& body, ResponsesRequest& r)
   return std::nullopt;
 }
 
+// allowed_tools: a list of tool names, or the SDK's filter {tool_names,
+// read_only}. Every name follows the definitions' rule (definition_rules.h).
+std::optional<WireError> readAllowedTools(const Object::Ptr& tool, const std::string& path,
+                                          std::vector<std::string>& out) {
+  if (!present(tool, "allowed_tools")) return std::nullopt;
+  std::string list_path = path + ".allowed_tools";
+  Array::Ptr names = tool->getArray("allowed_tools");
+  if (auto filter = tool->getObject("allowed_tools")) {
+    if (filter->optValue<bool>("read_only", false))
+      return bad(
+          "allowed_tools.read_only is not supported: agent runtimes cannot tell which MCP "
+          "tools only read.",
+          list_path + ".read_only", "unsupported_parameter");
+    list_path += ".tool_names";
+    names = filter->getArray("tool_names");
+    if (!names && present(filter, "tool_names"))
+      return bad("'tool_names' must be a list of tool names.", list_path);
+    if (!names) return std::nullopt;
+  }
+  if (!names) return bad("'allowed_tools' must be a list of tool names.", list_path);
+  for (std::size_t j = 0; j < names->size(); ++j) {
+    const auto name = names->get(static_cast<unsigned>(j));
+    const std::string item_path = list_path + "[" + std::to_string(j) + "]";
+    if (!name.isString() || !isValidMcpToolName(name.extract<std::string>()))
+      return bad("An MCP tool name must match [A-Za-z0-9_-]{1,64}.", item_path);
+    out.push_back(name.extract<std::string>());
+  }
+  return std::nullopt;
+}
+
+// One `mcp` tool: server_label and server_url checked as a definition's MCP
+// server would be, header names and values too.
+std::optional<WireError> readMcpTool(const Object::Ptr& tool, const std::string& path,
+                                     sdk::agents::McpServerSpec& server, Object::Ptr& shown) {
+  server.name = tool->optValue<std::string>("server_label", "");
+  server.url = tool->optValue<std::string>("server_url", "");
+  if (server.name.empty() || server.url.empty())
+    return bad("An 'mcp' tool needs server_label and server_url.", "tools");
+  if (!isValidMcpServerName(server.name))
+    return bad("server_label must match [A-Za-z0-9_-]{1,40}.", path + ".server_label");
+  if (auto problem = httpUrlProblem(server.url))
+    return bad("server_url " + *problem + ".", path + ".server_url");
+  shown = new Object(*tool);
+  if (present(tool, "headers")) {
+    auto headers = tool->getObject("headers");
+    if (!headers) return bad("'headers' must be an object of strings.", path + ".headers");
+    Object::Ptr masked = new Object;
+    for (const auto& name : headers->getNames()) {
+      const auto value = headers->get(name);
+      if (!isValidHeaderName(name) || !value.isString() ||
+          headerValueProblem(value.extract<std::string>()))
+        return bad("Header '" + name +
+                       "' must be a valid HTTP header name with a string value "
+                       "without CR, LF or NUL.",
+                   path + ".headers");
+      server.headers.push_back({name, value.extract<std::string>(), true});
+      masked->set(name, "***");
+    }
+    shown->set("headers", masked);
+  }
+  return readAllowedTools(tool, path, server.allowed_tools);
+}
+
 std::optional<WireError> readTools(const Object::Ptr& body, ResponsesRequest& r) {
   if (!present(body, "tools")) return std::nullopt;
   auto tools = body->getArray("tools");
@@ -138,22 +202,8 @@ std::optional<WireError> readTools(const Object::Ptr& body, ResponsesRequest& r)
                      "are passed through.",
                  "tools", "unsupported_parameter");
     sdk::agents::McpServerSpec server;
-    server.name = tool->optValue<std::string>("server_label", "");
-    server.url = tool->optValue<std::string>("server_url", "");
-    if (server.name.empty() || server.url.empty())
-      return bad("An 'mcp' tool needs server_label and server_url.", "tools");
-    Object::Ptr shown = new Object(*tool);
-    if (auto headers = tool->getObject("headers")) {
-      Object::Ptr masked = new Object;
-      for (const auto& name : headers->getNames()) {
-        server.headers.push_back({name, headers->optValue<std::string>(name, ""), true});
-        masked->set(name, "***");
-      }
-      shown->set("headers", masked);
-    }
-    if (auto allowed = tool->getArray("allowed_tools"))
-      for (std::size_t j = 0; j < allowed->size(); ++j)
-        server.allowed_tools.push_back(allowed->getElement<std::string>(static_cast<unsigned>(j)));
+    Object::Ptr shown;
+    if (auto e = readMcpTool(tool, "tools[" + std::to_string(i) + "]", server, shown)) return e;
     r.mcp_tools.push_back(std::move(server));
     echo->add(shown);
   }

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "definition_lock.h"
 #include "json_text.h"
 #include "openai_error.h"
 #include "response_object.h"
@@ -122,6 +123,9 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   auto parsed = parseResponsesRequest(r.body);
   if (auto* error = std::get_if<WireError>(&parsed)) return openAiError(*error);
   auto& req = std::get<ResponsesRequest>(parsed);
+  if (auto locked =
+          definitionLockRefusal(*ctx->catalog, {req.model, "model", !req.mcp_tools.empty(), false}))
+    return openAiError(*locked);
   std::string ignored;
   for (const auto& name : req.ignored_params) ignored += (ignored.empty() ? "" : ",") + name;
   auto withHeaders = [&](sdk::Response response) {

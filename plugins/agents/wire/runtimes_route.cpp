@@ -51,6 +51,9 @@ Health check(const sdk::agents::AgentAdapter& adapter, const std::vector<std::st
   sdk::SpawnOptions options;
   options.argv = argv;
   options.env = env;
+  // Not the server's working directory: a CLI must not pick up project
+  // settings (.qwen/, .codex/, ...) a caller planted there.
+  options.cwd = "/";
   options.stdin_pipe = false;
   sdk::RunLimits limits;
   limits.timeout = kHealthTimeout;

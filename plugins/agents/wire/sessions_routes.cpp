@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "definition_lock.h"
 #include "json_text.h"
 #include "openai_error.h"
 #include "runtime/id_factory.h"
@@ -177,10 +178,17 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
   auto body = parseBody(r.body, error);
   if (!body) return openAiError(*error);
   std::string model = body->optValue<std::string>("agent_id", "");
-  if (auto agent = body->getObject("agent"); agent && model.empty())
+  std::string model_param = "agent_id";
+  if (auto agent = body->getObject("agent"); agent && model.empty()) {
     model = agent->optValue<std::string>("model", "");
+    model_param = "agent.model";
+  }
   if (model.empty())
     return openAiError({400, "Give agent_id or agent.model.", "invalid_request", "agent_id"});
+  const auto asked_vaults = body->getArray("vault_ids");
+  if (auto locked = definitionLockRefusal(
+          *ctx->catalog, {model, model_param, false, asked_vaults && asked_vaults->size() > 0}))
+    return openAiError(*locked);
   std::string why;
   if (!ctx->catalog->resolve(model, why))
     return openAiError({404, why, "model_not_found", "agent_id"});

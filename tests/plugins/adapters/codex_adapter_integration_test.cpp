@@ -120,7 +120,7 @@ TEST(AdapterCodex, ResponsesTurnsResumeTheThreadWithPerTurnUsage) {
     EXPECT_THAT(argv.str(), Not(HasSubstr(kHeaderSecret)));
     auto env = call->getObject("env");
     EXPECT_EQ(env->getValue<std::string>("ABX_CODEX_PROVIDER_API_KEY"), kProviderKey);
-    EXPECT_EQ(env->getValue<std::string>("ABX_CODEX_MCP_HEADER_0_0"),
+    EXPECT_EQ(env->getValue<std::string>("ABX_CODEX_MCP_SECRET_0_0"),
               std::string("Bearer ") + kHeaderSecret);
     EXPECT_FALSE(env->has("ABX_SERVER_TOKEN"));
   }

@@ -332,6 +332,20 @@ TEST(AgentDefinition, McpAllowedTools) {
   EXPECT_EQ(r.spec.mcp_servers[0].allowed_tools, (std::vector<std::string>{"read", "write"}));
 }
 
+// Tool names are joined into argv (Claude Code's comma-separated
+// --allowedTools): a comma or a space would name another tool.
+TEST(AgentDefinition, McpAllowedToolNamesFollowTheNameRule) {
+  auto r = fromYaml(
+      "name: a\nruntime: codex\nmcp_servers: {m: {command: x, allowed_tools: [read, \"t,Bash\", "
+      "\"t Bash\", \"a.b\"]}}\n");
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(errorAt(r, "mcp_servers.m.allowed_tools[0]"), "");
+  EXPECT_NE(errorAt(r, "mcp_servers.m.allowed_tools[1]").find("[A-Za-z0-9_-]{1,64}"),
+            std::string::npos);
+  EXPECT_NE(errorAt(r, "mcp_servers.m.allowed_tools[2]"), "");
+  EXPECT_NE(errorAt(r, "mcp_servers.m.allowed_tools[3]"), "");
+}
+
 TEST(AgentDefinition, PermissionsValues) {
   EXPECT_EQ(fromYaml("name: a\nruntime: c\npermissions: read_only\n").spec.permissions,
             Permissions::read_only);

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "agent_catalog.h"
+#include "catalog_test_support.h"
 #include "definition/agent_definition.h"
 #include "definition/public_view.h"
 #include "runtime/mcp_bearer.h"
@@ -122,41 +123,6 @@ TEST(CredentialRefs, ApplyFillsEverySlotAndMakesBearerTokensAnAuthorizationValue
   EXPECT_THAT(*gone, HasSubstr("'cred_git'"));
   EXPECT_THAT(*gone, HasSubstr("workspace.git.token"));
 }
-
-class OneAdapter final : public sdk::agents::AgentAdapter {
- public:
-  std::string name() const override { return "fake"; }
-  std::string binary() const override { return "fake-cli"; }
-  sdk::agents::AdapterCapabilities capabilities() const override { return {}; }
-  std::vector<std::string> validate(const sdk::agents::AgentSpec&) const override { return {}; }
-  sdk::Result<sdk::agents::Invocation> buildInvocation(
-      const sdk::agents::TurnContext&) const override {
-    return sdk::agents::Invocation{};
-  }
-  std::unique_ptr<sdk::agents::EventParser> newParser(
-      const sdk::agents::TurnContext&) const override {
-    return nullptr;
-  }
-  sdk::agents::EnvList credentialEnv(const sdk::agents::AgentSpec&) const override { return {}; }
-};
-
-class OneAdapterRegistry final : public sdk::ServiceRegistry {
- public:
-  sdk::Status provideRaw(std::string_view, std::string_view, void*) override {
-    return sdk::Status::ok();
-  }
-  void* findRaw(std::string_view id, std::string_view) const override {
-    return id == sdk::agents::AgentAdapter::kServiceId ? const_cast<OneAdapter*>(&adapter_)
-                                                       : nullptr;
-  }
-  std::vector<std::pair<std::string, void*>> allRaw(std::string_view id) const override {
-    if (id != sdk::agents::AgentAdapter::kServiceId) return {};
-    return {{"fake", const_cast<OneAdapter*>(&adapter_)}};
-  }
-
- private:
-  OneAdapter adapter_;
-};
 
 TEST(CredentialRefs, TheCatalogResolvesThemOnEveryResolveSoRotationAndDeletionShow) {
   auto parsed = parseAgentDefinitionBody(

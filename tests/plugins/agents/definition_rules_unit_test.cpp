@@ -34,6 +34,16 @@ TEST(DefinitionRules, McpServerNames) {
   EXPECT_FALSE(isValidMcpServerName(""));
 }
 
+TEST(DefinitionRules, McpToolNames) {
+  EXPECT_TRUE(isValidMcpToolName("read_file"));
+  EXPECT_TRUE(isValidMcpToolName("list-dir-2"));
+  EXPECT_TRUE(isValidMcpToolName(std::string(64, 't')));
+  for (std::string name :
+       {std::string(65, 't'), std::string(), std::string("t,Bash"), std::string("t Bash"),
+        std::string("a.b"), std::string("Bash(*)"), std::string("t\nx")})
+    EXPECT_FALSE(isValidMcpToolName(name)) << name;
+}
+
 TEST(DefinitionRules, EnvNameSyntax) {
   EXPECT_EQ(envNameProblem("LOG_LEVEL", EnvKind::env), std::nullopt);
   EXPECT_EQ(envNameProblem("_x9", EnvKind::secret), std::nullopt);

@@ -109,6 +109,47 @@ TEST(ResponsesRequest, RefusesWhatAnAgentRuntimeCannotHonour) {
   EXPECT_EQ(refusal(R"({"model":"m","input":"x","tools":[{"type":"mcp"}]})").param, "tools");
 }
 
+std::string mcpTool(const std::string& fields) {
+  return R"({"model":"m","input":"x","tools":[{"type":"mcp","server_label":"docs",)"
+         R"("server_url":"https://mcp.example/mcp")" +
+         fields + "}]}";
+}
+
+// Names reach adapters that join them into argv (Claude Code's comma-separated
+// --allowedTools): the same rule as a definition's MCP servers and tools.
+TEST(ResponsesRequest, McpNamesUrlsAndHeadersFollowTheDefinitionRules) {
+  auto r = parse(mcpTool(R"(,"allowed_tools":["read_file","list-dir"])"));
+  ASSERT_EQ(r.mcp_tools.size(), 1u);
+  EXPECT_EQ(r.mcp_tools[0].allowed_tools, (std::vector<std::string>{"read_file", "list-dir"}));
+  auto filter = parse(mcpTool(R"(,"allowed_tools":{"tool_names":["search"],"read_only":false})"));
+  EXPECT_EQ(filter.mcp_tools[0].allowed_tools, std::vector<std::string>{"search"});
+
+  const std::pair<std::string, std::string> bad[] = {
+      {R"(,"allowed_tools":["ok","t,Bash"])", "tools[0].allowed_tools[1]"},
+      {R"(,"allowed_tools":["t Bash"])", "tools[0].allowed_tools[0]"},
+      {R"(,"allowed_tools":[7])", "tools[0].allowed_tools[0]"},
+      {R"(,"allowed_tools":"t")", "tools[0].allowed_tools"},
+      {R"j(,"allowed_tools":{"tool_names":["Bash(*)"]})j", "tools[0].allowed_tools.tool_names[0]"},
+      {R"(,"allowed_tools":{"tool_names":"t"})", "tools[0].allowed_tools.tool_names"},
+      {R"(,"allowed_tools":{"read_only":true})", "tools[0].allowed_tools.read_only"},
+      {R"(,"headers":{"X-A\r\nInjected":"v"})", "tools[0].headers"},
+      {R"(,"headers":{"X-A":"v\r\nInjected: 1"})", "tools[0].headers"},
+      {R"(,"headers":{"X-A":1})", "tools[0].headers"},
+      {R"(,"headers":"X-A: v")", "tools[0].headers"},
+  };
+  for (const auto& [fields, param] : bad) {
+    auto e = refusal(mcpTool(fields));
+    EXPECT_EQ(e.status, 400) << fields;
+    EXPECT_EQ(e.param, param) << fields;
+  }
+  auto label = refusal(R"({"model":"m","input":"x","tools":[{"type":"mcp",)"
+                       R"("server_label":"m,Bash","server_url":"https://mcp.example/mcp"}]})");
+  EXPECT_EQ(label.param, "tools[0].server_label");
+  auto url = refusal(R"({"model":"m","input":"x","tools":[{"type":"mcp",)"
+                     R"("server_label":"m","server_url":"file:///etc/passwd"}]})");
+  EXPECT_EQ(url.param, "tools[0].server_url");
+}
+
 Item item(std::string id, std::string type, std::string text = {}) {
   Item i;
   i.id = std::move(id);

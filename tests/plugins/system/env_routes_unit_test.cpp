@@ -81,20 +81,29 @@ TEST_F(EnvRoutes, PostIsAllOrNothing) {
     EXPECT_EQ(env.set_calls, 0) << body;
   };
   check(R"({"vars":{"A":"1","PATH":"/evil"}})", 403,
-        R"({"error":"Cannot overwrite protected variable(s): PATH","type":"PermissionError"})");
+        R"({"error":"Cannot overwrite protected variable(s): PATH","type":"PermissionError",)"
+        R"("code":"env_protected"})");
   check(R"({"vars":{"A":"1","ABX_SERVER_BASE_DIR":"/"}})", 403,
         R"({"error":"Cannot overwrite protected variable(s): ABX_SERVER_BASE_DIR",)"
-        R"("type":"PermissionError"})");
+        R"("type":"PermissionError","code":"env_protected"})");
+  check(R"({"vars":{"A":"1","LD_PRELOAD":"x","https_proxy":"http://evil"}})", 403,
+        R"({"error":"Cannot overwrite protected variable(s): LD_PRELOAD, https_proxy",)"
+        R"("type":"PermissionError","code":"env_protected"})");
   check(R"({"vars":{"A":"1","B":2}})", 400,
         R"({"error":"Value of 'B' must be a string","type":"ValueError"})");
   check(R"({"vars":["A"]})", 400, R"({"error":"'vars' must be an object","type":"ValueError"})");
   sdk::EndpointPolicy policy;
-  policy.params.deny_vars = std::vector<std::string>{"LD_*"};
-  auto r = post(R"({"vars":{"A":"1","LD_PRELOAD":"x"}})", &policy);
+  policy.params.deny_vars = std::vector<std::string>{"DEBUG_*"};
+  auto r = post(R"({"vars":{"A":"1","DEBUG_LEVEL":"x"}})", &policy);
   EXPECT_EQ(r.status, 403);
   EXPECT_EQ(r.body,
-            R"({"error":"Variable(s) not allowed by policy: LD_PRELOAD","type":"PermissionError",)"
+            R"({"error":"Variable(s) not allowed by policy: DEBUG_LEVEL","type":"PermissionError",)"
             R"("code":"env_var_denied"})");
+  policy.params.env_deny = std::vector<std::string>{"AWS_*"};
+  r = post(R"({"vars":{"A":"1","AWS_PROFILE":"x"}})", &policy);
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(r.body, R"({"error":"Cannot overwrite protected variable(s): AWS_PROFILE",)"
+                    R"("type":"PermissionError","code":"env_protected"})");
   EXPECT_EQ(env.set_calls, 0);
 }
 

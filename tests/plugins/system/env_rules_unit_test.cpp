@@ -126,7 +126,7 @@ TEST(EnvUpdate, ProtectedAndHostRefusedNamesAre403ListingAllOfThem) {
   EXPECT_EQ(r.status, 403);
   EXPECT_EQ(r.type, "PermissionError");
   EXPECT_EQ(r.message, "Cannot overwrite protected variable(s): ABX_SERVER_TOKEN, PATH, SHELL");
-  EXPECT_EQ(r.code, "");
+  EXPECT_EQ(r.code, "env_protected");
 
   auto host = [](std::string_view n) { return n.starts_with("ABX_SERVER_") || n == "CI_TOKEN"; };
   auto h = refusal(R"({"vars":{"CI_TOKEN":"x","ABX_SERVER_BASE_DIR":"/","A":"1"}})", {}, host);
@@ -141,12 +141,12 @@ TEST(EnvUpdate, BadInputIsReportedBeforePermissions) {
 
 TEST(EnvUpdate, PolicyDeniedNamesAre403WithACode) {
   sdk::Params params;
-  params.deny_vars = std::vector<std::string>{"LD_*"};
-  auto r = refusal(R"({"vars":{"LD_PRELOAD":"/x.so","A":"1"}})", params);
+  params.deny_vars = std::vector<std::string>{"DEBUG_*"};
+  auto r = refusal(R"({"vars":{"DEBUG_LEVEL":"9","A":"1"}})", params);
   EXPECT_EQ(r.status, 403);
   EXPECT_EQ(r.type, "PermissionError");
   EXPECT_EQ(r.code, "env_var_denied");
-  EXPECT_EQ(r.message, "Variable(s) not allowed by policy: LD_PRELOAD");
+  EXPECT_EQ(r.message, "Variable(s) not allowed by policy: DEBUG_LEVEL");
   params.allow_vars = std::vector<std::string>{"APP_*"};
   EXPECT_EQ(refusal(R"({"vars":{"A":"1"}})", params).code, "env_var_denied");
   EXPECT_EQ(accepted(R"({"vars":{"APP_X":"1"}})", params), (Updates{{"APP_X", "1"}}));

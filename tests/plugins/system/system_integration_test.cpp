@@ -140,29 +140,25 @@ TEST(SystemPlugin, EnvNeverShowsSecretsEvenWhenNamed) {
 
 TEST(SystemPlugin, EnvSetAppliesToChildrenStartedAfterwards) {
   ServerProcess server(options());
-  const std::string prefix = server.dir() + "/empty-npm-prefix";
-  std::filesystem::create_directories(prefix + "/lib/node_modules");
-
-  // npm lists the real global prefix first...
-  auto before = get(server, "/packages?manager=npm");
-  ASSERT_EQ(before.status, 200) << before.body;
-  EXPECT_THAT(before.body, HasSubstr(R"({"name":"npm","version":")"));
-
-  auto set = post(server, "/env",
-                  R"({"vars":{"npm_config_prefix":")" + prefix +
-                      R"(","ABX_IT_NEW":"v1","MY_NEW_SECRET":"s3cr3t-value"}})");
+  EXPECT_THAT(post(server, "/commands/show-env", "{}").body, Not(HasSubstr("ABX_IT_NEW=")));
+  auto set = post(server, "/env", R"({"vars":{"ABX_IT_NEW":"v1","MY_NEW_SECRET":"s3cr3t-value"}})");
   ASSERT_EQ(set.status, 200) << set.body;
-  EXPECT_EQ(set.body, R"({"updated":["ABX_IT_NEW","MY_NEW_SECRET","npm_config_prefix"]})");
-
-  // ...and the empty prefix after POST /env: the child saw the new variable.
-  auto after = get(server, "/packages?manager=npm");
-  ASSERT_EQ(after.status, 200) << after.body;
-  EXPECT_EQ(after.body, R"({"manager":"npm","packages":[]})");
+  EXPECT_EQ(set.body, R"({"updated":["ABX_IT_NEW","MY_NEW_SECRET"]})");
+  EXPECT_THAT(post(server, "/commands/show-env", "{}").body, HasSubstr("ABX_IT_NEW=v1"));
 
   EXPECT_EQ(get(server, "/env?filter=ABX_IT_NEW").body, R"({"variables":{"ABX_IT_NEW":"v1"}})");
   // Sensitive names may be set; they are never shown.
   EXPECT_EQ(get(server, "/env?filter=MY_NEW_SECRET").body, R"({"variables":{}})");
   EXPECT_THAT(get(server, "/env").body, Not(HasSubstr("s3cr3t-value")));
+
+  // Package manager configuration is protected: GET /packages keeps its answer.
+  const std::string prefix = server.dir() + "/empty-npm-prefix";
+  auto refused = post(server, "/env", R"({"vars":{"npm_config_prefix":")" + prefix + R"("}})");
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_THAT(refused.body, HasSubstr(R"("code":"env_protected")"));
+  auto npm = get(server, "/packages?manager=npm");
+  ASSERT_EQ(npm.status, 200) << npm.body;
+  EXPECT_THAT(npm.body, HasSubstr(R"({"name":"npm","version":")"));
 }
 
 // The commands plugin builds its children's environment from a fixed PATH,
@@ -182,7 +178,7 @@ TEST(SystemPlugin, EnvSetRefusalsChangeNothing) {
   ServerProcess server(
       options("auth:\n  tokens:\n"
               "    - {id: admin, token_env: ADMIN_AUTH, scopes: [\"*\"]}\n"
-              "endpoints:\n  env_set: {params: {deny_vars: [\"LD_*\"]}}\n",
+              "endpoints:\n  env_set: {params: {deny_vars: [\"LD_*\", \"LOG_*\"]}}\n",
               {{"ADMIN_AUTH", "admin-auth-123"}}));
   const Headers admin = {{"X-Access-Token", "admin-auth-123"}};
   auto expect = [&](const std::string& body, int status, const std::string& answer) {
@@ -191,20 +187,24 @@ TEST(SystemPlugin, EnvSetRefusalsChangeNothing) {
     EXPECT_EQ(r.body, answer) << body;
   };
   expect(R"({"vars":{"ABX_IT_A":"1","PATH":"/evil"}})", 403,
-         R"({"error":"Cannot overwrite protected variable(s): PATH","type":"PermissionError"})");
+         R"({"error":"Cannot overwrite protected variable(s): PATH","type":"PermissionError",)"
+         R"("code":"env_protected"})");
   expect(R"({"vars":{"ABX_IT_A":"1","HOME":"/x","USER":"x","SHELL":"x","ABX_SERVER_TOKEN":"x"}})",
          403,
          R"({"error":"Cannot overwrite protected variable(s): ABX_SERVER_TOKEN, HOME, SHELL, )"
-         R"(USER","type":"PermissionError"})");
+         R"(USER","type":"PermissionError","code":"env_protected"})");
   expect(R"({"vars":{"ABX_IT_A":"1","ABX_SERVER_BASE_DIR":"/"}})", 403,
          R"({"error":"Cannot overwrite protected variable(s): ABX_SERVER_BASE_DIR",)"
-         R"("type":"PermissionError"})");
+         R"("type":"PermissionError","code":"env_protected"})");
   // The policy's token_env name is the server's secret too.
   expect(R"({"vars":{"ABX_IT_A":"1","ADMIN_AUTH":"mine"}})", 403,
          R"({"error":"Cannot overwrite protected variable(s): ADMIN_AUTH",)"
-         R"("type":"PermissionError"})");
+         R"("type":"PermissionError","code":"env_protected"})");
   expect(R"({"vars":{"ABX_IT_A":"1","LD_PRELOAD":"/x.so"}})", 403,
-         R"({"error":"Variable(s) not allowed by policy: LD_PRELOAD","type":"PermissionError",)"
+         R"({"error":"Cannot overwrite protected variable(s): LD_PRELOAD",)"
+         R"("type":"PermissionError","code":"env_protected"})");
+  expect(R"({"vars":{"ABX_IT_A":"1","LOG_LEVEL":"debug"}})", 403,
+         R"({"error":"Variable(s) not allowed by policy: LOG_LEVEL","type":"PermissionError",)"
          R"("code":"env_var_denied"})");
   expect(R"({"vars":["ABX_IT_A"]})", 400,
          R"({"error":"'vars' must be an object","type":"ValueError"})");

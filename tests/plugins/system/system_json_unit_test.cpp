@@ -94,7 +94,7 @@ TEST(PythonVersion, ProbeOfAMissingInterpreterIsNull) {
 
 TEST(PackageList, ArgvPerManager) {
   EXPECT_EQ(packageListArgv("pip"),
-            (std::vector<std::string>{"python3", "-m", "pip", "list", "--format=json"}));
+            (std::vector<std::string>{"python3", "-I", "-m", "pip", "list", "--format=json"}));
   EXPECT_EQ(packageListArgv("npm"),
             (std::vector<std::string>{"npm", "ls", "-g", "--json", "--depth=0"}));
   EXPECT_FALSE(packageListArgv("foo"));

@@ -56,6 +56,20 @@ TEST_F(SystemRoutes, PackagesRunTheManagerFoundInTheChildPath) {
   EXPECT_EQ(npm.body, R"({"manager":"npm","packages":[{"name":"left-pad","version":"1.3.0"}]})");
 }
 
+// A pip package or .npmrc planted in the server's working directory must not
+// be what answers: every probe runs in "/", pip in an isolated python3.
+TEST_F(SystemRoutes, ProbesRunInTheNeutralDirectoryWithAnIsolatedPython) {
+  tool("python3", R"sh(printf '[{"name":"%s","version":"%s"}]' "$(pwd)" "$*")sh");
+  tool("npm", R"sh(printf '{"dependencies":{"%s":{"version":"%s"}}}' "$(pwd)" "$*")sh");
+  EXPECT_EQ(packages("pip").body, R"({"manager":"pip","packages":[)"
+                                  R"({"name":"/","version":"-I -m pip list --format=json"}]})");
+  EXPECT_EQ(packages("npm").body,
+            R"({"manager":"npm","packages":[{"name":"/","version":"ls -g --json --depth=0"}]})");
+  tool("python3", R"sh(test "$(pwd)" = / && test "$1" = -I && echo 'Python 3.42.0')sh");
+  EXPECT_THAT(systemInfo(state, makeRequest("GET", "/system/info")).body,
+              HasSubstr(R"("python_version":"3.42.0")"));
+}
+
 TEST_F(SystemRoutes, UnknownManagerIs400) {
   auto r = packages("foo");
   EXPECT_EQ(r.status, 400);

@@ -243,6 +243,39 @@ TEST(ClaudeCodeAdapter, PerTurnMcpServerReplacesTheDefinitionsOfTheSameName) {
   EXPECT_THAT(inv->argv, Not(Contains(HasSubstr("mcp__docs__search"))));
 }
 
+// --allowedTools is one comma-separated list: a name with ',' or ' ' in it
+// would pre-approve another tool (Bash) for a workspace_write agent.
+TEST(ClaudeCodeAdapter, McpNamesThatWouldAddAToolAreAnError) {
+  ClaudeCodeAdapter adapter(true);
+  AgentSpec spec = plainSpec(Permissions::workspace_write);
+  for (auto [server, tool] : {std::pair<std::string, std::string>{"m", "t,Bash"},
+                              {"m", "t Bash"},
+                              {"m", "t(Bash)"},
+                              {"m,Bash", "t"},
+                              {"m__x", ""},
+                              {"", "t"},
+                              {std::string(65, 'm'), "t"}}) {
+    TurnContext turn = turnOf(spec, false);
+    McpServerSpec extra;
+    extra.name = server;
+    extra.url = "http://127.0.0.1:9/mcp";
+    extra.allowed_tools = {tool};
+    turn.extra_mcp_servers = {extra};
+    auto inv = adapter.buildInvocation(turn);
+    ASSERT_FALSE(inv.isOk()) << server << " / " << tool;
+    EXPECT_THAT(inv.status().message(), HasSubstr("[A-Za-z0-9_-]{1,64}"));
+  }
+  TurnContext turn = turnOf(spec, false);
+  McpServerSpec fine;
+  fine.name = "m-1";
+  fine.url = "http://127.0.0.1:9/mcp";
+  fine.allowed_tools = {"t_1", "T-2"};
+  turn.extra_mcp_servers = {fine};
+  auto inv = adapter.buildInvocation(turn);
+  ASSERT_TRUE(inv.isOk()) << inv.status().message();
+  EXPECT_THAT(inv->argv, Contains("mcp__m-1__t_1,mcp__m-1__T-2"));
+}
+
 TEST(ClaudeMcpConfig, CollidingEnvNamesGetASuffix) {
   McpServerSpec a;
   a.name = "my-docs";

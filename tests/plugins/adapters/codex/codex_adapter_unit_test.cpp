@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -245,8 +246,8 @@ TEST(CodexAdapter, TurnInstructionsFollowTheDefinitionsAndEffortAndTurnMcpAreAdd
   EXPECT_THAT(inv->argv, Contains("model_reasoning_effort=\"high\""));
   EXPECT_THAT(inv->argv, Contains("mcp_servers.search={\"url\" = \"http://127.0.0.1:7777/mcp\", "
                                   "\"env_http_headers\" = {\"X-Key\" = "
-                                  "\"ABX_CODEX_MCP_HEADER_2_0\"}}"));
-  EXPECT_THAT(inv->env, Contains(Pair("ABX_CODEX_MCP_HEADER_2_0", "per-turn-secret-3")));
+                                  "\"ABX_CODEX_MCP_SECRET_2_0\"}}"));
+  EXPECT_THAT(inv->env, Contains(Pair("ABX_CODEX_MCP_SECRET_2_0", "per-turn-secret-3")));
   for (const auto& a : inv->argv) EXPECT_THAT(a, Not(HasSubstr("per-turn-secret-3")));
 
   // Only the turn's instructions when the definition has none.
@@ -278,6 +279,55 @@ TEST(CodexAdapter, ProviderKeyAndHeaderVariablesAreHiddenFromToolShells) {
   EXPECT_THAT(CodexAdapter().buildInvocation(turnOf(direct, true))->argv,
               Contains("shell_environment_policy.exclude=[\"ABX_CODEX_*\", \"OPENAI_API_KEY\", "
                        "\"CODEX_API_KEY\"]"));
+}
+
+// Every variable the adapter puts into codex's environment for a credential
+// or an MCP header is hidden from codex's tool shells by both rules: the
+// adapter's shell_environment_policy.exclude and codex's own default
+// exclusion of names containing KEY, SECRET or TOKEN (any case).
+TEST(CodexAdapter, EveryCredentialAndHeaderVariableMatchesBothExclusions) {
+  AgentSpec spec = fullSpec(Permissions::full_access);
+  TurnContext turn = turnOf(spec, false);
+  McpServerSpec turn_server;
+  turn_server.name = "search";
+  turn_server.url = "http://127.0.0.1:7777/mcp";
+  turn_server.headers = {McpHeader{"Cookie", "per-turn-cookie-4", true}};
+  turn.extra_mcp_servers = {turn_server};
+  auto inv = CodexAdapter().buildInvocation(turn);
+  ASSERT_TRUE(inv.isOk());
+  EnvList added = inv->env;
+  for (const auto& entry : CodexAdapter().credentialEnv(spec)) added.push_back(entry);
+  AgentSpec direct = plainSpec(Permissions::full_access);
+  direct.provider.api_key = "sk-direct";
+  for (const auto& entry : CodexAdapter().credentialEnv(direct)) added.push_back(entry);
+  ASSERT_THAT(added, SizeIs(6));  // 3 headers, the abx provider key, OPENAI_/CODEX_API_KEY
+  auto codexDefaultExcludes = [](std::string name) {
+    for (auto& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return name.find("KEY") != std::string::npos || name.find("SECRET") != std::string::npos ||
+           name.find("TOKEN") != std::string::npos;
+  };
+  for (const auto& [name, value] : added) {
+    EXPECT_TRUE(codexDefaultExcludes(name)) << name;
+    EXPECT_TRUE(name.starts_with("ABX_CODEX_") || name == "OPENAI_API_KEY" ||
+                name == "CODEX_API_KEY")
+        << name;
+  }
+  EXPECT_THAT(inv->env, Contains(Pair("ABX_CODEX_MCP_SECRET_2_0", "per-turn-cookie-4")));
+}
+
+// A tool name joins a list and a server name a dotted TOML key: both follow
+// [A-Za-z0-9_-]{1,64} (mcp_names.h) whatever the wire let through.
+TEST(CodexAdapter, BadTurnMcpToolNameIsAnError) {
+  AgentSpec spec = plainSpec(Permissions::full_access);
+  TurnContext turn = turnOf(spec, false);
+  McpServerSpec bad;
+  bad.name = "m";
+  bad.url = "http://127.0.0.1:1/mcp";
+  bad.allowed_tools = {"ok", "t,Bash"};
+  turn.extra_mcp_servers = {bad};
+  auto inv = CodexAdapter().buildInvocation(turn);
+  ASSERT_FALSE(inv.isOk());
+  EXPECT_THAT(inv.status().message(), HasSubstr("'t,Bash'"));
 }
 
 TEST(CodexAdapter, BadTurnMcpServerNameIsAnError) {

@@ -279,6 +279,19 @@ TEST_F(CursorAdapterTest, NoRepositoryNoExclude) {
 
 // ------------------------------------------------------ the rest of the API
 
+TEST_F(CursorAdapterTest, UnsafeMcpNamesAreAnErrorAndWriteNoFile) {
+  AgentSpec s = spec();
+  auto t = turn(s);
+  McpServerSpec extra;
+  extra.name = "docs\",\"x";
+  extra.url = "http://127.0.0.1:7000/mcp";
+  t.extra_mcp_servers = {extra};
+  auto inv = CursorAdapter().buildInvocation(t);
+  ASSERT_FALSE(inv.isOk());
+  EXPECT_THAT(inv.status().message(), HasSubstr("[A-Za-z0-9_-]{1,64}"));
+  EXPECT_FALSE(fs::exists(mcpFile()));
+}
+
 TEST(CursorAdapter, NamesCapabilitiesAndValidation) {
   CursorAdapter adapter;
   EXPECT_EQ(adapter.name(), "cursor");

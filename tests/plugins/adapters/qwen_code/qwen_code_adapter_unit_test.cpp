@@ -272,6 +272,19 @@ TEST(QwenCodeAdapter, NeedsATurnDirectory) {
   EXPECT_FALSE(QwenCodeAdapter().buildInvocation(turn).isOk());
 }
 
+TEST(QwenCodeAdapter, UnsafeMcpNamesAreAnError) {
+  AgentSpec spec = baseSpec();
+  auto turn = turnFor(spec);
+  McpServerSpec extra;
+  extra.name = "events";
+  extra.url = "http://127.0.0.1:7000/mcp";
+  extra.allowed_tools = {"t,run_shell_command"};
+  turn.extra_mcp_servers = {extra};
+  auto inv = QwenCodeAdapter().buildInvocation(turn);
+  ASSERT_FALSE(inv.isOk());
+  EXPECT_THAT(inv.status().message(), HasSubstr("'t,run_shell_command'"));
+}
+
 TEST(QwenCodeAdapter, ClassifiesTheRealFailures) {
   QwenCodeAdapter adapter;
   // stderr + the reported error of transcripts/qwen/auth-error.

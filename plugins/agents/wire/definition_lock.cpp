@@ -1,0 +1,28 @@
+#include "definition_lock.h"
+
+namespace abx::plugins::agents {
+namespace {
+
+WireError locked(std::string message, std::string param) {
+  return WireError{403,
+                   std::move(message) +
+                       " This server runs only its configured agent definitions, as configured "
+                       "(ABX_AGENTS_LOCK_DEFINITIONS=1).",
+                   "definitions_locked", std::move(param)};
+}
+
+}  // namespace
+
+std::optional<WireError> definitionLockRefusal(const AgentCatalog& catalog,
+                                               const LockedRequest& request) {
+  if (!catalog.locked()) return std::nullopt;
+  if (!catalog.definition(request.model))
+    return locked("'" + request.model + "' is not a configured agent.", request.model_param);
+  if (request.adds_mcp_servers)
+    return locked("Request-level MCP servers (tools of type 'mcp') are not accepted.", "tools");
+  if (request.adds_vaults)
+    return locked("Sessions cannot add vault credentials (vault_ids).", "vault_ids");
+  return std::nullopt;
+}
+
+}  // namespace abx::plugins::agents
