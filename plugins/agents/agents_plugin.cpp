@@ -158,6 +158,7 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   // which /v1/agents/{id} would otherwise shadow.
   agents_context_ = std::make_shared<AgentsRoutesContext>();
   agents_context_->catalog = catalog_.get();
+  agents_context_->vaults = vaults_.get();
   agents_context_->host_redactor = &host.redactor();
   agents_context_->log = &host.log();
   const auto lock = env("ABX_AGENTS_LOCK_DEFINITIONS").value_or("0");

@@ -1,6 +1,7 @@
 #include "ws_auth.h"
 
 #include "abx/sdk/json.h"
+#include "terminal_owner.h"
 
 namespace abx::plugins::terminal {
 namespace {
@@ -14,11 +15,12 @@ HandshakeVerdict refuse(int status, std::string body) {
   return v;
 }
 
-HandshakeVerdict allow(std::string caller) {
+HandshakeVerdict allow(std::string caller, bool admin) {
   HandshakeVerdict v;
   v.allowed = true;
   v.status = 101;
   v.caller = std::move(caller);
+  v.admin = admin;
   return v;
 }
 
@@ -43,13 +45,16 @@ HandshakeVerdict authorizeHandshake(const sdk::HostContext& host, TicketStore& t
         break;
       }
     }
-    if (!missing_scope) return allow(who->id);
+    if (!missing_scope) return allow(who->id, who->hasScope(kAdminScope));
   } else if (who.status().message().starts_with("ambiguous")) {
     return refuse(400, "{\"error\":" + sdk::jsonQuote(who.status().message()) +
                            R"(,"type":"AuthError","code":"ambiguous_credentials"})");
   }
 
-  if (ticket && session_id && tickets.consume(*ticket, *session_id)) return allow("ticket");
+  // A ticket vouches for its one session only: never for admin's reach.
+  if (ticket && session_id)
+    if (auto issued_to = tickets.consume(*ticket, *session_id))
+      return allow(std::move(*issued_to), false);
 
   if (missing_scope)
     return refuse(403, "{\"error\":" +

@@ -6,7 +6,9 @@
 //   3. a ticket from POST /pty/sessions for this session (60 s, single use).
 // An open server (no token configured) authenticates everyone as anonymous
 // with "*", so no ticket is needed. Otherwise 401 (403 for a known caller
-// lacking a scope, 400 for ambiguous credentials).
+// lacking a scope, 400 for ambiguous credentials). The verdict names the
+// caller and whether it holds `admin`, for the owner check (terminal_owner.h) where
+// the session is looked up.
 #pragma once
 
 #include <optional>
@@ -24,7 +26,8 @@ struct HandshakeVerdict {
   bool allowed = false;
   int status = 401;   /**< when refused */
   std::string body;   /**< JSON error body when refused */
-  std::string caller; /**< identity id, or "ticket" */
+  std::string caller; /**< identity id (for a ticket: the identity it was issued to) */
+  bool admin = false; /**< the caller holds `admin` (never through a ticket) */
 };
 
 HandshakeVerdict authorizeHandshake(const sdk::HostContext& host, TicketStore& tickets,

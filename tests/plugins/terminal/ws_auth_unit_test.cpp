@@ -52,6 +52,19 @@ TEST_F(WsAuth, TokenHeaderWithTheScope) {
   auto v = judge(kToken, "abc", std::nullopt);
   EXPECT_TRUE(v.allowed);
   EXPECT_EQ(v.caller, "ops");
+  EXPECT_FALSE(v.admin);
+}
+
+TEST_F(WsAuth, TheVerdictSaysWhetherTheCallerHoldsAdmin) {
+  caller.scopes = {"terminal:use", "admin"};
+  EXPECT_TRUE(judge(kToken, "abc", std::nullopt).admin);
+  caller.scopes = {"*"};
+  EXPECT_TRUE(judge(kToken, "abc", std::nullopt).admin);
+  caller.scopes = {"terminal:*"};
+  EXPECT_FALSE(judge(kToken, "abc", std::nullopt).admin);
+  // A ticket never carries admin, whoever it was issued to.
+  caller.scopes = {"*"};
+  EXPECT_FALSE(judge({}, "abc", tickets.issue("abc", "ops")).admin);
 }
 
 TEST_F(WsAuth, NothingPresentedIs401) {
@@ -63,18 +76,19 @@ TEST_F(WsAuth, NothingPresentedIs401) {
 }
 
 TEST_F(WsAuth, TicketWorksOnceForItsSession) {
-  auto ticket = tickets.issue("abc");
+  auto ticket = tickets.issue("abc", "web");
   EXPECT_EQ(judge({}, "other", ticket).status, 401);  // wrong session spends it
-  ticket = tickets.issue("abc");
+  ticket = tickets.issue("abc", "web");
   auto v = judge({}, "abc", ticket);
   EXPECT_TRUE(v.allowed);
-  EXPECT_EQ(v.caller, "ticket");
+  EXPECT_EQ(v.caller, "web");  // the identity the ticket was issued to
+  EXPECT_FALSE(v.admin);
   EXPECT_EQ(judge({}, "abc", ticket).status, 401);
-  EXPECT_EQ(judge({}, std::nullopt, tickets.issue("abc")).status, 401);
+  EXPECT_EQ(judge({}, std::nullopt, tickets.issue("abc", "web")).status, 401);
 }
 
 TEST_F(WsAuth, HeadersWinAndLeaveTheTicketUnspent) {
-  auto ticket = tickets.issue("abc");
+  auto ticket = tickets.issue("abc", "web");
   EXPECT_TRUE(judge(kToken, "abc", ticket).allowed);
   EXPECT_TRUE(judge({}, "abc", ticket).allowed);
 }
@@ -85,7 +99,7 @@ TEST_F(WsAuth, MissingScopeIs403UnlessATicketVouches) {
   EXPECT_EQ(v.status, 403);
   EXPECT_THAT(v.body, HasSubstr(R"("code":"missing_scope")"));
   EXPECT_THAT(v.body, HasSubstr(R"("scope":"terminal:use")"));
-  EXPECT_TRUE(judge(kToken, "abc", tickets.issue("abc")).allowed);
+  EXPECT_TRUE(judge(kToken, "abc", tickets.issue("abc", "web")).allowed);
 }
 
 TEST_F(WsAuth, PolicyScopesReplaceTheDefault) {
@@ -100,6 +114,7 @@ TEST_F(WsAuth, OpenServerNeedsNoCredential) {
   auto v = judge({}, "abc", std::nullopt);
   EXPECT_TRUE(v.allowed);
   EXPECT_EQ(v.caller, "anonymous");
+  EXPECT_TRUE(v.admin);  // anonymous holds "*"
 }
 
 TEST_F(WsAuth, AmbiguousCredentialsAre400) {
