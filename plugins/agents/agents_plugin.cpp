@@ -164,6 +164,7 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   // which /v1/agents/{id} would otherwise shadow.
   agents_context_ = std::make_shared<AgentsRoutesContext>();
   agents_context_->catalog = catalog_.get();
+  agents_context_->vaults = vaults_.get();
   agents_context_->host_redactor = &host.redactor();
   agents_context_->log = &host.log();
   agents_context_->locked = catalog_->locked();

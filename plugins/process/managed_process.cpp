@@ -24,12 +24,14 @@ double epochSeconds() {
 
 }  // namespace
 
-ManagedProcess::ManagedProcess(sdk::Subprocess child, std::string command, std::uint64_t sequence,
-                               std::size_t ring_bytes, std::optional<milliseconds> lifetime,
+ManagedProcess::ManagedProcess(sdk::Subprocess child, std::string command, std::string owner,
+                               std::uint64_t sequence, std::size_t ring_bytes,
+                               std::optional<milliseconds> lifetime,
                                std::shared_ptr<ThreadGate> gate)
     : child_(std::move(child)),
       pid_(child_.pid()),
       command_(std::move(command)),
+      owner_(std::move(owner)),
       sequence_(sequence),
       started_at_(epochSeconds()),
       started_(Clock::now()),
@@ -39,7 +41,7 @@ ManagedProcess::ManagedProcess(sdk::Subprocess child, std::string command, std::
 
 ProcessSnapshot ManagedProcess::snapshot() const {
   std::lock_guard lock(mutex_);
-  return ProcessSnapshot{pid_, command_, started_at_, running_, exit_code_, sequence_};
+  return ProcessSnapshot{pid_, command_, owner_, started_at_, running_, exit_code_, sequence_};
 }
 
 bool ManagedProcess::running() const {

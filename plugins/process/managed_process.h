@@ -28,6 +28,7 @@ namespace abx::plugins::process {
 struct ProcessSnapshot {
   pid_t pid = 0;
   std::string command;
+  std::string owner;     /**< the identity that started it */
   double started_at = 0; /**< seconds since the epoch */
   bool running = true;
   std::optional<int> exit_code;
@@ -56,15 +57,18 @@ class ManagedProcess : public std::enable_shared_from_this<ManagedProcess> {
   /**
    * @p child was spawned with stdin_pipe and merge_stderr. @p lifetime, when
    * set, is how long it may run before SIGTERM (then SIGKILL 2 s later).
+   * @p owner is the identity that started it (process_owner.h).
    */
-  ManagedProcess(sdk::Subprocess child, std::string command, std::uint64_t sequence,
-                 std::size_t ring_bytes, std::optional<std::chrono::milliseconds> lifetime,
+  ManagedProcess(sdk::Subprocess child, std::string command, std::string owner,
+                 std::uint64_t sequence, std::size_t ring_bytes,
+                 std::optional<std::chrono::milliseconds> lifetime,
                  std::shared_ptr<ThreadGate> gate);
   ManagedProcess(const ManagedProcess&) = delete;
   ManagedProcess& operator=(const ManagedProcess&) = delete;
 
   pid_t pid() const { return pid_; }
   std::uint64_t sequence() const { return sequence_; }
+  const std::string& owner() const { return owner_; }
   ProcessSnapshot snapshot() const;
   bool running() const;
   /** The reader is done: exited, output at EOF (or the reader was stopped). */
@@ -93,6 +97,7 @@ class ManagedProcess : public std::enable_shared_from_this<ManagedProcess> {
   sdk::Subprocess child_;
   const pid_t pid_;
   const std::string command_;
+  const std::string owner_;
   const std::uint64_t sequence_;
   const double started_at_;
   const std::chrono::steady_clock::time_point started_;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <variant>
 
+#include "process_owner.h"
 #include "run_limits.h"
 #include "signal_rules.h"
 #include "utf8_text.h"
@@ -20,7 +21,10 @@ Refusal conflict(std::string message, std::string code) {
   return Refusal{409, std::move(message), "ConflictError", std::move(code)};
 }
 
-/** The managed process named by the {pid} segment, or the 400 / 404 answer. */
+/**
+ * The managed process named by the {pid} segment, or the 400 / 404 answer.
+ * Another identity's process is not found (process_owner.h), with the same answer.
+ */
 std::variant<std::shared_ptr<ManagedProcess>, Refusal> target(const ProcessContext& context,
                                                               const sdk::Request& request,
                                                               std::int64_t* pid_out = nullptr) {
@@ -30,7 +34,7 @@ std::variant<std::shared_ptr<ManagedProcess>, Refusal> target(const ProcessConte
   if (pid_out) *pid_out = *pid;
   if (*pid <= 0 || *pid > INT32_MAX) return notFound(*pid);
   auto process = context.table->find(static_cast<pid_t>(*pid));
-  if (!process) return notFound(*pid);
+  if (!process || !mayActOn(request.identity, process->owner())) return notFound(*pid);
   return process;
 }
 
@@ -69,7 +73,7 @@ sdk::Response startProcess(const ProcessContext& context, const sdk::Request& re
   if (auto* refusal = std::get_if<Refusal>(&launch)) return toResponse(*refusal);
   auto& ready = std::get<Launch>(launch);
   std::string command = ready.command;
-  auto started = context.table->start(std::move(ready.spawn), command,
+  auto started = context.table->start(std::move(ready.spawn), command, request.identity.id,
                                       outputCap(request.policy, kProcessOutputBytes),
                                       explicitTimeout(request.policy));
   if (auto* refusal = std::get_if<Refusal>(&started)) return toResponse(*refusal);
@@ -78,10 +82,11 @@ sdk::Response startProcess(const ProcessContext& context, const sdk::Request& re
                              ",\"command\":" + sdk::jsonQuote(command) + "}");
 }
 
-sdk::Response listProcesses(const ProcessContext& context, const sdk::Request&) {
+sdk::Response listProcesses(const ProcessContext& context, const sdk::Request& request) {
   std::string body = "{\"processes\":[";
   bool first = true;
   for (const auto& snapshot : context.table->list()) {
+    if (!mayActOn(request.identity, snapshot.owner)) continue;
     if (!first) body += ',';
     first = false;
     body += snapshotJson(snapshot);

@@ -26,7 +26,7 @@ std::string snapshotJson(const ProcessSnapshot& snapshot);
 
 /** 200 {"pid", "command"}; 400 / 403 as /shell; 429 ResourceError at the cap. */
 sdk::Response startProcess(const ProcessContext& context, const sdk::Request& request);
-/** 200 {"processes": [...]}, in start order. */
+/** 200 {"processes": [...]}, in start order: the caller's own (every one for `admin`). */
 sdk::Response listProcesses(const ProcessContext& context, const sdk::Request& request);
 /** 400 pid not an integer, 404 NotFoundError, else the snapshot. */
 sdk::Response getProcess(const ProcessContext& context, const sdk::Request& request);

@@ -39,7 +39,7 @@ std::size_t ProcessTable::runningCount() const {
 }
 
 std::variant<std::shared_ptr<ManagedProcess>, Refusal> ProcessTable::start(
-    sdk::SpawnOptions spawn, std::string command, std::size_t ring_bytes,
+    sdk::SpawnOptions spawn, std::string command, std::string owner, std::size_t ring_bytes,
     std::optional<milliseconds> lifetime) {
   std::uint64_t sequence = 0;
   {
@@ -66,8 +66,9 @@ std::variant<std::shared_ptr<ManagedProcess>, Refusal> ProcessTable::start(
     release();
     return spawnFailure(child.status());
   }
-  auto process = std::make_shared<ManagedProcess>(std::move(*child), std::move(command), sequence,
-                                                  ring_bytes, lifetime, gate_);
+  auto process =
+      std::make_shared<ManagedProcess>(std::move(*child), std::move(command), std::move(owner),
+                                       sequence, ring_bytes, lifetime, gate_);
   gate_->enter();
   try {
     std::thread([process, gate = gate_]() mutable {

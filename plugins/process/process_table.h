@@ -40,12 +40,13 @@ class ProcessTable {
   ~ProcessTable();
 
   /**
-   * Spawns @p spawn (stdin and merged output piped) in the background.
-   * 429 ResourceError at the cap, 503 after shutdown, 500 when it cannot
-   * start (the Subprocess's type: FileNotFoundError, ...).
+   * Spawns @p spawn (stdin and merged output piped) in the background for
+   * the identity @p owner. 429 ResourceError at the cap, 503 after
+   * shutdown, 500 when it cannot start (the Subprocess's type:
+   * FileNotFoundError, ...).
    */
   std::variant<std::shared_ptr<ManagedProcess>, Refusal> start(
-      sdk::SpawnOptions spawn, std::string command, std::size_t ring_bytes,
+      sdk::SpawnOptions spawn, std::string command, std::string owner, std::size_t ring_bytes,
       std::optional<std::chrono::milliseconds> lifetime = std::nullopt);
 
   std::shared_ptr<ManagedProcess> find(pid_t pid) const;

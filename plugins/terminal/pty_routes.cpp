@@ -1,6 +1,7 @@
 #include "pty_routes.h"
 
 #include "session_request.h"
+#include "terminal_owner.h"
 #include "ws_url.h"
 
 namespace abx::plugins::terminal {
@@ -18,12 +19,17 @@ std::string hostFor(const TerminalContext& context, const sdk::Request& request)
   return urlHost(request.header("host"), context.host->info().host);
 }
 
-/** The session named by the {id} segment, after reaping dead ones. */
+/**
+ * The session named by the {id} segment, after reaping dead ones; null
+ * when unknown or another identity's (terminal_owner.h).
+ */
 std::shared_ptr<Session> lookup(const TerminalContext& context, const sdk::Request& request) {
   closeSessions(context, context.sessions->reapDead());
   auto id = request.param("id");
   if (!id) return nullptr;
-  return context.sessions->find(std::string(*id));
+  auto session = context.sessions->find(std::string(*id));
+  if (!session || !mayActOn(request.identity, session->owner())) return nullptr;
+  return session;
 }
 
 }  // namespace
@@ -68,13 +74,14 @@ sdk::Response createSession(const TerminalContext& context, const sdk::Request& 
     if (s.type() == "FileNotFoundError") return sdk::Response::error(400, s.message(), s.type());
     return sdk::Response::error(500, s.message(), "OSError");
   }
-  auto session =
-      context.sessions->commit(std::move(*slot), std::move(*process), body.cols, body.rows);
+  auto session = context.sessions->commit(std::move(*slot), std::move(*process), body.cols,
+                                          body.rows, request.identity.id);
 
   // A ticket only for a caller who could open the WebSocket with headers
   // anyway: pty_create's scopes must not stand in for pty_connect's.
   std::string ticket;
-  if (mayConnect(*context.host, request.identity)) ticket = context.tickets->issue(session->id());
+  if (mayConnect(*context.host, request.identity))
+    ticket = context.tickets->issue(session->id(), request.identity.id);
   const std::string url =
       wsUrl(hostFor(context, request), context.ws_port(), session->id(), ticket);
   return sdk::Response::json("{\"session_id\":" + sdk::jsonQuote(session->id()) +
@@ -82,13 +89,14 @@ sdk::Response createSession(const TerminalContext& context, const sdk::Request& 
                              ",\"pid\":" + std::to_string(session->process().pid()) + "}");
 }
 
-sdk::Response listSessions(const TerminalContext& context, const sdk::Request&) {
+sdk::Response listSessions(const TerminalContext& context, const sdk::Request& request) {
   std::vector<std::shared_ptr<Session>> reaped;
   auto sessions = context.sessions->list(&reaped);
   closeSessions(context, reaped);
   std::string body = "{\"sessions\":[";
   bool first = true;
   for (const auto& session : sessions) {
+    if (!mayActOn(request.identity, session->owner())) continue;
     if (!first) body += ',';
     first = false;
     body += sessionJson(session->info());
@@ -119,7 +127,7 @@ sdk::Response resizeSession(const TerminalContext& context, const sdk::Request& 
 sdk::Response deleteSession(const TerminalContext& context, const sdk::Request& request) {
   auto id = request.param("id");
   if (!id || id->empty()) return sdk::Response::error(400, "Missing session id", "ValueError");
-  closeSessions(context, context.sessions->reapDead());
+  if (!lookup(context, request)) return notFound(*id);
   auto session = context.sessions->remove(std::string(*id));
   if (!session) return notFound(*id);
   closeSessions(context, {session});

@@ -25,9 +25,10 @@ std::string sessionJson(const SessionInfo& info) {
          ",\"connected\":" + (info.connected ? "true" : "false") + "}";
 }
 
-Session::Session(std::string id, std::unique_ptr<PtyProcess> process, int cols, int rows,
-                 SteadyClock clock)
+Session::Session(std::string id, std::string owner, std::unique_ptr<PtyProcess> process, int cols,
+                 int rows, SteadyClock clock)
     : id_(std::move(id)),
+      owner_(std::move(owner)),
       process_(std::move(process)),
       created_at_(unixNow()),
       clock_(std::move(clock)),
@@ -127,13 +128,14 @@ sdk::Result<SessionTable::Reservation> SessionTable::reserve(
 }
 
 std::shared_ptr<Session> SessionTable::commit(Reservation slot, std::unique_ptr<PtyProcess> process,
-                                              int cols, int rows) {
+                                              int cols, int rows, std::string owner) {
   std::lock_guard lock(mutex_);
   std::string id;
   do {
     id = randomHex(6);
   } while (sessions_.count(id));
-  auto session = std::make_shared<Session>(id, std::move(process), cols, rows, clock_);
+  auto session =
+      std::make_shared<Session>(id, std::move(owner), std::move(process), cols, rows, clock_);
   sessions_.emplace(id, session);
   order_.push_back(id);
   // The slot becomes the session: it no longer counts as a reservation.

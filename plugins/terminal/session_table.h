@@ -43,10 +43,12 @@ std::string sessionJson(const SessionInfo& info);
  */
 class Session {
  public:
-  Session(std::string id, std::unique_ptr<PtyProcess> process, int cols, int rows,
-          SteadyClock clock);
+  /** @p owner: the identity that created it (terminal_owner.h). */
+  Session(std::string id, std::string owner, std::unique_ptr<PtyProcess> process, int cols,
+          int rows, SteadyClock clock);
 
   const std::string& id() const { return id_; }
+  const std::string& owner() const { return owner_; }
   PtyProcess& process() { return *process_; }
   SessionInfo info();
 
@@ -67,6 +69,7 @@ class Session {
 
  private:
   const std::string id_;
+  const std::string owner_;
   std::unique_ptr<PtyProcess> process_;
   const double created_at_;
   SteadyClock clock_;
@@ -107,9 +110,9 @@ class SessionTable {
    * Sessions reaped are returned in @p reaped (to be cleaned up outside the lock).
    */
   sdk::Result<Reservation> reserve(std::vector<std::shared_ptr<Session>>* reaped = nullptr);
-  /** Turns @p slot into a session with a fresh 12-hex-digit id. */
+  /** Turns @p slot into a session of @p owner with a fresh 12-hex-digit id. */
   std::shared_ptr<Session> commit(Reservation slot, std::unique_ptr<PtyProcess> process, int cols,
-                                  int rows);
+                                  int rows, std::string owner);
 
   /** The session @p id (alive or not yet reaped), or null. */
   std::shared_ptr<Session> find(const std::string& id);

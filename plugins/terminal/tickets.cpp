@@ -25,18 +25,19 @@ void TicketStore::purgeLocked(std::chrono::steady_clock::time_point now) {
   std::erase_if(entries_, [now](const Entry& e) { return e.expires <= now; });
 }
 
-std::string TicketStore::issue(std::string_view session_id) {
+std::string TicketStore::issue(std::string_view session_id, std::string_view identity) {
   std::string ticket = randomHex(16);
   std::lock_guard lock(mutex_);
   const auto now = now_();
   purgeLocked(now);
   if (entries_.size() >= capacity_) entries_.erase(entries_.begin());
-  entries_.push_back({ticket, std::string(session_id), now + ttl_});
+  entries_.push_back({ticket, std::string(session_id), std::string(identity), now + ttl_});
   return ticket;
 }
 
-bool TicketStore::consume(std::string_view ticket, std::string_view session_id) {
-  if (ticket.empty()) return false;
+std::optional<std::string> TicketStore::consume(std::string_view ticket,
+                                                std::string_view session_id) {
+  if (ticket.empty()) return std::nullopt;
   std::lock_guard lock(mutex_);
   const auto now = now_();
   purgeLocked(now);
@@ -45,10 +46,11 @@ bool TicketStore::consume(std::string_view ticket, std::string_view session_id) 
   std::size_t found = entries_.size();
   for (std::size_t i = 0; i < entries_.size(); ++i)
     if (constantTimeEquals(entries_[i].ticket, ticket) && found == entries_.size()) found = i;
-  if (found == entries_.size()) return false;
-  const bool match = entries_[found].session_id == session_id;
+  if (found == entries_.size()) return std::nullopt;
+  std::optional<std::string> identity;
+  if (entries_[found].session_id == session_id) identity = std::move(entries_[found].identity);
   entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(found));
-  return match;
+  return identity;
 }
 
 void TicketStore::revoke(std::string_view session_id) {

@@ -1,13 +1,15 @@
 // TicketStore: short-lived, single-use credentials for the WebSocket
 // handshake of one PTY session. POST /pty/sessions puts one into the ws_url
 // it returns, so a browser (which cannot set headers on a WebSocket) can
-// connect without the long-lived token ever appearing in a URL.
+// connect without the long-lived token ever appearing in a URL. A ticket
+// speaks for the identity it was issued to (the session's creator).
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,14 +26,15 @@ class TicketStore {
   explicit TicketStore(std::chrono::seconds ttl = std::chrono::seconds(60),
                        std::size_t capacity = 256, Clock now = {});
 
-  /** A new random 128-bit ticket (32 hex digits) for @p session_id. */
-  std::string issue(std::string_view session_id);
+  /** A new random 128-bit ticket (32 hex digits) for @p session_id, issued to @p identity. */
+  std::string issue(std::string_view session_id, std::string_view identity);
   /**
-   * True once for a ticket issued for @p session_id that has not expired.
-   * A presented ticket is spent whether or not it matched the session.
-   * Comparison is constant-time over every live ticket.
+   * The identity a ticket was issued to, once, for a ticket issued for
+   * @p session_id that has not expired; nullopt otherwise. A presented
+   * ticket is spent whether or not it matched the session. Comparison is
+   * constant-time over every live ticket.
    */
-  bool consume(std::string_view ticket, std::string_view session_id);
+  std::optional<std::string> consume(std::string_view ticket, std::string_view session_id);
   /** Drops every ticket of @p session_id (the session was closed). */
   void revoke(std::string_view session_id);
   /** Live (unexpired) tickets. */
@@ -41,6 +44,7 @@ class TicketStore {
   struct Entry {
     std::string ticket;
     std::string session_id;
+    std::string identity;
     std::chrono::steady_clock::time_point expires;
   };
   void purgeLocked(std::chrono::steady_clock::time_point now);

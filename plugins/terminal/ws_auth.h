@@ -4,9 +4,11 @@
 // record. The caller is who the token headers (X-Access-Token /
 // Authorization: Bearer) say — or, for browsers, which cannot set headers
 // on a WebSocket, whoever a ticket from POST /pty/sessions vouches for
-// (60 s, single use, that one session). Headers, when valid, win and leave
-// the ticket unspent. An open server (no token configured) admits everyone
-// as anonymous.
+// (60 s, single use, that one session), as the identity it was issued to.
+// Headers, when valid, win and leave the ticket unspent. An open server (no
+// token configured) admits everyone as anonymous. The verdict names the
+// caller and whether it holds `admin`, for the owner check
+// (terminal_owner.h) where the session is looked up.
 #pragma once
 
 #include <memory>
@@ -26,7 +28,8 @@ struct HandshakeVerdict {
   int status = 401;                                         /**< when refused */
   std::string body;                                         /**< JSON error body when refused */
   std::vector<std::pair<std::string, std::string>> headers; /**< Retry-After */
-  std::string caller;                                       /**< identity id, or "ticket" */
+  std::string caller; /**< identity id (for a ticket: the identity it was issued to) */
+  bool admin = false; /**< the caller holds `admin` (never through a ticket) */
   /** pty_connect's concurrency slot: held while the connection lives. */
   std::shared_ptr<void> lease;
 };

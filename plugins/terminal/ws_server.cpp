@@ -21,6 +21,7 @@
 #include <optional>
 #include <vector>
 
+#include "terminal_owner.h"
 #include "utf8_chunker.h"
 #include "ws_auth.h"
 #include "ws_url.h"
@@ -241,7 +242,9 @@ void WsService::handle(HTTPServerRequest& request, HTTPServerResponse& response)
     } untrack{this, fd};
     if (!session_id) {
       closeWebSocket(*ws, WebSocket::WS_POLICY_VIOLATION, "Missing session_id parameter");
-    } else if (auto session = context_.sessions->find(*session_id); !session) {
+    } else if (auto session = context_.sessions->find(*session_id);
+               !session || !mayActOn(verdict.caller, verdict.admin, session->owner())) {
+      // Another identity's session is unknown to the caller, with the same close.
       closeWebSocket(*ws, WebSocket::WS_POLICY_VIOLATION, unknownSession(*session_id));
     } else {
       if (context_.log)

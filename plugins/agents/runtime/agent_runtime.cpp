@@ -146,7 +146,8 @@ Status AgentRuntime::restore() {
 }
 
 sdk::Result<SessionInfo> AgentRuntime::createSession(const std::string& agent,
-                                                     std::map<std::string, std::string> metadata) {
+                                                     std::map<std::string, std::string> metadata,
+                                                     std::string owner) {
   std::string why;
   if (!resolver_(agent, why)) return Status::error(why, "not_found");
   SessionInfo info;
@@ -156,6 +157,7 @@ sdk::Result<SessionInfo> AgentRuntime::createSession(const std::string& agent,
     SessionState state;
     state.info.id = options_.ids("agsess");
     state.info.agent = agent;
+    state.info.owner = std::move(owner);
     state.info.created_at = state.info.last_active_at = options_.clock->unixSeconds();
     state.info.metadata = std::move(metadata);
     state.events = std::make_shared<EventRing>(options_.event_ring_capacity);

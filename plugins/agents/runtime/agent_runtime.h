@@ -100,9 +100,11 @@ class AgentRuntime {
   /** Loads sessions.json (in-flight turns become failed "server restarted"). */
   sdk::Status restore();
 
-  /** Status types on failure: "not_found" (unknown agent). */
+  /** A session of @p owner (an identity id; the wires judge who may use it).
+   *  Status types on failure: "not_found" (unknown agent). */
   sdk::Result<SessionInfo> createSession(const std::string& agent,
-                                         std::map<std::string, std::string> metadata = {});
+                                         std::map<std::string, std::string> metadata = {},
+                                         std::string owner = {});
   /** Queues a turn. Failure types: "not_found". @return the queued turn. */
   sdk::Result<Turn> submitTurn(const std::string& session_id, TurnRequest request);
   /** Cancels a queued turn at once, a running one through the kill ladder (use

@@ -66,6 +66,8 @@ struct Turn {
 struct SessionInfo {
   std::string id;
   std::string agent;
+  /** The identity that created it; "" for a record from before owners were kept. */
+  std::string owner;
   SessionStatus status = SessionStatus::idle;
   std::string native_session_id;
   std::int64_t created_at = 0;

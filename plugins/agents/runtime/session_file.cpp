@@ -80,6 +80,7 @@ sdk::Status SessionFile::save(const std::vector<SessionInfo>& sessions,
     Object::Ptr o = new Object;
     o->set("id", s.id);
     o->set("agent", s.agent);
+    o->set("owner", s.owner);
     o->set("native_session_id", s.native_session_id);
     o->set("created_at", s.created_at);
     o->set("last_active_at", s.last_active_at);
@@ -176,6 +177,7 @@ sdk::Result<SessionFile::Loaded> SessionFile::load(std::int64_t now) const {
         SessionInfo s;
         s.id = str(o, "id");
         s.agent = str(o, "agent");
+        s.owner = str(o, "owner");
         s.native_session_id = str(o, "native_session_id");
         s.created_at = num(o, "created_at");
         s.last_active_at = num(o, "last_active_at");

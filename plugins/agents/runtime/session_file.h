@@ -1,5 +1,6 @@
 // SessionFile: $ABX_AGENTS_STATE_DIR/sessions.json (agents spec §6.1) —
-// session records, resume handles and finished turns with their items; no
+// session records (with their owner), resume handles and finished turns
+// with their items; no
 // secrets (everything in it was redacted before it was kept) and no event
 // history. Written atomically (temp file, fsync, rename) with mode 0600.
 #pragma once

@@ -6,9 +6,9 @@
 
 namespace abx::plugins::agents {
 
-Vault VaultStore::createVault(std::string name, std::map<std::string, std::string> metadata,
-                              std::int64_t now) {
-  Vault v{randomId("vlt"), std::move(name), std::move(metadata), now};
+Vault VaultStore::createVault(std::string owner, std::string name,
+                              std::map<std::string, std::string> metadata, std::int64_t now) {
+  Vault v{randomId("vlt"), std::move(owner), std::move(name), std::move(metadata), now};
   std::lock_guard lock(mutex_);
   vaults_[v.id] = v;
   return v;

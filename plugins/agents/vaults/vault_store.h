@@ -20,6 +20,7 @@ namespace abx::plugins::agents {
 
 struct Vault {
   std::string id;
+  std::string owner; /**< the identity that created it; its credentials are its */
   std::string name;
   std::map<std::string, std::string> metadata;
   std::int64_t created_at = 0;
@@ -42,8 +43,8 @@ struct Credential {
 /** THREAD: safe. */
 class VaultStore {
  public:
-  Vault createVault(std::string name, std::map<std::string, std::string> metadata,
-                    std::int64_t now);
+  Vault createVault(std::string owner, std::string name,
+                    std::map<std::string, std::string> metadata, std::int64_t now);
   std::optional<Vault> vault(const std::string& id) const;
   bool updateVault(const std::string& id, std::optional<std::string> name,
                    std::optional<std::map<std::string, std::string>> metadata);

@@ -10,6 +10,7 @@
 #include "definition/public_view.h"
 #include "json_text.h"
 #include "openai_error.h"
+#include "ownership.h"
 #include "secrets/secret_bag.h"
 #include "wire_route.h"
 
@@ -53,9 +54,22 @@ sdk::Response lockedResponse() {
        "definitions_locked", ""});
 }
 
+// A credential reference may name only a vault its registrant may use: a
+// definition is shared, so a reference to another identity's vault would
+// hand that identity's secret to every caller's turns.
+std::optional<sdk::Response> foreignVault(const Ctx& ctx, const std::vector<CredentialRef>& refs,
+                                          const sdk::Identity& caller) {
+  for (const auto& ref : refs)
+    if (!ctx->vaults || !visibleVault(*ctx->vaults, ref.vault, caller))
+      return openAiError(
+          {404, "No vault with id '" + ref.vault + "' found.", "not_found", ref.slot});
+  return std::nullopt;
+}
+
 // Parses, validates against the runtime's adapter, registers.
-sdk::Response store(const Ctx& ctx, const std::string& body, const std::string& forced_name,
+sdk::Response store(const Ctx& ctx, const sdk::Request& r, const std::string& forced_name,
                     bool must_be_new) {
+  const std::string& body = r.body;
   std::string text = body;
   if (!forced_name.empty()) {
     // The path names the agent being updated; a body without a name means it.
@@ -87,6 +101,7 @@ sdk::Response store(const Ctx& ctx, const std::string& body, const std::string& 
       return openAiError({400, message, "invalid_request", "runtime"});
     }
   }
+  if (auto refused = foreignVault(ctx, parsed.credential_refs, r.identity)) return *refused;
   if (must_be_new && catalog->definition(spec.name))
     return openAiError({409,
                         "An agent named '" + spec.name +
@@ -151,7 +166,7 @@ std::vector<sdk::RouteSpec> agentsRoutes(Ctx ctx) {
   auto create = route("POST", "/v1/agents", "agents_create", "Register an agent definition");
   create.handler = [ctx](const sdk::Request& r) {
     if (ctx->locked) return lockedResponse();
-    return store(ctx, r.body, "", /*must_be_new=*/true);
+    return store(ctx, r, "", /*must_be_new=*/true);
   };
   routes.push_back(std::move(create));
   auto list = route("GET", "/v1/agents", "agents_list", "Agent definitions (secrets as ***)");
@@ -173,7 +188,7 @@ std::vector<sdk::RouteSpec> agentsRoutes(Ctx ctx) {
     if (ctx->locked) return lockedResponse();
     const std::string id(r.param("id").value_or(""));
     if (!ctx->catalog->definition(id)) return notFound(id);
-    return store(ctx, r.body, id, /*must_be_new=*/false);
+    return store(ctx, r, id, /*must_be_new=*/false);
   };
   routes.push_back(std::move(update));
   auto remove = route("DELETE", "/v1/agents/{id}", "agents_delete", "Delete an agent definition");

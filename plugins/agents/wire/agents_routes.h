@@ -3,7 +3,8 @@
 // POST /v1/agents/{id}, DELETE /v1/agents/{id}. A body is the HTTP JSON
 // spelling of the definition schema; the id is the definition's name.
 // Secrets are write-only (GET shows "***"). ABX_AGENTS_LOCK_DEFINITIONS=1
-// makes the write routes 403.
+// makes the write routes 403. Definitions are shared operator configuration;
+// a credential reference must name a vault its registrant may use.
 #pragma once
 
 #include <memory>
@@ -13,11 +14,13 @@
 #include "abx/sdk/redactor.h"
 #include "abx/sdk/routes.h"
 #include "agent_catalog.h"
+#include "vaults/vault_store.h"
 
 namespace abx::plugins::agents {
 
 struct AgentsRoutesContext {
   AgentCatalog* catalog = nullptr;
+  const VaultStore* vaults = nullptr;     /**< what credential references may name */
   sdk::Redactor* host_redactor = nullptr; /**< guards the server's log lines */
   sdk::Logger* log = nullptr;
   bool locked = false; /**< ABX_AGENTS_LOCK_DEFINITIONS=1 */

@@ -1,7 +1,8 @@
 // ResponseStore: the Responses wire's memory — the ResponseRun of recent
 // responses (their echo fields and event history, newest kResponses kept;
 // an older response is rebuilt from its turn) and the Idempotency-Key
-// table (24 h, 256 keys, oldest dropped first).
+// table (24 h, 256 keys, oldest dropped first; the wire keeps each
+// identity's keys apart, see callerKey()).
 #pragma once
 
 #include <chrono>

@@ -5,6 +5,7 @@
 #include "definition_lock.h"
 #include "json_text.h"
 #include "openai_error.h"
+#include "ownership.h"
 #include "response_object.h"
 #include "responses_request.h"
 #include "runtime/id_factory.h"
@@ -102,7 +103,7 @@ std::int64_t startingAfter(const sdk::Request& r) {
 std::optional<sdk::Response> getResponse(const Ctx& ctx, const sdk::Request& r,
                                          sdk::SseStream& sse) {
   const std::string id(r.param("id").value_or(""));
-  auto turn = ctx->runtime->turn(turnIdForResponse(id));
+  auto turn = visibleTurn(*ctx->runtime, turnIdForResponse(id), r.identity);
   if (!turn) return notFoundResponse(id);
   const auto echo = echoFor(*ctx, id, *turn);
   if (r.queryParam("stream").value_or("false") != "true")
@@ -133,9 +134,14 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
     return response;
   };
 
-  const auto key = r.header("idempotency-key");
-  if (key && !key->empty()) {
-    if (auto earlier = ctx->store->idempotent(std::string(*key), unixNow())) {
+  // An Idempotency-Key is the caller's own: another identity's equal key is
+  // a different key.
+  const auto header = r.header("idempotency-key");
+  const std::optional<std::string> key =
+      header && !header->empty() ? std::optional(callerKey(r.identity, *header)) : std::nullopt;
+  if (key) {
+    if (auto earlier = ctx->store->idempotent(*key, unixNow());
+        earlier && visibleTurn(*ctx->runtime, turnIdForResponse(*earlier), r.identity)) {
       // A repeat (an SDK retry, say): the original response, no new turn.
       sdk::Request again = r;
       again.path_params["id"] = *earlier;
@@ -154,12 +160,15 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   std::string session_id;
   bool new_session = true;
   if (!req.previous_response_id.empty()) {
-    auto previous = ctx->runtime->turn(turnIdForResponse(req.previous_response_id));
+    // Another identity's response is not found: neither its conversation
+    // nor whether it is the latest one leaks.
+    auto previous =
+        visibleTurn(*ctx->runtime, turnIdForResponse(req.previous_response_id), r.identity);
     if (!previous)
       return openAiError({404,
                           "Previous response with id '" + req.previous_response_id + "' not found.",
                           "previous_response_not_found", "previous_response_id"});
-    auto session = ctx->runtime->session(previous->session_id);
+    auto session = visibleSession(*ctx->runtime, previous->session_id, r.identity);
     if (!session)
       return openAiError({404,
                           "Previous response with id '" + req.previous_response_id + "' not found.",
@@ -178,7 +187,7 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
     session_id = session->id;
     new_session = false;
   } else {
-    auto created = ctx->runtime->createSession(req.model);
+    auto created = ctx->runtime->createSession(req.model, {}, r.identity.id);
     if (!created) return openAiError({404, created.status().message(), "model_not_found", "model"});
     session_id = created->id;
   }
@@ -216,7 +225,7 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
     ctx->store->erase(response_id);
     return openAiError({500, submitted.status().message(), "internal_error", ""});
   }
-  if (key && !key->empty()) ctx->store->remember(std::string(*key), response_id, unixNow());
+  if (key) ctx->store->remember(*key, response_id, unixNow());
   const std::string turn_id = submitted->id;
   auto forgetIfUnstored = [&] {
     if (req.store) return;
@@ -242,7 +251,7 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
 sdk::Response deleteResponse(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
   const std::string turn_id = turnIdForResponse(id);
-  auto turn = ctx->runtime->turn(turn_id);
+  auto turn = visibleTurn(*ctx->runtime, turn_id, r.identity);
   if (!turn) return notFoundResponse(id);
   if (!isTerminal(turn->status)) {
     (void)ctx->runtime->cancelTurn(turn_id);
@@ -257,7 +266,7 @@ sdk::Response deleteResponse(const Ctx& ctx, const sdk::Request& r) {
 sdk::Response cancelResponse(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
   const std::string turn_id = turnIdForResponse(id);
-  auto turn = ctx->runtime->turn(turn_id);
+  auto turn = visibleTurn(*ctx->runtime, turn_id, r.identity);
   if (!turn) return notFoundResponse(id);
   const auto echo = echoFor(*ctx, id, *turn);
   if (!echo.background)
@@ -272,7 +281,7 @@ sdk::Response cancelResponse(const Ctx& ctx, const sdk::Request& r) {
 
 sdk::Response inputItems(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
-  auto turn = ctx->runtime->turn(turnIdForResponse(id));
+  auto turn = visibleTurn(*ctx->runtime, turnIdForResponse(id), r.identity);
   if (!turn) return notFoundResponse(id);
   PageItems items;
   for (const auto& message : turn->input) items.emplace_back(message.id, inputItemJson(message));

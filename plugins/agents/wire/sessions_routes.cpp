@@ -9,6 +9,7 @@
 #include "definition_lock.h"
 #include "json_text.h"
 #include "openai_error.h"
+#include "ownership.h"
 #include "runtime/id_factory.h"
 #include "session_objects.h"
 #include "wire_route.h"
@@ -21,8 +22,6 @@ using Poco::JSON::Object;
 using Ctx = std::shared_ptr<const SessionsContext>;
 using std::chrono::milliseconds;
 
-constexpr std::int64_t kKeyTtlS = 24 * 3600;
-constexpr std::size_t kKeysPerSession = 256;
 constexpr milliseconds kReadSlice{1000};
 
 sdk::Response noSession(const std::string& id) {
@@ -205,12 +204,12 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
   if (auto ids = body->getArray("vault_ids"))
     for (std::size_t i = 0; i < ids->size(); ++i) {
       auto vault = ids->getElement<std::string>(static_cast<unsigned>(i));
-      if (!ctx->vaults->vault(vault))
+      if (!visibleVault(*ctx->vaults, vault, r.identity))
         return openAiError(
             {404, "No vault with id '" + vault + "' found.", "not_found", "vault_ids"});
       vault_ids.push_back(vault);
     }
-  auto created = ctx->runtime->createSession(model, metadata);
+  auto created = ctx->runtime->createSession(model, metadata, r.identity.id);
   if (!created)
     return openAiError({404, created.status().message(), "model_not_found", "agent_id"});
   ctx->vault_ids->set(created->id, vault_ids);
@@ -233,14 +232,14 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
 
 sdk::Response getSession(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
-  auto s = ctx->runtime->session(id);
+  auto s = visibleSession(*ctx->runtime, id, r.identity);
   if (!s) return noSession(id);
   return sdk::Response::json(sessionJson(*s, ctx->vault_ids->get(id)));
 }
 
 sdk::Response updateSession(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
-  if (!ctx->runtime->session(id)) return noSession(id);
+  if (!visibleSession(*ctx->runtime, id, r.identity)) return noSession(id);
   std::optional<WireError> error;
   auto body = parseBody(r.body, error);
   if (!body) return openAiError(*error);
@@ -256,7 +255,8 @@ sdk::Response deleteSession(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
   // The runtime tells the listener, which ends the session's stream
   // (agent.session.failed to its subscribers) and forgets its keys and vaults.
-  if (!ctx->runtime->deleteSession(id)) return noSession(id);
+  if (!visibleSession(*ctx->runtime, id, r.identity) || !ctx->runtime->deleteSession(id))
+    return noSession(id);
   return sdk::Response::json(JsonText()
                                  .str("id", id)
                                  .str("object", "agent.session.deleted")
@@ -272,14 +272,14 @@ sdk::Response listSessions(const Ctx& ctx, const sdk::Request& r) {
   const auto agent = r.queryParam("agent_id");
   PageItems items;
   for (const auto& s : sessions)
-    if (!agent || s.agent == *agent)
+    if ((!agent || s.agent == *agent) && mayActOn(r.identity, s.owner))
       items.emplace_back(s.id, sessionJson(s, ctx->vault_ids->get(s.id)));
   return pageResponse(r, std::move(items));
 }
 
 sdk::Response postEvents(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
-  auto session = ctx->runtime->session(id);
+  auto session = visibleSession(*ctx->runtime, id, r.identity);
   if (!session) return noSession(id);
   std::optional<WireError> error;
   auto body = parseBody(r.body, error);
@@ -288,7 +288,8 @@ sdk::Response postEvents(const Ctx& ctx, const sdk::Request& r) {
   if (!events || events->size() == 0)
     return openAiError({400, "'events' must be a non-empty list.", "invalid_request", "events"});
   if (auto key = r.header("idempotency-key"); key && !key->empty())
-    if (!ctx->keys->firstUse(id, std::string(*key), unixNow())) return sdk::Response::json("", 202);
+    if (!ctx->keys->firstUse(id, callerKey(r.identity, *key), unixNow()))
+      return sdk::Response::json("", 202);
   streamFor(ctx, id);
   for (std::size_t i = 0; i < events->size(); ++i) {
     auto event = events->getObject(static_cast<unsigned>(i));
@@ -322,7 +323,7 @@ sdk::Response postEvents(const Ctx& ctx, const sdk::Request& r) {
 std::optional<sdk::Response> streamEvents(const Ctx& ctx, const sdk::Request& r,
                                           sdk::SseStream& sse) {
   const std::string id(r.param("id").value_or(""));
-  if (!ctx->runtime->session(id)) return noSession(id);
+  if (!visibleSession(*ctx->runtime, id, r.identity)) return noSession(id);
   auto stream = streamFor(ctx, id);
   if (!stream->subscribe())
     return openAiError({429,
@@ -339,7 +340,7 @@ std::optional<sdk::Response> streamEvents(const Ctx& ctx, const sdk::Request& r,
 
 std::optional<Turn> turnOf(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
-  auto turn = ctx->runtime->turn(std::string(r.param("turn_id").value_or("")));
+  auto turn = visibleTurn(*ctx->runtime, std::string(r.param("turn_id").value_or("")), r.identity);
   if (!turn || turn->session_id != id) return std::nullopt;
   return turn;
 }
@@ -353,7 +354,7 @@ sdk::Response noTurn(const sdk::Request& r) {
 
 sdk::Response listTurns(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
-  auto session = ctx->runtime->session(id);
+  auto session = visibleSession(*ctx->runtime, id, r.identity);
   if (!session) return noSession(id);
   PageItems items;
   for (const auto& turn_id : session->turn_ids)
@@ -385,7 +386,7 @@ sdk::Response listTurnItems(const Ctx& ctx, const sdk::Request& r) {
 
 sdk::Response listSessionItems(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
-  auto session = ctx->runtime->session(id);
+  auto session = visibleSession(*ctx->runtime, id, r.identity);
   if (!session) return noSession(id);
   PageItems items;
   for (const auto& turn_id : session->turn_ids)
@@ -401,44 +402,6 @@ sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
 }
 
 }  // namespace
-
-bool SessionKeys::firstUse(const std::string& session_id, const std::string& key,
-                           std::int64_t now) {
-  std::lock_guard lock(mutex_);
-  auto& keys = keys_[session_id];
-  keys.erase(std::remove_if(keys.begin(), keys.end(),
-                            [&](const auto& k) { return now - k.second > kKeyTtlS; }),
-             keys.end());
-  if (std::any_of(keys.begin(), keys.end(), [&](const auto& k) { return k.first == key; }))
-    return false;
-  keys.emplace_back(key, now);
-  if (keys.size() > kKeysPerSession) keys.erase(keys.begin());
-  return true;
-}
-
-void SessionKeys::forget(const std::string& session_id) {
-  std::lock_guard lock(mutex_);
-  keys_.erase(session_id);
-}
-
-void SessionVaultIds::set(const std::string& session_id, std::vector<std::string> ids) {
-  std::lock_guard lock(mutex_);
-  if (ids.empty())
-    ids_.erase(session_id);
-  else
-    ids_[session_id] = std::move(ids);
-}
-
-std::vector<std::string> SessionVaultIds::get(const std::string& session_id) const {
-  std::lock_guard lock(mutex_);
-  auto it = ids_.find(session_id);
-  return it == ids_.end() ? std::vector<std::string>{} : it->second;
-}
-
-void SessionVaultIds::forget(const std::string& session_id) {
-  std::lock_guard lock(mutex_);
-  ids_.erase(session_id);
-}
 
 std::vector<sdk::RouteSpec> sessionsRoutes(Ctx ctx) {
   std::vector<sdk::RouteSpec> routes;

@@ -15,34 +15,11 @@
 #include "abx/sdk/routes.h"
 #include "agent_catalog.h"
 #include "runtime/agent_runtime.h"
+#include "session_memory.h"
 #include "session_stream.h"
 #include "vaults/vault_store.h"
 
 namespace abx::plugins::agents {
-
-/** Per-session Idempotency-Key memory (24 h, 256 keys a session). THREAD: safe. */
-class SessionKeys {
- public:
-  /** True the first time @p key is seen for @p session_id (and remembers it). */
-  bool firstUse(const std::string& session_id, const std::string& key, std::int64_t now);
-  void forget(const std::string& session_id);
-
- private:
-  std::mutex mutex_;
-  std::map<std::string, std::vector<std::pair<std::string, std::int64_t>>> keys_;
-};
-
-/** The vault_ids each session was created with. THREAD: safe. */
-class SessionVaultIds {
- public:
-  void set(const std::string& session_id, std::vector<std::string> ids);
-  std::vector<std::string> get(const std::string& session_id) const;
-  void forget(const std::string& session_id);
-
- private:
-  mutable std::mutex mutex_;
-  std::map<std::string, std::vector<std::string>> ids_;
-};
 
 struct SessionsContext {
   AgentRuntime* runtime = nullptr;

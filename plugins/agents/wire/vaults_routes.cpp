@@ -9,6 +9,7 @@
 #include "definition/definition_rules.h"
 #include "json_text.h"
 #include "openai_error.h"
+#include "ownership.h"
 #include "wire_route.h"
 
 namespace abx::plugins::agents {
@@ -129,6 +130,13 @@ sdk::Response noCredential(const std::string& id) {
   return openAiError({404, "No credential with id '" + id + "' found.", "not_found", ""});
 }
 
+// The credential named by the path, when the caller may act on its vault.
+std::optional<Credential> visibleCredential(const VaultsContext& ctx, const sdk::Request& r) {
+  const std::string vault_id(r.param("id").value_or(""));
+  if (!visibleVault(*ctx.store, vault_id, r.identity)) return std::nullopt;
+  return ctx.store->credential(vault_id, std::string(r.param("credential_id").value_or("")));
+}
+
 sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
                      std::string summary) {
   return agentsRoute(std::move(method), std::move(path), std::move(endpoint), std::move(summary),
@@ -148,34 +156,38 @@ std::vector<sdk::RouteSpec> vaultsRoutes(Ctx ctx) {
   add("POST", "/v1/vaults", "vaults_create", "Create a vault", [ctx](const sdk::Request& r) {
     auto o = body(r);
     if (!o) return badBody();
-    auto v = ctx->store->createVault(o->optValue<std::string>("name", ""),
+    auto v = ctx->store->createVault(r.identity.id, o->optValue<std::string>("name", ""),
                                      metadataOf(o).value_or(std::map<std::string, std::string>{}),
                                      unixNow());
     return sdk::Response::json(vaultJson(v));
   });
   add("GET", "/v1/vaults", "vaults_list", "List vaults", [ctx](const sdk::Request& r) {
     PageItems items;
-    for (const auto& v : ctx->store->vaults()) items.emplace_back(v.id, vaultJson(v));
+    for (const auto& v : ctx->store->vaults())
+      if (mayActOn(r.identity, v.owner)) items.emplace_back(v.id, vaultJson(v));
     return pageResponse(r, std::move(items));
   });
   add("GET", "/v1/vaults/{id}", "vaults_get", "A vault", [ctx](const sdk::Request& r) {
     const std::string id(r.param("id").value_or(""));
-    auto v = ctx->store->vault(id);
+    auto v = visibleVault(*ctx->store, id, r.identity);
     return v ? sdk::Response::json(vaultJson(*v)) : noVault(id);
   });
   add("POST", "/v1/vaults/{id}", "vaults_update", "Update a vault", [ctx](const sdk::Request& r) {
     const std::string id(r.param("id").value_or(""));
+    if (!visibleVault(*ctx->store, id, r.identity)) return noVault(id);
     auto o = body(r);
     if (!o) return badBody();
     std::optional<std::string> name;
     if (o->has("name") && !o->isNull("name")) name = o->getValue<std::string>("name");
     if (!ctx->store->updateVault(id, name, metadataOf(o))) return noVault(id);
-    return sdk::Response::json(vaultJson(*ctx->store->vault(id)));
+    auto updated = ctx->store->vault(id);  // a delete may have come in between
+    return updated ? sdk::Response::json(vaultJson(*updated)) : noVault(id);
   });
   add("DELETE", "/v1/vaults/{id}", "vaults_delete", "Delete a vault and its credentials",
       [ctx](const sdk::Request& r) {
         const std::string id(r.param("id").value_or(""));
-        if (!ctx->store->deleteVault(id)) return noVault(id);
+        if (!visibleVault(*ctx->store, id, r.identity) || !ctx->store->deleteVault(id))
+          return noVault(id);
         return sdk::Response::json(JsonText()
                                        .str("id", id)
                                        .str("object", "vault.deleted")
@@ -185,7 +197,7 @@ std::vector<sdk::RouteSpec> vaultsRoutes(Ctx ctx) {
   add("POST", "/v1/vaults/{id}/credentials", "vault_credentials_create", "Add a credential",
       [ctx](const sdk::Request& r) {
         const std::string vault_id(r.param("id").value_or(""));
-        if (!ctx->store->vault(vault_id)) return noVault(vault_id);
+        if (!visibleVault(*ctx->store, vault_id, r.identity)) return noVault(vault_id);
         auto o = body(r);
         if (!o) return badBody();
         Credential c;
@@ -203,7 +215,7 @@ std::vector<sdk::RouteSpec> vaultsRoutes(Ctx ctx) {
   add("GET", "/v1/vaults/{id}/credentials", "vault_credentials_list", "A vault's credentials",
       [ctx](const sdk::Request& r) {
         const std::string vault_id(r.param("id").value_or(""));
-        if (!ctx->store->vault(vault_id)) return noVault(vault_id);
+        if (!visibleVault(*ctx->store, vault_id, r.identity)) return noVault(vault_id);
         PageItems items;
         for (const auto& c : ctx->store->credentials(vault_id))
           items.emplace_back(c.id, credentialJson(c));
@@ -212,13 +224,13 @@ std::vector<sdk::RouteSpec> vaultsRoutes(Ctx ctx) {
   add("GET", "/v1/vaults/{id}/credentials/{credential_id}", "vault_credentials_get",
       "A credential (never its secret)", [ctx](const sdk::Request& r) {
         const std::string cid(r.param("credential_id").value_or(""));
-        auto c = ctx->store->credential(std::string(r.param("id").value_or("")), cid);
+        auto c = visibleCredential(*ctx, r);
         return c ? sdk::Response::json(credentialJson(*c)) : noCredential(cid);
       });
   add("POST", "/v1/vaults/{id}/credentials/{credential_id}", "vault_credentials_update",
       "Rotate a credential or change its metadata", [ctx](const sdk::Request& r) {
         const std::string cid(r.param("credential_id").value_or(""));
-        auto c = ctx->store->credential(std::string(r.param("id").value_or("")), cid);
+        auto c = visibleCredential(*ctx, r);
         if (!c) return noCredential(cid);
         auto o = body(r);
         if (!o) return badBody();
@@ -228,12 +240,14 @@ std::vector<sdk::RouteSpec> vaultsRoutes(Ctx ctx) {
             return openAiError(*e);
         if (ctx->host_redactor) ctx->host_redactor->addSecret(c->secret);
         ctx->store->putCredential(*c, unixNow());
-        return sdk::Response::json(credentialJson(*ctx->store->credential(c->vault_id, cid)));
+        auto updated = ctx->store->credential(c->vault_id, cid);
+        return updated ? sdk::Response::json(credentialJson(*updated)) : noCredential(cid);
       });
   add("DELETE", "/v1/vaults/{id}/credentials/{credential_id}", "vault_credentials_delete",
       "Delete a credential", [ctx](const sdk::Request& r) {
         const std::string cid(r.param("credential_id").value_or(""));
-        if (!ctx->store->deleteCredential(std::string(r.param("id").value_or("")), cid))
+        if (!visibleCredential(*ctx, r) ||
+            !ctx->store->deleteCredential(std::string(r.param("id").value_or("")), cid))
           return noCredential(cid);
         return sdk::Response::json(JsonText()
                                        .str("id", cid)

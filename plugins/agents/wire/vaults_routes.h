@@ -1,7 +1,8 @@
 // Vaults and credentials (openai-wire.md §9.1, §9.11; the SDK's
 // client.beta.agents.vaults on /v1/vaults/**): create, retrieve, update,
 // list, delete for both. Credential secrets are write-only: no reply ever
-// carries them, and they also guard the server's log.
+// carries them, and they also guard the server's log. A vault and its
+// credentials are their creator's (ownership.h).
 #pragma once
 
 #include <memory>

@@ -639,10 +639,14 @@ TEST(ProcessPolicy, ScopesFollowTheEndpointTable) {
   ServerProcess server(
       options("auth:\n  tokens:\n"
               "    - {id: runner, token_env: RUN_AUTH, scopes: [\"process:run\"]}\n"
-              "    - {id: manager, token_env: MANAGE_AUTH, scopes: [\"process:manage\"]}\n",
-              {{"RUN_AUTH", "run-auth-123"}, {"MANAGE_AUTH", "manage-auth-123"}}));
+              "    - {id: manager, token_env: MANAGE_AUTH, scopes: [\"process:manage\"]}\n"
+              "    - {id: ops, token_env: OPS_AUTH, scopes: [\"process:manage\", \"admin\"]}\n",
+              {{"RUN_AUTH", "run-auth-123"},
+               {"MANAGE_AUTH", "manage-auth-123"},
+               {"OPS_AUTH", "ops-auth-123"}}));
   const Headers runner = {{"X-Access-Token", "run-auth-123"}};
   const Headers manager = {{"X-Access-Token", "manage-auth-123"}};
+  const Headers ops = {{"X-Access-Token", "ops-auth-123"}};
   EXPECT_EQ(post(server, "/shell", R"({"command":"true"})").status, 401);
   EXPECT_EQ(post(server, "/shell", R"({"command":"true"})", runner).status, 200);
   auto denied = post(server, "/shell", R"({"command":"true"})", manager);
@@ -651,9 +655,13 @@ TEST(ProcessPolicy, ScopesFollowTheEndpointTable) {
   const int pid = startedPid(post(server, "/process/start", R"({"command":"sleep 30"})", runner));
   EXPECT_EQ(get(server, "/process/list", runner).status, 403);
   EXPECT_EQ(get(server, "/process/list", manager).status, 200);
+  // The runner's process is not the manager's (404); `admin` reaches it.
   EXPECT_EQ(post(server, "/process/" + std::to_string(pid) + "/signal", R"({"signal":9})", manager)
                 .status,
-            200);
+            404);
+  EXPECT_EQ(
+      post(server, "/process/" + std::to_string(pid) + "/signal", R"({"signal":9})", ops).status,
+      200);
 }
 
 }  // namespace

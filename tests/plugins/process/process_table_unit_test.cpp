@@ -10,6 +10,7 @@
 #include <chrono>
 #include <thread>
 
+#include "process_owner.h"
 #include "process_table.h"
 
 namespace abx::plugins::process {
@@ -26,7 +27,7 @@ sdk::SpawnOptions sh(const std::string& script) {
 
 std::shared_ptr<ManagedProcess> started(ProcessTable& table, const std::string& script,
                                         std::size_t ring = 1u << 20) {
-  auto r = table.start(sh(script), script, ring);
+  auto r = table.start(sh(script), script, "alice", ring);
   if (auto* refusal = std::get_if<Refusal>(&r)) {
     ADD_FAILURE() << refusal->message;
     return nullptr;
@@ -53,6 +54,8 @@ TEST(ProcessTable, RunsReapsAndKeepsTheExitCode) {
   EXPECT_FALSE(snap.running);
   EXPECT_EQ(snap.exit_code, 4);
   EXPECT_EQ(snap.command, "echo hi; exit 4");
+  EXPECT_EQ(snap.owner, "alice");
+  EXPECT_EQ(p->owner(), "alice");
   EXPECT_GT(snap.started_at, 1.6e9);
   EXPECT_EQ(p->output(0).slice.bytes, "hi\n");
   EXPECT_EQ(table.find(p->pid()), p);
@@ -69,7 +72,7 @@ TEST(ProcessTable, CapCountsRunningProcessesOnly) {
   ProcessTable table(options);
   std::vector<std::shared_ptr<ManagedProcess>> sleepers;
   for (int i = 0; i < 3; ++i) sleepers.push_back(started(table, "sleep 30"));
-  auto refused = table.start(sh("true"), "true", 1024);
+  auto refused = table.start(sh("true"), "true", "alice", 1024);
   ASSERT_TRUE(std::holds_alternative<Refusal>(refused));
   EXPECT_EQ(std::get<Refusal>(refused).status, 429);
   EXPECT_EQ(std::get<Refusal>(refused).type, "ResourceError");
@@ -150,7 +153,7 @@ TEST(ProcessTable, PendingStdinIsBounded) {
 
 TEST(ProcessTable, LifetimeLimitTerminates) {
   ProcessTable table;
-  auto r = table.start(sh("sleep 30"), "sleep 30", 1024, milliseconds(200));
+  auto r = table.start(sh("sleep 30"), "sleep 30", "alice", 1024, milliseconds(200));
   auto p = std::get<std::shared_ptr<ManagedProcess>>(r);
   ASSERT_TRUE(eventually([&] { return !p->running(); }, milliseconds(3000)));
   EXPECT_EQ(p->snapshot().exit_code, -SIGTERM);
@@ -167,7 +170,7 @@ TEST(ProcessTable, ShutdownStopsEverythingAndRefusesNewStarts) {
   EXPECT_FALSE(a->running());
   EXPECT_FALSE(b->running());
   EXPECT_EQ(b->snapshot().exit_code, -SIGKILL);
-  auto refused = table->start(sh("true"), "true", 1024);
+  auto refused = table->start(sh("true"), "true", "alice", 1024);
   ASSERT_TRUE(std::holds_alternative<Refusal>(refused));
   EXPECT_EQ(std::get<Refusal>(refused).status, 503);
 }
@@ -185,7 +188,7 @@ TEST(ProcessTable, ConcurrentUseFromManyThreads) {
   for (int t = 0; t < 2; ++t)
     threads.emplace_back([&] {
       for (int i = 0; i < 100; ++i) {
-        auto r = table.start(sh("echo x"), "echo x", 64);
+        auto r = table.start(sh("echo x"), "echo x", "alice", 64);
         if (std::holds_alternative<std::shared_ptr<ManagedProcess>>(r)) ++started_count;
       }
     });
@@ -207,6 +210,20 @@ TEST(ProcessTable, ConcurrentUseFromManyThreads) {
   threads[2].join();
   EXPECT_EQ(started_count.load(), 200);
   EXPECT_LE(table.list().size(), 20u);
+}
+
+TEST(ProcessOwner, TheStarterOrAdminActsOnAProcess) {
+  sdk::Identity alice{"alice", {"process:manage"}};
+  sdk::Identity bob{"bob", {"process:manage", "agents:admin", "admin:x", "process:*"}};
+  sdk::Identity root{"root", {"admin"}};
+  sdk::Identity star{"legacy", {"*"}};
+  EXPECT_TRUE(mayActOn(alice, "alice"));
+  EXPECT_FALSE(mayActOn(bob, "alice"));  // no scope but `admin` itself crosses identities
+  EXPECT_TRUE(mayActOn(root, "alice"));
+  EXPECT_TRUE(mayActOn(star, "alice"));
+  // A record without an owner is admin's only.
+  EXPECT_FALSE(mayActOn(sdk::Identity{"", {"process:manage"}}, ""));
+  EXPECT_TRUE(mayActOn(root, ""));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "pty_test_support.h"
 #include "session_table.h"
+#include "terminal_owner.h"
 
 namespace abx::plugins::terminal {
 namespace {
@@ -25,7 +26,7 @@ std::shared_ptr<Session> add(SessionTable& table,
                              std::vector<std::string> argv = {"/bin/sleep", "60"}) {
   auto slot = table.reserve();
   if (!slot) throw std::runtime_error(slot.status().message());
-  return table.commit(std::move(*slot), spawnOrDie(std::move(argv)), 80, 24);
+  return table.commit(std::move(*slot), spawnOrDie(std::move(argv)), 80, 24, "alice");
 }
 
 TEST(SessionTable, CapsLiveSessionsAndReservations) {
@@ -164,6 +165,23 @@ TEST(SessionTable, ConcurrentReservationsNeverPassTheCap) {
     });
   for (auto& t : threads) t.join();
   EXPECT_EQ(granted.load(), 4);
+}
+
+TEST(SessionTable, SessionsKeepTheirCreatorAsOwner) {
+  SessionTable table({3, std::chrono::seconds(1800)});
+  auto a = add(table);
+  EXPECT_EQ(a->owner(), "alice");
+  EXPECT_EQ(table.find(a->id())->owner(), "alice");
+}
+
+TEST(SessionOwner, TheCreatorOrAdminActsOnASession) {
+  EXPECT_TRUE(mayActOn("alice", false, "alice"));
+  EXPECT_FALSE(mayActOn("bob", false, "alice"));
+  EXPECT_TRUE(mayActOn("root", true, "alice"));
+  EXPECT_FALSE(mayActOn("", false, ""));  // no owner recorded: admin's only
+  EXPECT_TRUE(mayActOn(sdk::Identity{"root", {"admin"}}, "alice"));
+  EXPECT_TRUE(mayActOn(sdk::Identity{"legacy", {"*"}}, "alice"));
+  EXPECT_FALSE(mayActOn(sdk::Identity{"bob", {"terminal:*", "agents:admin"}}, "alice"));
 }
 
 }  // namespace

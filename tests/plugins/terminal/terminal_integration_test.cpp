@@ -665,7 +665,8 @@ TEST(TerminalWebSocket, ScopesOfPtyConnectApplyToHeadersAndTickets) {
       "auth:\n  tokens:\n"
       "    - {id: ops, token_env: OPS_TOKEN, scopes: [\"terminal:use\"]}\n"
       "    - {id: viewer, token_env: VIEWER_TOKEN, scopes: [\"system:read\"]}\n"
-      "    - {id: admin, token_env: ADMIN_TOKEN, scopes: [\"terminal:use\", \"terminal:admin\"]}\n"
+      "    - {id: admin, token_env: ADMIN_TOKEN, scopes: [\"terminal:use\", \"terminal:admin\","
+      " \"admin\"]}\n"
       "endpoints:\n  pty_connect: {scopes: [\"terminal:admin\"]}\n";
   auto o = options(s);
   o.env = {{"OPS_TOKEN", "ops-1"}, {"VIEWER_TOKEN", "viewer-1"}, {"ADMIN_TOKEN", "admin-1"}};
@@ -682,6 +683,7 @@ TEST(TerminalWebSocket, ScopesOfPtyConnectApplyToHeadersAndTickets) {
   EXPECT_THAT(r.body, HasSubstr(R"("scope":"terminal:admin")"));
   auto mine = create(server, R"({"shell":"/bin/sh"})", admin);
   EXPECT_FALSE(mine.ticket.empty());
+  // ops's session: the scope `admin` lets this identity attach to it.
   EXPECT_TRUE(attach(c, admin));
   int status = 0;
   EXPECT_TRUE(WsClient::connect(mine.port, mine.target, {}, &status)) << status;

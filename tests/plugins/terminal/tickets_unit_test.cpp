@@ -20,7 +20,7 @@ TEST(Tickets, AreRandom128BitHex) {
   TicketStore store;
   std::set<std::string> seen;
   for (int i = 0; i < 100; ++i) {
-    auto t = store.issue("s1");
+    auto t = store.issue("s1", "alice");
     ASSERT_EQ(t.size(), 32u);
     EXPECT_EQ(t.find_first_not_of("0123456789abcdef"), std::string::npos);
     seen.insert(t);
@@ -30,16 +30,25 @@ TEST(Tickets, AreRandom128BitHex) {
 
 TEST(Tickets, WorkOnceOnly) {
   TicketStore store;
-  auto t = store.issue("abc");
+  auto t = store.issue("abc", "alice");
   EXPECT_TRUE(store.consume(t, "abc"));
   EXPECT_FALSE(store.consume(t, "abc"));
   EXPECT_FALSE(store.consume("", "abc"));
   EXPECT_FALSE(store.consume("00000000000000000000000000000000", "abc"));
 }
 
+TEST(Tickets, SpeakForTheIdentityTheyWereIssuedTo) {
+  TicketStore store;
+  auto a = store.issue("s", "alice");
+  auto b = store.issue("s", "bob");
+  EXPECT_EQ(store.consume(b, "s"), std::optional<std::string>("bob"));
+  EXPECT_EQ(store.consume(a, "s"), std::optional<std::string>("alice"));
+  EXPECT_EQ(store.consume(a, "s"), std::nullopt);
+}
+
 TEST(Tickets, AreBoundToTheirSessionAndSpentByAWrongOne) {
   TicketStore store;
-  auto t = store.issue("abc");
+  auto t = store.issue("abc", "alice");
   EXPECT_FALSE(store.consume(t, "other"));
   EXPECT_FALSE(store.consume(t, "abc"));  // spent by the wrong attempt
 }
@@ -47,8 +56,8 @@ TEST(Tickets, AreBoundToTheirSessionAndSpentByAWrongOne) {
 TEST(Tickets, ExpireAfterTheirLifetime) {
   FakeClock clock;
   TicketStore store(std::chrono::seconds(60), 256, clock.fn());
-  auto early = store.issue("s");
-  auto late = store.issue("s");
+  auto early = store.issue("s", "alice");
+  auto late = store.issue("s", "alice");
   clock.now += std::chrono::seconds(59);
   EXPECT_TRUE(store.consume(early, "s"));
   clock.now += std::chrono::seconds(1);  // exactly 60 s
@@ -58,8 +67,8 @@ TEST(Tickets, ExpireAfterTheirLifetime) {
 
 TEST(Tickets, RevokedWithTheirSession) {
   TicketStore store;
-  auto a = store.issue("a");
-  auto b = store.issue("b");
+  auto a = store.issue("a", "alice");
+  auto b = store.issue("b", "alice");
   store.revoke("a");
   EXPECT_FALSE(store.consume(a, "a"));
   EXPECT_TRUE(store.consume(b, "b"));
@@ -67,9 +76,9 @@ TEST(Tickets, RevokedWithTheirSession) {
 
 TEST(Tickets, CapacityDropsTheOldest) {
   TicketStore store(std::chrono::seconds(60), 2);
-  auto first = store.issue("s");
-  auto second = store.issue("s");
-  auto third = store.issue("s");
+  auto first = store.issue("s", "alice");
+  auto second = store.issue("s", "alice");
+  auto third = store.issue("s", "alice");
   EXPECT_EQ(store.size(), 2u);
   EXPECT_FALSE(store.consume(first, "s"));
   EXPECT_TRUE(store.consume(second, "s"));

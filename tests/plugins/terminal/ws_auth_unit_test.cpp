@@ -39,7 +39,7 @@ class WsAuth : public ::testing::Test {
         for (const auto& [k, v] : r.headers)
           if (k == "x-access-token" && v == "tok") a.allowed = true;
         if (!a.allowed) return token_refusal;
-        a.identity = sdk::Identity{"ops", {"terminal:use"}};
+        a.identity = sdk::Identity{"ops", token_scopes};
       }
       a.status = 101;
       a.lease = std::make_shared<int>(1);
@@ -55,6 +55,7 @@ class WsAuth : public ::testing::Test {
   ::testing::NiceMock<sdk::testing::MockHostContext> host;
   std::vector<sdk::AdmissionRequest> requests;
   sdk::Admission token_refusal = refusal(401, R"({"error":"unauthorized","type":"AuthError"})");
+  std::vector<std::string> token_scopes{"terminal:use"};
   TicketStore tickets;
 };
 
@@ -70,6 +71,16 @@ TEST_F(WsAuth, TokenHeadersAreAdmittedAsPtyConnect) {
   EXPECT_FALSE(requests[0].identity);
 }
 
+TEST_F(WsAuth, TheVerdictSaysWhetherTheCallerHoldsAdmin) {
+  EXPECT_FALSE(judge(kToken, "abc", std::nullopt).admin);
+  token_scopes = {"terminal:use", "admin"};
+  EXPECT_TRUE(judge(kToken, "abc", std::nullopt).admin);
+  token_scopes = {"*"};
+  EXPECT_TRUE(judge(kToken, "abc", std::nullopt).admin);
+  // A ticket never carries admin, whoever it was issued to.
+  EXPECT_FALSE(judge({}, "abc", tickets.issue("abc", "ops")).admin);
+}
+
 TEST_F(WsAuth, RefusalPassesThrough) {
   token_refusal = refusal(429, R"({"error":"rate","type":"PolicyError","code":"rate_limited"})");
   token_refusal.headers = {{"Retry-After", "30"}};
@@ -82,35 +93,36 @@ TEST_F(WsAuth, RefusalPassesThrough) {
 }
 
 TEST_F(WsAuth, TicketWorksOnceForItsSession) {
-  auto ticket = tickets.issue("abc");
+  auto ticket = tickets.issue("abc", "web");
   EXPECT_EQ(judge({}, "other", ticket).status, 401);  // wrong session spends it
-  ticket = tickets.issue("abc");
+  ticket = tickets.issue("abc", "web");
   auto v = judge({}, "abc", ticket);
   EXPECT_TRUE(v.allowed);
-  EXPECT_EQ(v.caller, "ticket");
+  EXPECT_EQ(v.caller, "web");  // the identity the ticket was issued to
+  EXPECT_FALSE(v.admin);
   ASSERT_TRUE(requests.back().identity);
-  EXPECT_EQ(requests.back().identity->id, "ticket");
+  EXPECT_EQ(requests.back().identity->id, "web");
   EXPECT_EQ(judge({}, "abc", ticket).status, 401);
-  EXPECT_EQ(judge({}, std::nullopt, tickets.issue("abc")).status, 401);
+  EXPECT_EQ(judge({}, std::nullopt, tickets.issue("abc", "web")).status, 401);
 }
 
 TEST_F(WsAuth, HeadersWinAndLeaveTheTicketUnspent) {
-  auto ticket = tickets.issue("abc");
+  auto ticket = tickets.issue("abc", "web");
   EXPECT_EQ(judge(kToken, "abc", ticket).caller, "ops");
-  EXPECT_EQ(judge({}, "abc", ticket).caller, "ticket");
+  EXPECT_EQ(judge({}, "abc", ticket).caller, "web");
 }
 
 TEST_F(WsAuth, RefusedTokenFallsBackToTheTicket) {
-  EXPECT_TRUE(judge({{"x-access-token", "wrong"}}, "abc", tickets.issue("abc")).allowed);
+  EXPECT_TRUE(judge({{"x-access-token", "wrong"}}, "abc", tickets.issue("abc", "web")).allowed);
   token_refusal = refusal(403, R"({"error":"x","type":"PermissionError","code":"missing_scope"})");
-  EXPECT_TRUE(judge({{"x-access-token", "wrong"}}, "abc", tickets.issue("abc")).allowed);
+  EXPECT_TRUE(judge({{"x-access-token", "wrong"}}, "abc", tickets.issue("abc", "web")).allowed);
 }
 
 TEST_F(WsAuth, OtherRefusalsAreNotOverruledByATicket) {
   // A foreign Origin, a disabled endpoint or a rate limit stays refused.
   token_refusal =
       refusal(403, R"({"error":"x","type":"PermissionError","code":"origin_not_allowed"})");
-  auto ticket = tickets.issue("abc");
+  auto ticket = tickets.issue("abc", "web");
   EXPECT_EQ(judge({{"x-access-token", "wrong"}}, "abc", ticket).status, 403);
   token_refusal = refusal(404, R"({"error":"x","type":"PolicyError","code":"endpoint_disabled"})");
   EXPECT_EQ(judge({{"x-access-token", "wrong"}}, "abc", ticket).status, 404);
