@@ -52,14 +52,49 @@ TEST(SecurityGit, WorkTreeOrGitDirPointingOutsideIsRefused) {
   // A repository whose config moves its work tree outside.
   makeRepo(base + "/moved", "echo y > y.txt");
   shell(base + "/moved", "git config core.worktree " + outside);
+  // A .git that is a link to a repository outside.
+  std::filesystem::create_directories(base + "/symlinked");
+  std::filesystem::create_directory_symlink(outside + "/.git", base + "/symlinked/.git");
   ServerProcess server(devTools("base_dir: " + base + "\n"));
-  for (const char* target : {"/git/diff?path=linked", "/git/status?path=linked",
-                             "/git/diff?path=moved", "/git/status?path=moved"}) {
+  for (const char* target :
+       {"/git/diff?path=linked", "/git/status?path=linked", "/git/diff?path=moved",
+        "/git/status?path=moved", "/git/diff?path=symlinked", "/git/status?path=symlinked"}) {
     auto r = http(server.port(), "GET", target);
     EXPECT_EQ(r.status, 403) << target << " " << r.body;
     EXPECT_THAT(r.body, HasSubstr("path_not_allowed")) << target;
     EXPECT_THAT(r.body, Not(HasSubstr("TOPSECRET"))) << target;
     EXPECT_THAT(r.body, Not(HasSubstr("secret.txt"))) << target;
+  }
+}
+
+TEST(SecurityGit, DeniedFilesAndOtherDirectoriesStayOutOfTheAnswer) {
+  TempRoot root;
+  const std::string base = root.path + "/base";
+  makeRepo(base + "/repo",
+           "echo KEY=old > .env && mkdir sub other && echo a > sub/a.txt && "
+           "echo b > other/b.txt");
+  shell(base + "/repo",
+        "echo KEY=TOPSECRET > .env && echo more >> sub/a.txt && echo more >> other/b.txt && "
+        "echo x > sub/.env");
+  const std::string deny = "{paths: {deny: [\"**/.env\"]}}";
+  ServerProcess server(devTools("base_dir: " + base + "\nendpoints:\n  git_diff: " + deny +
+                                "\n  git_status: " + deny + "\n"));
+  for (const char* target :
+       {"/git/diff?path=repo", "/git/diff?path=repo&staged=false", "/git/status?path=repo"}) {
+    auto r = http(server.port(), "GET", target);
+    EXPECT_EQ(r.status, 200) << target << " " << r.body;
+    EXPECT_THAT(r.body, Not(HasSubstr("TOPSECRET"))) << target;
+    EXPECT_THAT(r.body, Not(HasSubstr(".env"))) << target;
+    EXPECT_THAT(r.body, HasSubstr("sub/a.txt")) << target;
+  }
+  auto diff = parseObject(http(server.port(), "GET", "/git/diff?path=repo").body);
+  EXPECT_EQ(diff->getObject("stats")->getValue<int>("files_changed"), 2);
+  // A subdirectory: only its files.
+  for (const char* target : {"/git/diff?path=repo/sub", "/git/status?path=repo/sub"}) {
+    auto r = http(server.port(), "GET", target);
+    EXPECT_EQ(r.status, 200) << target << " " << r.body;
+    EXPECT_THAT(r.body, HasSubstr("sub/a.txt")) << target;
+    EXPECT_THAT(r.body, Not(HasSubstr("other/b.txt"))) << target;
   }
 }
 
