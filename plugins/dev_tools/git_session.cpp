@@ -37,6 +37,14 @@ std::string excludedPathspec(const std::string& relative) {
   return ":(top,literal,exclude)" + relative;
 }
 
+std::vector<std::string> scopedGitArgs(std::vector<std::string> args, const std::string& scope,
+                                       const std::vector<std::string>& extra_pathspecs) {
+  if (!scope.empty() || !extra_pathspecs.empty()) args.emplace_back("--");
+  if (!scope.empty()) args.push_back(literalPathspec(scope));
+  args.insert(args.end(), extra_pathspecs.begin(), extra_pathspecs.end());
+  return args;
+}
+
 std::variant<std::unique_ptr<GitSession>, Refusal> GitSession::open(
     const ToolContext& context, const std::string& endpoint, const GitTarget& target,
     std::chrono::milliseconds timeout) {
@@ -91,11 +99,8 @@ std::variant<std::unique_ptr<GitSession>, Refusal> GitSession::open(
 std::variant<sdk::Completed, Refusal> GitSession::run(
     std::vector<std::string> args, std::size_t max_output_bytes,
     const std::vector<std::string>& extra_pathspecs) const {
-  if (!scope_.empty() || !extra_pathspecs.empty()) args.emplace_back("--");
-  if (!scope_.empty()) args.push_back(literalPathspec(scope_));
-  args.insert(args.end(), extra_pathspecs.begin(), extra_pathspecs.end());
   GitRun run;
-  run.args = std::move(args);
+  run.args = scopedGitArgs(std::move(args), scope_, extra_pathspecs);
   run.repo_dir = repo_.top_level;
   run.env = gitEnvironment(childSnapshot(*context_), settings_,
                            {"GIT_DIR=" + repo_.git_dir, "GIT_WORK_TREE=" + repo_.top_level,

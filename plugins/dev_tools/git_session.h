@@ -69,4 +69,11 @@ std::string literalPathspec(const std::string& relative);
 /** A pathspec that leaves @p relative out. */
 std::string excludedPathspec(const std::string& relative);
 
+/**
+ * @p args, then "--", the literal pathspec of @p scope (none for the work
+ * tree's root) and @p extra_pathspecs; no "--" when there is no pathspec.
+ */
+std::vector<std::string> scopedGitArgs(std::vector<std::string> args, const std::string& scope,
+                                       const std::vector<std::string>& extra_pathspecs);
+
 }  // namespace abx::plugins::dev_tools

@@ -217,5 +217,16 @@ TEST(GitPathspecs, LiteralFromTheTop) {
   EXPECT_EQ(excludedPathspec(".env"), ":(top,literal,exclude).env");
 }
 
+TEST(GitPathspecs, EveryRunIsScopedToTheRequestedPath) {
+  EXPECT_EQ(scopedGitArgs({"status", "-z"}, "", {}), (Strings{"status", "-z"}));
+  EXPECT_EQ(scopedGitArgs({"diff"}, "sub/a.txt", {}),
+            (Strings{"diff", "--", ":(top,literal)sub/a.txt"}));
+  EXPECT_EQ(scopedGitArgs({"diff"}, "", {":(top,literal,exclude).env"}),
+            (Strings{"diff", "--", ":(top,literal,exclude).env"}));
+  EXPECT_EQ(scopedGitArgs({"diff"}, "-x", {":(top,literal,exclude)-x/.env"}),
+            (Strings{"diff", "--", ":(top,literal)-x", ":(top,literal,exclude)-x/.env"}));
+  EXPECT_EQ(gitArgv({"status"}), (Strings{"git", "--no-pager", "-c", "color.ui=never", "status"}));
+}
+
 }  // namespace
 }  // namespace abx::plugins::dev_tools
