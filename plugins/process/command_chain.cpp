@@ -58,8 +58,7 @@ std::optional<Refusal> judgeIdentity(const ProgramIdentity& id, const sdk::Param
   if (params.deny_commands && matches(*params.deny_commands))
     return notAllowed("Command", id, runners, "denied by policy (params.deny_commands)");
   if (params.allow_commands && !admits(*params.allow_commands))
-    return notAllowed("Command", id, runners,
-                      "not allowed by policy (params.allow_commands)");
+    return notAllowed("Command", id, runners, "not allowed by policy (params.allow_commands)");
   const bool shell = isShell(id.given) || (id.real && isShell(*id.real));
   if (params.shells && shell && !admits(*params.shells))
     return notAllowed("Shell", id, runners, "not allowed by policy (params.shells)");
