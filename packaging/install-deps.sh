@@ -12,6 +12,7 @@ packages=(
   clang libclang-rt-14-dev clang-format
   curl wrk hyperfine python3 procps
   chromium  # the browser group and its tests (label browser)
+  busybox   # tests/security: `busybox sh -c ...` must not pass a command policy
 )
 # The benchmark installs its peer (rivet sandbox-agent) from npm; keep an
 # existing Node.js/npm (a newer one may be installed outside Debian).

@@ -2,6 +2,9 @@
 // so an author can predict exactly which braces are substituted.
 #include "argv_template.h"
 
+#include <algorithm>
+#include <variant>
+
 #include "command_args.h"
 
 namespace abx::plugins::commands {
@@ -60,6 +63,25 @@ std::vector<std::string> expandArgv(const std::vector<std::string>& argv,
     out.push_back(std::move(text));
   }
   return out;
+}
+
+std::optional<std::string> optionLikeArgument(const std::vector<std::string>& argv,
+                                              const sdk::CommandArgs& args,
+                                              const std::vector<std::string>& allow_dash) {
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    for (const auto& part : parseTemplate(argv[i])) {
+      if (!part.placeholder) break;  // the author's text starts the element
+      auto it = args.find(part.text);
+      if (it == args.end()) continue;
+      const std::string text = valueText(it->second);
+      if (text.empty()) continue;
+      const bool dash = text.front() == '-' && std::holds_alternative<std::string>(it->second);
+      if (dash && std::find(allow_dash.begin(), allow_dash.end(), part.text) == allow_dash.end())
+        return part.text;
+      break;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace abx::plugins::commands

@@ -3,6 +3,7 @@
 // element stays exactly one argument whatever the caller sends.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,5 +36,16 @@ std::vector<std::string> placeholderNames(std::string_view element);
  */
 std::vector<std::string> expandArgv(const std::vector<std::string>& argv,
                                     const sdk::CommandArgs& args);
+
+/**
+ * The name of the first string argument whose text would begin an argv
+ * element (after argv[0]) with '-', so that the program could read it as an
+ * option (`--output=/path`), unless @p allow_dash names it; nullopt when
+ * there is none. Empty texts before it in the element are skipped (`{a}{b}`
+ * with a = "" is judged by b); text after a literal start is never judged.
+ */
+std::optional<std::string> optionLikeArgument(const std::vector<std::string>& argv,
+                                              const sdk::CommandArgs& args,
+                                              const std::vector<std::string>& allow_dash);
 
 }  // namespace abx::plugins::commands

@@ -90,6 +90,15 @@ sdk::Result<std::string> interpretRun(const DeclarativeCommand& command,
   return sdk::jsonQuote(text);
 }
 
+std::optional<std::string> dashArgumentRefusal(const DeclarativeCommand& command,
+                                               const sdk::CommandArgs& args) {
+  auto name = optionLikeArgument(command.argv, args, command.allow_dash);
+  if (!name) return std::nullopt;
+  return "Argument '" + *name + "' of command '" + command.name +
+         "' begins with '-' and would be read as an option; the commands file must declare "
+         "allow_dash: true for it";
+}
+
 sdk::CommandSpec toCommandSpec(DeclarativeCommand command,
                                const sdk::ChildEnvironment& environment) {
   sdk::CommandSpec spec;
@@ -101,6 +110,9 @@ sdk::CommandSpec toCommandSpec(DeclarativeCommand command,
   // Shared, immutable: the fn may run on several worker threads at once.
   auto shared = std::make_shared<const DeclarativeCommand>(std::move(command));
   spec.fn = [shared, &environment](const sdk::CommandArgs& args) -> sdk::Result<std::string> {
+    // The route refuses first (400); this holds for any other caller of fn.
+    if (auto refusal = dashArgumentRefusal(*shared, args))
+      return sdk::Status::error(*refusal, "ValueError");
     sdk::RunLimits limits;
     limits.timeout = shared->timeout;
     limits.max_output_bytes = shared->max_output_bytes;

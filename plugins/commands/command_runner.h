@@ -3,6 +3,7 @@
 // into the command's result or a typed failure.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,17 @@ sdk::SpawnOptions spawnOptions(const DeclarativeCommand& command, const sdk::Com
  * stderr tail) and ValueError (output: json that is not JSON).
  */
 sdk::Result<std::string> interpretRun(const DeclarativeCommand& command, const sdk::Completed& run);
+
+/** The code of a refused argument that would be read as an option (400). */
+inline constexpr const char* kArgumentIsOption = "argument_is_option";
+
+/**
+ * nullopt, or why running @p command with @p args is refused: a string
+ * argument not declared `allow_dash: true` whose text would begin an argv
+ * element with '-' (optionLikeArgument).
+ */
+std::optional<std::string> dashArgumentRefusal(const DeclarativeCommand& command,
+                                               const sdk::CommandArgs& args);
 
 /** A registrable CommandSpec whose fn runs @p command with @p environment's snapshot.
  *  LIFETIME: @p environment outlives the spec (it is the host's). */

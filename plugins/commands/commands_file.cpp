@@ -27,7 +27,7 @@ using sdk::Status;
 constexpr const char* kCommandKeys =
     "name, description, argv, args, output, timeout_seconds, max_output_bytes, hidden, scopes, "
     "env, cwd";
-constexpr const char* kArgKeys = "name, type, required, default, description";
+constexpr const char* kArgKeys = "name, type, required, default, description, allow_dash";
 
 bool isIdentifier(std::string_view s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
@@ -113,10 +113,12 @@ Result<sdk::ArgType> argType(const std::string& name) {
   return Status::error("unknown type '" + name + "' (one of string, integer, float, boolean)");
 }
 
+// @p allow_dash receives the arg's `allow_dash` (an argv rule, not part of the SDK's CommandArg).
 Result<sdk::CommandArg> parseArg(const YAML::Node& node, Where where,
-                                 const std::set<std::string>& taken) {
+                                 const std::set<std::string>& taken, bool& allow_dash) {
   if (!node.IsMap()) return where.fail(node, "each of 'args' must be a mapping");
-  static const std::set<std::string> allowed{"name", "type", "required", "default", "description"};
+  static const std::set<std::string> allowed{"name",    "type",        "required",
+                                             "default", "description", "allow_dash"};
   if (auto s = checkKeys(node, where, allowed, kArgKeys, "arg "); !s) return s;
 
   sdk::CommandArg arg;
@@ -145,6 +147,12 @@ Result<sdk::CommandArg> parseArg(const YAML::Node& node, Where where,
     auto text = scalarText(node["description"], where, "description");
     if (!text) return text.status();
     arg.description = *text;
+  }
+  allow_dash = false;
+  if (node["allow_dash"]) {
+    auto allowed_dash = boolean(node["allow_dash"], where, "allow_dash");
+    if (!allowed_dash) return allowed_dash.status();
+    allow_dash = *allowed_dash;
   }
   if (const auto& def = node["default"]; def && !def.IsNull()) {
     if (!def.IsScalar()) return where.fail(def, prefix + "'default' must be a scalar");
@@ -189,9 +197,11 @@ Result<DeclarativeCommand> parseCommand(const YAML::Node& node, std::size_t inde
     if (!args.IsSequence()) return where.fail(args, "'args' must be a list");
     std::set<std::string> taken;
     for (const auto& item : args) {
-      auto arg = parseArg(item, where, taken);
+      bool allow_dash = false;
+      auto arg = parseArg(item, where, taken, allow_dash);
       if (!arg) return arg.status();
       taken.insert(arg->name);
+      if (allow_dash) cmd.allow_dash.push_back(arg->name);
       cmd.args.push_back(std::move(*arg));
     }
   }

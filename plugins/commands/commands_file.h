@@ -28,6 +28,8 @@ struct DeclarativeCommand {
   /** argv[0] is fixed; later elements may hold `{param}` placeholders. */
   std::vector<std::string> argv;
   std::vector<sdk::CommandArg> args;
+  /** Args declared `allow_dash: true`: their text may start an argv element with '-'. */
+  std::vector<std::string> allow_dash;
   OutputMode output = OutputMode::text;
   std::chrono::milliseconds timeout = kDefaultTimeout;
   std::size_t max_output_bytes = kDefaultMaxOutputBytes;

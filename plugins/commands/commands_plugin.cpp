@@ -3,6 +3,9 @@
 // registry up per request instead of copying it at start().
 #include "commands_plugin.h"
 
+#include <map>
+#include <memory>
+
 #include "command_runner.h"
 #include "commands_file.h"
 #include "commands_routes.h"
@@ -15,11 +18,15 @@ sdk::Status CommandsPlugin::start(sdk::HostContext& host) {
       !s)
     return s;
 
+  // The declarative commands by name, for the argv rules the route applies.
+  auto declared =
+      std::make_shared<std::map<std::string, std::shared_ptr<const DeclarativeCommand>>>();
   if (auto path = host.settings().path("commands_file"); path && !path->empty()) {
     auto loaded = loadCommandsFile(*path);
     if (!loaded) return loaded.status();
     for (auto& command : *loaded) {
       std::string name = command.name;
+      (*declared)[name] = std::make_shared<const DeclarativeCommand>(command);
       if (auto s = host.commands().add(toCommandSpec(std::move(command), host.environment())); !s)
         return sdk::Status::error(*path + ": command '" + name + "': " + s.message(), s.type());
     }
@@ -44,7 +51,17 @@ sdk::Status CommandsPlugin::start(sdk::HostContext& host) {
   run.endpoint = "commands_run";
   run.group = "commands";
   run.summary = "Run a named command with keyword arguments";
-  run.handler = [registry](const sdk::Request& r) { return runCommand(*registry, r); };
+  ArgumentCheck check = [declared](const std::string& name,
+                                   const sdk::CommandArgs& args) -> std::optional<ArgumentRefusal> {
+    auto it = declared->find(name);
+    if (it == declared->end()) return std::nullopt;
+    auto message = dashArgumentRefusal(*it->second, args);
+    if (!message) return std::nullopt;
+    return ArgumentRefusal{*message, kArgumentIsOption};
+  };
+  run.handler = [registry, check](const sdk::Request& r) {
+    return runCommand(*registry, r, check);
+  };
   return host.routes().add(std::move(run));
 }
 

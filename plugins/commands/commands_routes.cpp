@@ -69,7 +69,8 @@ sdk::Response listCommands(const sdk::CommandRegistry& registry, const sdk::Requ
   return sdk::Response::json(std::move(body));
 }
 
-sdk::Response runCommand(const sdk::CommandRegistry& registry, const sdk::Request& request) {
+sdk::Response runCommand(const sdk::CommandRegistry& registry, const sdk::Request& request,
+                         const ArgumentCheck& check) {
   std::string name(request.param("name").value_or(""));
   const sdk::CommandSpec* command = registry.find(name);
   if (!command || !callerMaySee(*command, request.identity))
@@ -80,6 +81,10 @@ sdk::Response runCommand(const sdk::CommandRegistry& registry, const sdk::Reques
 
   auto args = bindArgs(*command, request.json);
   if (!args) return sdk::Response::error(400, args.status().message(), "ValueError");
+  if (check) {
+    if (auto refusal = check(name, *args))
+      return sdk::Response::error(400, refusal->message, "ValueError", refusal->code);
+  }
 
   if (!command->fn)
     return failure(sdk::Status::error("Command '" + name + "' has no implementation"));

@@ -23,6 +23,7 @@ sdk::Status DevToolsPlugin::start(sdk::HostContext& host) {
   context->paths = &host.paths();
   context->environment = &host.environment();
   context->base_dir = host.info().base_dir;
+  context->state_dir = host.info().state_dir;
   std::shared_ptr<const ToolContext> ctx = context;
 
   using Fn = sdk::Response (*)(const ToolContext&, const sdk::Request&);

@@ -10,10 +10,10 @@ std::vector<std::string> gitArgv(const std::vector<std::string>& args) {
   return argv;
 }
 
-std::variant<sdk::Completed, Refusal> runGit(const ToolContext& context, const GitRun& run) {
+std::variant<sdk::Completed, Refusal> runGit(const GitRun& run) {
   sdk::SpawnOptions spawn;
   spawn.argv = gitArgv(run.args);
-  spawn.env = childEnv(context, {"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0"});
+  spawn.env = run.env;
   spawn.cwd = run.repo_dir;
   spawn.stdin_pipe = false;
   sdk::RunLimits limits;

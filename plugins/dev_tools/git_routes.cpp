@@ -7,6 +7,7 @@
 
 #include "git_command.h"
 #include "git_numstat_parse.h"
+#include "git_session.h"
 #include "git_status_parse.h"
 #include "run_budget.h"
 
@@ -22,13 +23,34 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-std::vector<std::string> withPathspec(std::vector<std::string> args, const GitTarget& target) {
-  if (target.file) {
-    args.emplace_back("--");
-    // A literal name, whatever glob characters it holds.
-    args.push_back(":(literal)" + *target.file);
+/** Whether the endpoint's PathGuard refuses a name git reported (relative to @p top). */
+class DeniedPaths {
+ public:
+  DeniedPaths(const ToolContext& context, const std::string& endpoint, const std::string& top)
+      : context_(context), endpoint_(endpoint), top_(top) {}
+  bool operator()(std::string name) const {
+    while (name.size() > 1 && name.back() == '/') name.pop_back();  // untracked "dir/"
+    return !context_.paths ||
+           !context_.paths->check(endpoint_, top_ + "/" + name, sdk::PathOp::read).allowed;
   }
-  return args;
+
+ private:
+  const ToolContext& context_;
+  const std::string& endpoint_;
+  const std::string& top_;
+};
+
+std::variant<DiffStats, Refusal> diffStats(const GitSession& session,
+                                           const std::vector<std::string>& args,
+                                           const std::vector<std::string>& excluded) {
+  auto done = session.run(args, kGitListingBytes, excluded);
+  if (auto* refusal = std::get_if<Refusal>(&done)) return *refusal;
+  const auto& completed = std::get<sdk::Completed>(done);
+  if (completed.truncated)
+    return Refusal{500, "git diff --numstat output is larger than 32 MiB", "OutputLimitError", {}};
+  auto stats = parseNumstat(completed.out);
+  if (!stats) return Refusal{500, stats.status().message(), "GitError", {}};
+  return std::move(*stats);
 }
 
 }  // namespace
@@ -66,19 +88,22 @@ std::variant<bool, Refusal> queryFlag(const sdk::Request& request, std::string_v
 sdk::Response gitStatus(const ToolContext& context, const sdk::Request& request) {
   auto target = gitTarget(context, request);
   if (auto* refusal = std::get_if<Refusal>(&target)) return toResponse(*refusal);
-  const auto& where = std::get<GitTarget>(target);
-  GitRun run;
-  run.args = withPathspec({"status", "--porcelain=v1", "-b", "-z"}, where);
-  run.repo_dir = where.dir;
-  run.timeout = policyTimeout(request.policy, kGitTimeout);
-  run.max_output_bytes = kGitListingBytes;
-  auto done = runGit(context, run);
+  auto opened = GitSession::open(context, request.endpoint, std::get<GitTarget>(target),
+                                 policyTimeout(request.policy, kGitTimeout));
+  if (auto* refusal = std::get_if<Refusal>(&opened)) return toResponse(*refusal);
+  const auto& session = *std::get<std::unique_ptr<GitSession>>(opened);
+  auto done = session.run({"status", "--porcelain=v1", "-b", "-z", "--ignore-submodules=dirty"},
+                          kGitListingBytes);
   if (auto* refusal = std::get_if<Refusal>(&done)) return toResponse(*refusal);
   const auto& completed = std::get<sdk::Completed>(done);
   if (completed.truncated)
     return sdk::Response::error(500, "git status output is larger than 32 MiB", "OutputLimitError");
   auto parsed = parsePorcelainStatus(completed.out);
   if (!parsed) return sdk::Response::error(500, parsed.status().message(), "GitError");
+  const DeniedPaths denied(context, request.endpoint, session.repository().top_level);
+  std::erase_if(parsed->files, [&](const StatusEntry& e) {
+    return denied(e.path) || (e.original_path && denied(*e.original_path));
+  });
   return sdk::Response::json(statusJson(*parsed));
 }
 
@@ -93,43 +118,41 @@ sdk::Response gitDiff(const ToolContext& context, const sdk::Request& request) {
   if (auto* refusal = std::get_if<Refusal>(&target)) return toResponse(*refusal);
   auto staged = queryFlag(request, "staged");
   if (auto* refusal = std::get_if<Refusal>(&staged)) return toResponse(*refusal);
-  const auto& where = std::get<GitTarget>(target);
-  const auto timeout = policyTimeout(request.policy, kGitTimeout);
+  auto opened = GitSession::open(context, request.endpoint, std::get<GitTarget>(target),
+                                 policyTimeout(request.policy, kGitTimeout));
+  if (auto* refusal = std::get_if<Refusal>(&opened)) return toResponse(*refusal);
+  const auto& session = *std::get<std::unique_ptr<GitSession>>(opened);
 
-  std::vector<std::string> common = {"diff", "--no-ext-diff", "--no-textconv"};
+  std::vector<std::string> common = {"diff", "--no-ext-diff", "--no-textconv",
+                                     "--ignore-submodules=dirty"};
   if (std::get<bool>(staged)) common.emplace_back("--cached");
-
-  GitRun text_run;
-  text_run.args = withPathspec(common, where);
-  text_run.repo_dir = where.dir;
-  text_run.timeout = timeout;
-  // One byte past the cap tells a cut diff from one of exactly 1 MiB.
-  text_run.max_output_bytes = kDiffBytes + 1;
-  auto text = runGit(context, text_run);
-  if (auto* refusal = std::get_if<Refusal>(&text)) return toResponse(*refusal);
-
-  GitRun stat_run = text_run;
   auto stat_args = common;
   stat_args.insert(stat_args.begin() + 1, {"--numstat", "-z"});
-  stat_run.args = withPathspec(stat_args, where);
-  stat_run.max_output_bytes = kGitListingBytes;
-  auto numstat = runGit(context, stat_run);
-  if (auto* refusal = std::get_if<Refusal>(&numstat)) return toResponse(*refusal);
-  const auto& stat_done = std::get<sdk::Completed>(numstat);
-  if (stat_done.truncated)
-    return sdk::Response::error(500, "git diff --numstat output is larger than 32 MiB",
-                                "OutputLimitError");
-  auto stats = parseNumstat(stat_done.out);
-  if (!stats) return sdk::Response::error(500, stats.status().message(), "GitError");
+  auto stats = diffStats(session, stat_args, {});
+  if (auto* refusal = std::get_if<Refusal>(&stats)) return toResponse(*refusal);
+  // Files the PathGuard denies (a `paths.deny` rule inside the work tree)
+  // are left out of both the text and the statistics.
+  const DeniedPaths denied(context, request.endpoint, session.repository().top_level);
+  std::vector<std::string> excluded;
+  for (const auto& file : std::get<DiffStats>(stats).files)
+    for (const auto* name : {&file.path, file.original_path ? &*file.original_path : nullptr})
+      if (name && denied(*name)) excluded.push_back(excludedPathspec(*name));
+  if (!excluded.empty()) {
+    stats = diffStats(session, stat_args, excluded);
+    if (auto* refusal = std::get_if<Refusal>(&stats)) return toResponse(*refusal);
+  }
 
+  // One byte past the cap tells a cut diff from one of exactly 1 MiB.
+  auto text = session.run(common, kDiffBytes + 1, excluded);
+  if (auto* refusal = std::get_if<Refusal>(&text)) return toResponse(*refusal);
   auto& text_done = std::get<sdk::Completed>(text);
   const bool truncated = text_done.truncated || text_done.out.size() > kDiffBytes;
   std::string diff =
       truncated ? truncateDiff(std::move(text_done.out), kDiffBytes) : std::move(text_done.out);
   std::string body = "{\"diff\":" + sdk::jsonQuote(diff);
   body += truncated ? ",\"truncated\":true" : ",\"truncated\":false";
-  body += ",\"stats\":" + statsJson(*stats);
-  body += ",\"files\":" + fileStatsJson(*stats) + "}";
+  body += ",\"stats\":" + statsJson(std::get<DiffStats>(stats));
+  body += ",\"files\":" + fileStatsJson(std::get<DiffStats>(stats)) + "}";
   return sdk::Response::json(std::move(body));
 }
 

@@ -1,6 +1,8 @@
 // GET /git/status and GET /git/diff (spec §4.7; docs/dev_tools.md): the
 // query's `path` (a directory in a work tree, or one file in it) through the
-// PathGuard, git's machine formats parsed into JSON.
+// PathGuard, the repository opened by GitSession (confined to the allowed
+// area, running nothing the repository configures), git's machine formats
+// parsed into JSON, and changed files the PathGuard denies left out.
 #pragma once
 
 #include <optional>
@@ -8,16 +10,11 @@
 #include <variant>
 
 #include "abx/sdk/http.h"
+#include "git_command.h"
 #include "refusal.h"
 #include "tool_context.h"
 
 namespace abx::plugins::dev_tools {
-
-/** Where git runs, and the one file it looks at when `path` named a file. */
-struct GitTarget {
-  std::string dir;
-  std::optional<std::string> file; /**< a pathspec relative to `dir` */
-};
 
 /**
  * The query's `path` (default "."): 400 for a ".." segment or a NUL byte,

@@ -19,6 +19,8 @@ struct ToolContext {
   sdk::ChildEnvironment* environment = nullptr;
   /** HostInfo::base_dir: the working directory when the guard gives none. */
   std::string base_dir;
+  /** HostInfo::state_dir: where git's private views are made (git_view.h). */
+  std::string state_dir;
 };
 
 /** Used when the child environment has no PATH. */

@@ -38,10 +38,6 @@ bool globMatch(const std::string& pattern, const std::string& text, int flags) {
   return ::fnmatch(pattern.c_str(), text.c_str(), flags) == 0;
 }
 
-Refusal notAllowed(std::string message) {
-  return Refusal{403, std::move(message), "PermissionError", "command_not_allowed"};
-}
-
 }  // namespace
 
 std::string_view baseName(std::string_view path) {
@@ -111,20 +107,6 @@ bool programMatches(const std::vector<std::string>& patterns, std::string_view a
     if (resolved && globMatch(pattern, *resolved, FNM_PATHNAME)) return true;
     return given_path && globMatch(pattern, given, FNM_PATHNAME);
   });
-}
-
-std::optional<Refusal> checkCommand(const std::vector<std::string>& argv,
-                                    const std::optional<std::string>& resolved,
-                                    const sdk::Params& params) {
-  if (argv.empty()) return badRequest("Command is empty");
-  const std::string& program = argv[0];
-  if (params.deny_commands && programMatches(*params.deny_commands, program, resolved))
-    return notAllowed("Command '" + program + "' is denied by policy (params.deny_commands)");
-  if (params.allow_commands && !programMatches(*params.allow_commands, program, resolved))
-    return notAllowed("Command '" + program + "' is not allowed by policy (params.allow_commands)");
-  if (params.shells && isShell(program) && !programMatches(*params.shells, program, resolved))
-    return notAllowed("Shell '" + program + "' is not allowed by policy (params.shells)");
-  return std::nullopt;
 }
 
 std::vector<std::string> withoutDenied(std::vector<std::string> env,

@@ -1,7 +1,7 @@
-// The policy's params for commands, judged before anything is spawned:
-// allow_commands / deny_commands (which programs may run), shells (which
-// shell interpreters may run) and env_deny (variables kept from children).
-// See docs/process.md, "Policy".
+// The pieces of the policy's params for commands: how a program word is
+// found and matched by allow_commands / deny_commands / shells patterns
+// (command_chain.h applies them to every program a command starts), and
+// env_deny (variables kept from children). See docs/process.md, "Policy".
 #pragma once
 
 #include <optional>
@@ -46,16 +46,6 @@ bool isShell(std::string_view argv0);
  */
 bool programMatches(const std::vector<std::string>& patterns, std::string_view argv0,
                     const std::optional<std::string>& resolved);
-
-/**
- * The verdict of @p params on running @p argv (argv[0] found at @p resolved):
- * deny_commands first, then allow_commands, then shells (when set, a shell
- * not named there is refused; an empty list refuses every shell). A refusal
- * is 403 PermissionError with code command_not_allowed.
- */
-std::optional<Refusal> checkCommand(const std::vector<std::string>& argv,
-                                    const std::optional<std::string>& resolved,
-                                    const sdk::Params& params);
 
 /** @p env without the entries whose name matches a glob of @p deny. */
 std::vector<std::string> withoutDenied(std::vector<std::string> env,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "command_chain.h"
 #include "command_rules.h"
 #include "shell_words.h"
 
@@ -111,18 +112,10 @@ std::variant<Launch, Refusal> prepareLaunch(const sdk::Request& request,
     env.emplace_back(kDefaultPathEntry);
   launch.spawn.env = std::move(env);
 
-  // Only path patterns look at where the program lives: spare the PATH walk
-  // (the spawn walks it again) when no rule has one.
-  auto has_path_pattern = [](const std::optional<std::vector<std::string>>& patterns) {
-    return patterns && std::any_of(patterns->begin(), patterns->end(), [](const std::string& p) {
-             return p.find('/') != std::string::npos;
-           });
-  };
-  std::optional<std::string> resolved;
-  if (has_path_pattern(params.allow_commands) || has_path_pattern(params.deny_commands) ||
-      has_path_pattern(params.shells))
-    resolved = resolveProgram(launch.spawn.argv[0], launch.spawn.env, launch.spawn.cwd);
-  if (auto refusal = checkCommand(launch.spawn.argv, resolved, params)) return *refusal;
+  if (hasCommandPolicy(params)) {
+    if (auto refusal = judgeCommand(launch.spawn.argv, launch.spawn.env, launch.spawn.cwd, params))
+      return *refusal;
+  }
 
   if (request.json.kind("command") == sdk::JsonKind::string)
     launch.command = *request.json.string("command");

@@ -51,7 +51,7 @@ std::variant<std::string, Refusal> workingDirectory(const sdk::Json& body,
                                                     const std::string& endpoint,
                                                     const LaunchContext& context);
 
-/** Everything above plus the environment and checkCommand(). */
+/** Everything above plus the environment and the command policy (judgeCommand()). */
 std::variant<Launch, Refusal> prepareLaunch(const sdk::Request& request,
                                             const LaunchContext& context);
 

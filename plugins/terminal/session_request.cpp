@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "shell_identity.h"
 #include "ws_protocol.h"
 
 namespace abx::plugins::terminal {
@@ -132,7 +133,8 @@ std::variant<PtySpawnOptions, RequestError> buildSpawnOptions(const SessionReque
   std::string shell;
   if (request.shell) {
     auto resolved = resolveExecutable(*request.shell, out.env);
-    if (allowed && !shellAllowed(*request.shell, resolved.value_or(""), *allowed))
+    if (allowed && (!shellAllowed(*request.shell, resolved.value_or(""), *allowed) ||
+                    (resolved && !shellFileAllowed(*resolved, *allowed))))
       return RequestError{403, "Shell not allowed: " + *request.shell, "PermissionError",
                           "shell_not_allowed"};
     if (!resolved) return badRequest("Shell not found or not executable: " + *request.shell);
@@ -143,7 +145,9 @@ std::variant<PtySpawnOptions, RequestError> buildSpawnOptions(const SessionReque
     for (const auto& candidate : candidates) {
       auto resolved = resolveExecutable(candidate, out.env);
       if (!resolved) continue;
-      if (allowed && !shellAllowed(candidate, *resolved, *allowed)) continue;
+      if (allowed &&
+          (!shellAllowed(candidate, *resolved, *allowed) || !shellFileAllowed(*resolved, *allowed)))
+        continue;
       shell = *resolved;
       break;
     }

@@ -55,7 +55,10 @@ struct SpawnContext {
 std::variant<PtySpawnOptions, RequestError> buildSpawnOptions(const SessionRequest& request,
                                                               const SpawnContext& context);
 
-/** True when @p shell (as asked, and as resolved) is on @p allowed. */
+/**
+ * True when @p shell (as asked, and as resolved) is on @p allowed; the file
+ * behind it must be allowed as well (shellFileAllowed, shell_identity.h).
+ */
 bool shellAllowed(const std::string& asked, const std::string& resolved,
                   const std::vector<std::string>& allowed);
 

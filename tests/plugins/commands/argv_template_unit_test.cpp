@@ -51,5 +51,32 @@ TEST(CommandsArgvTemplate, PresentEmptyStringKeepsTheElement) {
   EXPECT_EQ(argv, (std::vector<std::string>{"prog", ""}));
 }
 
+TEST(CommandsArgvTemplate, ArgumentsThatWouldBeReadAsOptions) {
+  const std::vector<std::string> argv = {"git", "log", "{rev}", "--format={fmt}", "x{y}"};
+  auto with = [](std::initializer_list<std::pair<const std::string, CommandValue>> values) {
+    return CommandArgs(values);
+  };
+  EXPECT_EQ(optionLikeArgument(argv, with({{"rev", std::string("--output=/x")}}), {}), "rev");
+  EXPECT_EQ(optionLikeArgument(argv, with({{"rev", std::string("-")}}), {}), "rev");
+  EXPECT_EQ(optionLikeArgument(argv, with({{"rev", std::string("HEAD")}}), {}), std::nullopt);
+  // After the author's own text, a dash is data.
+  EXPECT_EQ(
+      optionLikeArgument(argv, with({{"fmt", std::string("-x")}, {"y", std::string("-z")}}), {}),
+      std::nullopt);
+  // Declared allow_dash.
+  EXPECT_EQ(optionLikeArgument(argv, with({{"rev", std::string("-n")}}), {"rev"}), std::nullopt);
+  // An empty argument before it does not hide it.
+  EXPECT_EQ(optionLikeArgument({"echo", "{a}{b}"},
+                               with({{"a", std::string()}, {"b", std::string("-n")}}), {}),
+            "b");
+  EXPECT_EQ(optionLikeArgument({"echo", "{a}{b}"},
+                               with({{"a", std::string("x")}, {"b", std::string("-n")}}), {}),
+            std::nullopt);
+  // Numbers are passed as they are (a negative number is not refused).
+  EXPECT_EQ(optionLikeArgument({"seq", "{n}"}, with({{"n", std::int64_t{-5}}}), {}), std::nullopt);
+  // argv[0] is the author's.
+  EXPECT_EQ(optionLikeArgument({"{p}"}, with({{"p", std::string("-x")}}), {}), std::nullopt);
+}
+
 }  // namespace
 }  // namespace abx::plugins::commands

@@ -173,6 +173,21 @@ TEST(CommandsRealRun, JsonOutput) {
   EXPECT_EQ(*r, "{\"n\":7}");
 }
 
+TEST(CommandsRealRun, DashArgumentIsRefusedUnlessDeclared) {
+  auto c = command({"/bin/echo", "{v}"});
+  auto refused = runReal(c, {{"v", CommandValue(std::string("-n"))}});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.status().type(), "ValueError");
+  EXPECT_EQ(refused.status().message(),
+            "Argument 'v' of command 't' begins with '-' and would be read as an option; the "
+            "commands file must declare allow_dash: true for it");
+  EXPECT_EQ(dashArgumentRefusal(c, {{"v", CommandValue(std::string("x"))}}), std::nullopt);
+  c.allow_dash = {"v"};
+  auto allowed = runReal(c, {{"v", CommandValue(std::string("-e"))}});
+  ASSERT_TRUE(allowed) << allowed.status().message();
+  EXPECT_EQ(*allowed, "\"\"");  // echo read -e as its option: the author allowed that
+}
+
 TEST(CommandsRealRun, MissingProgramKeepsTheSpawnErrorType) {
   auto r = runReal(command({"/nonexistent/program"}));
   ASSERT_FALSE(r);

@@ -90,6 +90,18 @@ TEST(CommandsFile, DefaultsWhenFieldsAreOmitted) {
   EXPECT_TRUE((*r)[0].args.empty());
 }
 
+TEST(CommandsFile, AllowDashIsRecordedPerArgument) {
+  auto r = parseCommandsYaml(
+      "commands:\n  - name: g\n    argv: [grep, --, '{p}', '{f}']\n    args:\n"
+      "      - {name: p, allow_dash: true}\n      - {name: f, allow_dash: false}\n",
+      "f.yaml");
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ((*r)[0].allow_dash, std::vector<std::string>{"p"});
+  auto none = parseCommandsYaml("commands:\n  - {name: x, argv: [true]}\n", "f.yaml");
+  ASSERT_TRUE(none);
+  EXPECT_TRUE((*none)[0].allow_dash.empty());
+}
+
 TEST(CommandsFile, EmptyFileAndEmptyListDeclareNothing) {
   for (const char* text : {"", "# nothing\n", "commands:\n", "commands: []\n"}) {
     auto r = parseCommandsYaml(text, "f.yaml");
@@ -167,7 +179,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "commands:\n  - name: x\n    argv: [echo]\n    args:\n      - {name: a, kind: "
                   "string}\n",
                   "cmds.yaml:5: command 'x': unknown arg key 'kind' (allowed: name, type, "
-                  "required, default, description)"},
+                  "required, default, description, allow_dash)"},
+        LoadError{"non-boolean allow_dash",
+                  "commands:\n  - name: x\n    argv: [echo]\n    args:\n      - {name: a, "
+                  "allow_dash: maybe}\n",
+                  "cmds.yaml:5: command 'x': 'allow_dash' must be true or false"},
         LoadError{
             "bad type name",
             "commands:\n  - name: x\n    argv: [echo]\n    args:\n      - {name: a, type: int}\n",

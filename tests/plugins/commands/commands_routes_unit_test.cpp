@@ -173,6 +173,30 @@ TEST_F(CommandsRoutes, ValidationFailuresAre400) {
             R"({"error":"Parameter 'n' must be an integer, got 4.5","type":"ValueError"})");
 }
 
+TEST_F(CommandsRoutes, ArgumentCheckRefusesWith400AndItsCode) {
+  sdk::CommandSpec c = named("log");
+  c.args = {{"rev", ArgType::string, true, std::nullopt, ""}};
+  bool ran = false;
+  c.fn = [&ran](const sdk::CommandArgs&) -> sdk::Result<std::string> {
+    ran = true;
+    return std::string("1");
+  };
+  add(c);
+  ArgumentCheck check = [](const std::string& name,
+                           const sdk::CommandArgs& args) -> std::optional<ArgumentRefusal> {
+    if (name == "log" && std::get<std::string>(args.at("rev")).starts_with('-'))
+      return ArgumentRefusal{"Argument 'rev' begins with '-'", "argument_is_option"};
+    return std::nullopt;
+  };
+  auto refused = runCommand(registry, runRequest("log", R"({"rev":"--output=x"})"), check);
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_EQ(refused.body, R"({"error":"Argument 'rev' begins with '-'","type":"ValueError",)"
+                          R"("code":"argument_is_option"})");
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(runCommand(registry, runRequest("log", R"({"rev":"HEAD"})"), check).status, 200);
+  EXPECT_TRUE(ran);
+}
+
 TEST_F(CommandsRoutes, ArgumentsReachTheFunctionTyped) {
   sdk::CommandSpec c = named("echo");
   c.args = {{"n", ArgType::integer, true, std::nullopt, ""},

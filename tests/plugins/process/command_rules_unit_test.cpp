@@ -1,8 +1,10 @@
 // The policy's command params: allow_commands / deny_commands by basename or
-// path glob, shells, env_deny; and how argv[0] is resolved for them.
+// path glob, shells, env_deny; and how argv[0] is resolved for them (the
+// launchers and shell strings behind argv[0]: command_chain_unit_test.cpp).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "command_chain.h"
 #include "command_rules.h"
 
 namespace abx::plugins::process {
@@ -21,7 +23,7 @@ sdk::Params params(std::optional<Strings> allow, std::optional<Strings> deny,
 
 std::optional<Refusal> check(const Strings& argv, const sdk::Params& p) {
   const Strings env = {"PATH=/usr/bin:/bin"};
-  return checkCommand(argv, resolveProgram(argv[0], env, "/tmp"), p);
+  return judgeCommand(argv, env, "/tmp", p);
 }
 
 TEST(CommandRules, NoRulesAllowEverything) {
@@ -80,8 +82,8 @@ TEST(CommandRules, DenyWinsOverAllow) {
 
 TEST(CommandRules, ShellsRestrictOnlyShells) {
   auto p = params(std::nullopt, std::nullopt, Strings{"bash"});
-  EXPECT_FALSE(check({"bash", "-c", "x"}, p));
-  EXPECT_FALSE(check({"/bin/bash", "-c", "x"}, p));
+  EXPECT_FALSE(check({"bash", "-c", "true"}, p));
+  EXPECT_FALSE(check({"/bin/bash", "-c", "true"}, p));
   EXPECT_FALSE(check({"ls"}, p));  // not a shell: not this rule's business
   for (const char* shell : {"sh", "/bin/sh", "dash", "zsh", "busybox"}) {
     auto refusal = check({shell, "-c", "x"}, p);
@@ -99,7 +101,7 @@ TEST(CommandRules, ShellsRestrictOnlyShells) {
 }
 
 TEST(CommandRules, EmptyArgvIsABadRequest) {
-  auto refusal = checkCommand({}, std::nullopt, {});
+  auto refusal = judgeCommand({}, {}, "/", {});
   ASSERT_TRUE(refusal);
   EXPECT_EQ(refusal->status, 400);
 }
