@@ -273,17 +273,18 @@ void SocksProxy::serve(int client) {
   if (!readRequest(client, wake_[0], host, port)) return;
   auto decision = decide_(host, port);
   if (decision.refusal) {
-    reply(client, decision.refusal->status == 403 ? kNotAllowed : kHostUnreachable, wake_[0]);
     if (decision.refusal->status == 502)
       decision.refusal->message = "net::ERR_NAME_NOT_RESOLVED (" + decision.refusal->message + ")";
+    // Recorded before the answer: the navigation that fails on it reads the record.
     record(host, port, *decision.refusal);
+    reply(client, decision.refusal->status == 403 ? kNotAllowed : kHostUnreachable, wake_[0]);
     return;
   }
   int error = 0;
   const int upstream = connectToAny(decision.addresses, wake_[0], error);
   if (upstream < 0) {
-    reply(client, error == ECONNREFUSED ? kConnectionRefused : kGeneralFailure, wake_[0]);
     record(host, port, UrlVerdict{502, netError(error), {}, {}});
+    reply(client, error == ECONNREFUSED ? kConnectionRefused : kGeneralFailure, wake_[0]);
     return;
   }
   reply(client, kSucceeded, wake_[0]);
