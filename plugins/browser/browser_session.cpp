@@ -108,9 +108,12 @@ std::optional<BrowserError> BrowserSession::ensureStarted() {
       outcome(cdp_->call("Target.setAutoAttach", RequestGuard::autoAttachParams(), deadline));
   if (started)
     started = cdp_->pumpUntil([this] { return !guard_->pageSession().empty(); }, deadline);
-  for (const char* domain : {"Page.enable", "Runtime.enable", "Network.enable"}) {
+  for (const char* domain :
+       {"Page.enable", "Page.setLifecycleEventsEnabled", "Runtime.enable", "Network.enable"}) {
     if (!started) break;
-    started = outcome(cdp_->call(domain, params(), deadline, guard_->pageSession()));
+    auto p = params();
+    if (std::string(domain) == "Page.setLifecycleEventsEnabled") p->set("enabled", true);
+    started = outcome(cdp_->call(domain, p, deadline, guard_->pageSession()));
   }
   if (!started) {
     teardown();
@@ -124,10 +127,13 @@ void BrowserSession::handleEvent(const std::string& method, const Object::Ptr& p
                                  const std::string& session_id) {
   if (guard_ && guard_->handle(method, p, session_id)) return;
   if (!guard_ || session_id != guard_->pageSession()) return;  // frames and workers: not ours
-  if (method == "Page.loadEventFired") {
-    load_fired_ = true;
-  } else if (method == "Page.domContentEventFired") {
-    dom_ready_ = true;
+  if (method == "Page.lifecycleEvent") {
+    // Keyed by loader: a late event of an earlier document (an error page,
+    // say) never ends the wait for the next one.
+    const auto name = p->optValue<std::string>("name", "");
+    auto& seen = name == "load" ? loaded_ : dom_ready_;
+    if ((name == "load" || name == "DOMContentLoaded") && seen.size() < 64)
+      seen.insert(p->optValue<std::string>("loaderId", ""));
   } else if (method == "Network.responseReceived") {
     if (p->optValue<std::string>("type", "") != "Document") return;
     auto response = p->getObject("response");
@@ -203,8 +209,8 @@ Reply BrowserSession::navigate(const std::string& url, milliseconds timeout, boo
   std::lock_guard lock(mutex_);
   if (auto e = ensureStarted()) return *e;
   const auto deadline = Clock::now() + timeout;
-  load_fired_ = false;
-  dom_ready_ = false;
+  loaded_.clear();
+  dom_ready_.clear();
   document_status_.clear();
   const auto guard_from = guard_->nextSequence();
   const auto proxy_from = proxy_->nextSequence();
@@ -220,8 +226,8 @@ Reply BrowserSession::navigate(const std::string& url, milliseconds timeout, boo
   const auto loader = result->optValue<std::string>("loaderId", "");
   // A same-document navigation (#fragment) has no loader and no load event.
   if (!loader.empty()) {
-    auto waited =
-        cdp_->pumpUntil([&] { return wait_for_load ? load_fired_ : dom_ready_; }, deadline);
+    auto waited = cdp_->pumpUntil(
+        [&] { return (wait_for_load ? loaded_ : dom_ready_).count(loader) > 0; }, deadline);
     if (!waited) {
       if (waited.type() == "TimeoutError")
         return BrowserError{

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -94,8 +95,8 @@ class BrowserSession {
   std::unique_ptr<CdpClient> cdp_;
   std::unique_ptr<RequestGuard> guard_;
   ConsoleRing console_;
-  bool load_fired_ = false;
-  bool dom_ready_ = false;
+  std::set<std::string> loaded_;    /**< loaderIds whose document fired "load" */
+  std::set<std::string> dom_ready_; /**< loaderIds whose document fired "DOMContentLoaded" */
   std::map<std::string, int> document_status_; /**< requestId -> HTTP status of documents */
 };
 
