@@ -119,7 +119,6 @@ std::optional<BrowserError> BrowserSession::ensureStarted() {
     teardown();
     return BrowserError{500, "Cannot start Chromium: " + started.message(), "BrowserError", {}, {}};
   }
-
   return std::nullopt;
 }
 
@@ -128,11 +127,12 @@ void BrowserSession::handleEvent(const std::string& method, const Object::Ptr& p
   if (guard_ && guard_->handle(method, p, session_id)) return;
   if (!guard_ || session_id != guard_->pageSession()) return;  // frames and workers: not ours
   if (method == "Page.lifecycleEvent") {
-    // Keyed by loader: a late event of an earlier document (an error page,
-    // say) never ends the wait for the next one.
+    // The main frame's, keyed by loader: a late event of an earlier document
+    // (an error page, say) never ends the wait for the next one.
     const auto name = p->optValue<std::string>("name", "");
     auto& seen = name == "load" ? loaded_ : dom_ready_;
-    if ((name == "load" || name == "DOMContentLoaded") && seen.size() < 64)
+    if ((name == "load" || name == "DOMContentLoaded") && seen.size() < 64 &&
+        p->optValue<std::string>("frameId", "") == guard_->pageTarget())
       seen.insert(p->optValue<std::string>("loaderId", ""));
   } else if (method == "Network.responseReceived") {
     if (p->optValue<std::string>("type", "") != "Document") return;

@@ -45,6 +45,8 @@ class RequestGuard {
 
   /** The shared page's session ("" until it attached). */
   const std::string& pageSession() const { return page_session_; }
+  /** The shared page's target id (also its main frame's id). */
+  const std::string& pageTarget() const { return page_target_; }
   /** True once the shared page went away (the browser must start again). */
   bool pageLost() const { return page_lost_; }
 
