@@ -2,10 +2,12 @@
 // request Chromium makes, not only the URL given to navigate — redirects,
 // subresources, fetch() from a page script, form posts, WebSockets,
 // navigations started by evaluate or click — and block_private_networks must
-// judge the address actually connected to. Chromium must be driven over a
-// pipe: no DevTools listener on any socket. Real Chromium behind the real
-// server; pages served by the test on 127.0.0.1; a refused request must
-// never reach the page server.
+// judge the address actually connected to (WebRTC may not send UDP around
+// it). Chromium must be driven over a pipe: no DevTools listener on any
+// socket. Real Chromium behind the real server; pages served by the test on
+// 127.0.0.1; a refused request must never reach the page server.
+#include <Poco/Net/DatagramSocket.h>
+#include <Poco/Net/NetException.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -196,6 +198,30 @@ TEST(SecurityBrowserPrivateNetworks, NamesThatResolveToLoopbackAreRefused) {
                                    "/p3').then(() => 'loaded', () => 'failed')"),
               HasSubstr("failed"));
   EXPECT_FALSE(pages.reached("/p")) << ::testing::PrintToString(pages.requests());
+}
+
+TEST(SecurityBrowserPrivateNetworks, WebRtcSendsNoUdpAroundTheProxy) {
+  // A UDP socket on 127.0.0.1 stands for a STUN server on a private address.
+  Poco::Net::DatagramSocket stun(Poco::Net::SocketAddress("127.0.0.1", 0));
+  stun.setReceiveTimeout(Poco::Timespan(0, 200000));
+  ServerProcess server(browserServer(
+      "endpoints:\n  browser_navigate:\n    params: {block_private_networks: true}\n"));
+  ASSERT_EQ(navigate(server, "about:blank").status, 200);
+  evaluate(server,
+           "(async () => { const pc = new RTCPeerConnection({iceServers: [{urls: "
+           "'stun:127.0.0.1:" +
+               std::to_string(stun.address().port()) +
+               "'}]}); pc.createDataChannel('x');"
+               " await pc.setLocalDescription(await pc.createOffer());"
+               " await new Promise(r => setTimeout(r, 2000)); return 1; })()");
+  char buffer[512];
+  Poco::Net::SocketAddress from;
+  int received = 0;
+  try {
+    received = stun.receiveFrom(buffer, sizeof buffer, from);
+  } catch (const Poco::TimeoutException&) {
+  }
+  EXPECT_EQ(received, 0) << "a STUN packet reached 127.0.0.1 outside the proxy";
 }
 
 /** Socket inodes open in the processes of @p group (a process group id). */
