@@ -178,6 +178,15 @@ TEST(SecurityBrowserRequests, NavigationsStartedByEvaluateAreRefused) {
     auto r = navigate(server, url);
     EXPECT_EQ(r.status, 400) << url << " " << r.body;
   }
+  // Nor a page script that asks for a local file.
+  ASSERT_EQ(navigate(server, pages.url("/start")).status, 200);
+  EXPECT_THAT(evaluate(server, "fetch('file:///etc/passwd').then(r => r.text(), e => 'failed')"),
+              HasSubstr("failed"));
+  evaluate(server, "location.href = 'file:///etc/passwd'; 1");
+  evaluate(server, "new Promise(r => setTimeout(r, 500))");  // Chromium stays on the page
+  auto text = http(server.port(), "GET", "/browser/content?type=text");
+  EXPECT_THAT(text.body, ::testing::Not(HasSubstr("root:")));
+  EXPECT_THAT(text.body, ::testing::Not(HasSubstr("\"url\":\"file:")));
 }
 
 TEST(SecurityBrowserPrivateNetworks, NamesThatResolveToLoopbackAreRefused) {
