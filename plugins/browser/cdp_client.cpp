@@ -83,7 +83,9 @@ sdk::Result<Poco::JSON::Object::Ptr> CdpClient::call(const std::string& method,
 }
 
 void CdpClient::drain() {
-  while (!broken_) {
+  // Bounded: a page that keeps making requests must not keep the caller here.
+  const auto until = Clock::now() + std::chrono::milliseconds(250);
+  while (!broken_ && Clock::now() < until) {
     auto message = readMessage(Clock::now());
     if (!message && message.status().type() == "TimeoutError") return;
     if (!message && broken_) return;

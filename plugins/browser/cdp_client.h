@@ -65,7 +65,10 @@ class CdpClient {
   /** Reads events until @p done() or @p deadline (TimeoutError) or a broken connection. */
   sdk::Status pumpUntil(const std::function<bool()>& done, Clock::time_point deadline);
 
-  /** Reads, without waiting, every message already waiting (events between calls). */
+  /**
+   * Reads, without waiting, the messages already waiting (events between
+   * calls), for at most 250 ms.
+   */
   void drain();
 
   bool broken() const { return broken_; }
