@@ -8,6 +8,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libpoco-dev libyaml-cpp-dev libboost-dev libboost-filesystem-dev libarchive-dev
+  libicu-dev  # the browser plugin: UTS #46 (IDN) host mapping, as Chromium does
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format
   curl wrk hyperfine python3 procps

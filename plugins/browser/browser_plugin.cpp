@@ -3,6 +3,7 @@
 #include "browser_plugin.h"
 
 #include "browser_routes.h"
+#include "url_policy.h"
 
 namespace abx::plugins::browser {
 
@@ -14,8 +15,16 @@ sdk::Status BrowserPlugin::start(sdk::HostContext& host) {
       !s)
     return s;
   sdk::ChildEnvironment* environment = &host.environment();
+  // The URL policy is browser_navigate's rule (defaults included), read
+  // anew for every request and connection of the page: it governs what the
+  // page loads whichever route started it (a reload takes effect at once).
+  const sdk::HostContext* context = &host;
   auto session =
-      std::make_shared<BrowserSession>([environment] { return environment->snapshot(); });
+      std::make_shared<BrowserSession>([environment] { return environment->snapshot(); },
+                                       [context] {
+                                         auto policy = context->endpointPolicy("browser_navigate");
+                                         return policy ? rulesOf(policy->params) : UrlRules{};
+                                       });
 
   using Fn = sdk::Response (*)(BrowserSession&, const sdk::Request&);
   struct Row {

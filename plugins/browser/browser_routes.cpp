@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "abx/sdk/json.h"
 #include "url_policy.h"
 
 namespace abx::plugins::browser {
@@ -17,10 +18,19 @@ Reply restarting(Op op) {
   return r;
 }
 
+/** The error body, plus "rule" (the policy rule that refused) when there is one. */
+sdk::Response errorReply(int status, const std::string& message, const std::string& type,
+                         const std::string& code, const std::string& rule) {
+  auto response = sdk::Response::error(status, message, type, code);
+  if (!rule.empty() && response.body.ends_with('}'))
+    response.body.insert(response.body.size() - 1, ",\"rule\":" + sdk::jsonQuote(rule));
+  return response;
+}
+
 sdk::Response reply(const Reply& r) {
   if (auto* body = std::get_if<std::string>(&r)) return sdk::Response::json(*body);
   const auto& e = std::get<BrowserError>(r);
-  return sdk::Response::error(e.status, e.message, e.type, e.code);
+  return errorReply(e.status, e.message, e.type, e.code, e.rule);
 }
 
 sdk::Response bad(std::string message) { return sdk::Response::error(400, message, "ValueError"); }
@@ -62,10 +72,10 @@ sdk::Response navigateRoute(BrowserSession& session, const sdk::Request& request
   if (!wait) return bad(wait.status().message());
   if (*wait != "load" && *wait != "domcontentloaded")
     return bad("Field 'wait_until' must be 'load' or 'domcontentloaded'");
-  if (auto verdict = checkUrl(*url, paramsOf(request)))
-    return sdk::Response::error(verdict->status, verdict->message,
-                                verdict->status == 400 ? "ValueError" : "PermissionError",
-                                verdict->code);
+  if (auto verdict = checkUrl(*url, rulesOf(paramsOf(request))))
+    return errorReply(verdict->status, verdict->message,
+                      verdict->status == 400 ? "ValueError" : "PermissionError", verdict->code,
+                      verdict->rule);
   return reply(restarting([&] { return session.navigate(*url, *timeout, *wait == "load"); }));
 }
 

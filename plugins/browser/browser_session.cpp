@@ -4,11 +4,6 @@
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Parser.h>
 #include <Poco/JSON/Stringifier.h>
-#include <Poco/Net/HTTPClientSession.h>
-#include <Poco/Net/HTTPRequest.h>
-#include <Poco/Net/HTTPResponse.h>
-#include <Poco/StreamCopier.h>
-#include <Poco/URI.h>
 
 #include <cmath>
 #include <sstream>
@@ -40,41 +35,6 @@ std::string pathOfEnv(const std::vector<std::string>& env) {
   return "/usr/local/bin:/usr/bin:/bin";
 }
 
-/** The WebSocket path of the first "page" target, creating one if needed. */
-sdk::Result<std::string> pageSocketPath(int port) {
-  try {
-    for (const char* method : {"GET", "PUT"}) {
-      Poco::Net::HTTPClientSession session("127.0.0.1", static_cast<Poco::UInt16>(port));
-      session.setTimeout(Poco::Timespan(10, 0));
-      const std::string target =
-          method == std::string("GET") ? "/json/list" : "/json/new?about:blank";
-      Poco::Net::HTTPRequest request(method, target, Poco::Net::HTTPMessage::HTTP_1_1);
-      session.sendRequest(request);
-      Poco::Net::HTTPResponse response;
-      std::string body;
-      Poco::StreamCopier::copyToString(session.receiveResponse(response), body);
-      Poco::JSON::Parser parser;
-      auto value = parser.parse(body);
-      std::vector<Object::Ptr> targets;
-      if (value.type() == typeid(Poco::JSON::Array::Ptr)) {
-        auto list = value.extract<Poco::JSON::Array::Ptr>();
-        for (std::size_t i = 0; i < list->size(); ++i)
-          targets.push_back(list->getObject(static_cast<unsigned>(i)));
-      } else {
-        targets.push_back(value.extract<Object::Ptr>());
-      }
-      for (const auto& t : targets) {
-        if (!t || t->optValue<std::string>("type", "") != "page") continue;
-        Poco::URI uri(t->getValue<std::string>("webSocketDebuggerUrl"));
-        return uri.getPathEtc();
-      }
-    }
-  } catch (const Poco::Exception& e) {
-    return sdk::Status::error("Cannot list Chromium's pages: " + e.displayText(), "BrowserError");
-  }
-  return sdk::Status::error("Chromium has no page to drive", "BrowserError");
-}
-
 /** JavaScript that finds @p selector: null when absent or not rendered, else its centre. */
 std::string locateScript(const std::string& selector) {
   return "(() => { const el = document.querySelector(" + sdk::jsonQuote(selector) +
@@ -86,12 +46,13 @@ std::string locateScript(const std::string& selector) {
 }  // namespace
 
 BrowserError fromStatus(const sdk::Status& status) {
-  if (status.type() == "TimeoutError") return {408, status.message(), "TimeoutError", {}};
-  return {500, status.message(), "BrowserError", {}};
+  if (status.type() == "TimeoutError") return {408, status.message(), "TimeoutError", {}, {}};
+  return {500, status.message(), "BrowserError", {}, {}};
 }
 
-BrowserSession::BrowserSession(std::function<std::vector<std::string>()> child_env)
-    : child_env_(std::move(child_env)) {}
+BrowserSession::BrowserSession(std::function<std::vector<std::string>()> child_env,
+                               RequestGuard::RulesSource rules)
+    : child_env_(std::move(child_env)), rules_(std::move(rules)) {}
 
 BrowserSession::~BrowserSession() { stop(); }
 
@@ -106,50 +67,73 @@ pid_t BrowserSession::chromiumPid() {
 }
 
 void BrowserSession::teardown() {
+  guard_.reset();
   cdp_.reset();
-  chromium_.reset();
+  chromium_.reset();  // kills Chromium's group: its proxy connections end
+  proxy_.reset();
 }
 
 std::optional<BrowserError> BrowserSession::ensureStarted() {
   if (cdp_) cdp_->drain();
-  if (chromium_ && chromium_->alive() && cdp_ && !cdp_->broken()) return std::nullopt;
+  if (chromium_ && chromium_->alive() && cdp_ && !cdp_->broken() && guard_ && !guard_->pageLost() &&
+      !guard_->pageSession().empty())
+    return std::nullopt;
   teardown();
   auto env = child_env_();
   auto program = findChromium(pathOfEnv(env));
-  if (!program) return BrowserError{503, kNotInstalled, "RuntimeError", {}};
-  auto launched = ChromiumProcess::launch(*program, std::move(env), kStartTimeout);
-  if (!launched)
+  if (!program) return BrowserError{503, kNotInstalled, "RuntimeError", {}, {}};
+  auto proxy = SocksProxy::start([rules = rules_](const std::string& host, int port) {
+    return decideConnection(host, port, rules());
+  });
+  if (!proxy) return BrowserError{500, proxy.status().message(), "BrowserError", {}, {}};
+  proxy_ = std::move(proxy).value();
+  auto launched = ChromiumProcess::launch(*program, std::move(env), proxy_->port());
+  if (!launched) {
+    teardown();
     return BrowserError{
-        500, "Cannot start Chromium: " + launched.status().message(), "BrowserError", {}};
+        500, "Cannot start Chromium: " + launched.status().message(), "BrowserError", {}, {}};
+  }
   chromium_ = std::move(launched).value();
-  auto path = pageSocketPath(chromium_->port());
-  if (!path) {
-    teardown();
-    return fromStatus(path.status());
+  cdp_ = std::make_unique<CdpClient>(*chromium_);
+  guard_ = std::make_unique<RequestGuard>(*cdp_, rules_);
+  cdp_->onEvent([this](const std::string& method, const Object::Ptr& p, const std::string& id) {
+    handleEvent(method, p, id);
+  });
+  // Every target starts paused and armed; the page's session arrives as an event.
+  const auto deadline = Clock::now() + kStartTimeout;
+  auto outcome = [](const sdk::Result<Object::Ptr>& r) {
+    return r ? sdk::Status::ok() : r.status();
+  };
+  sdk::Status started =
+      outcome(cdp_->call("Target.setAutoAttach", RequestGuard::autoAttachParams(), deadline));
+  if (started)
+    started = cdp_->pumpUntil([this] { return !guard_->pageSession().empty(); }, deadline);
+  for (const char* domain :
+       {"Page.enable", "Page.setLifecycleEventsEnabled", "Runtime.enable", "Network.enable"}) {
+    if (!started) break;
+    auto p = params();
+    if (std::string(domain) == "Page.setLifecycleEventsEnabled") p->set("enabled", true);
+    started = outcome(cdp_->call(domain, p, deadline, guard_->pageSession()));
   }
-  auto client = CdpClient::connect(chromium_->port(), *path, milliseconds(10000));
-  if (!client) {
+  if (!started) {
     teardown();
-    return fromStatus(client.status());
-  }
-  cdp_ = std::move(client).value();
-  cdp_->onEvent(
-      [this](const std::string& method, const Object::Ptr& p) { handleEvent(method, p); });
-  const auto deadline = Clock::now() + milliseconds(10000);
-  for (const char* domain : {"Page.enable", "Runtime.enable", "Network.enable"}) {
-    if (auto r = cdp_->call(domain, params(), deadline); !r) {
-      teardown();
-      return fromStatus(r.status());
-    }
+    return BrowserError{500, "Cannot start Chromium: " + started.message(), "BrowserError", {}, {}};
   }
   return std::nullopt;
 }
 
-void BrowserSession::handleEvent(const std::string& method, const Object::Ptr& p) {
-  if (method == "Page.loadEventFired") {
-    load_fired_ = true;
-  } else if (method == "Page.domContentEventFired") {
-    dom_ready_ = true;
+void BrowserSession::handleEvent(const std::string& method, const Object::Ptr& p,
+                                 const std::string& session_id) {
+  if (guard_ && guard_->handle(method, p, session_id)) return;
+  if (!guard_ || session_id != guard_->pageSession()) return;  // frames and workers: not ours
+  if (method == "Page.lifecycleEvent") {
+    // The main frame's, keyed by loader: a late event of an earlier document
+    // (an error page, say) never ends the wait for the next one.
+    const auto name = p->optValue<std::string>("name", "");
+    auto& seen = name == "load" ? loaded_ : dom_ready_;
+    if ((name == "load" || name == "DOMContentLoaded") && seen.size() < 64 &&
+        p->optValue<std::string>("frameId", "") == guard_->pageTarget())
+      seen.insert(p->optValue<std::string>("loaderId", ""));
   } else if (method == "Network.responseReceived") {
     if (p->optValue<std::string>("type", "") != "Document") return;
     auto response = p->getObject("response");
@@ -183,14 +167,16 @@ void BrowserSession::handleEvent(const std::string& method, const Object::Ptr& p
 std::variant<Object::Ptr, BrowserError> BrowserSession::call(const std::string& method,
                                                              const Object::Ptr& p,
                                                              Clock::time_point deadline) {
-  auto r = cdp_->call(method, p, deadline);
+  auto r = cdp_->call(method, p, deadline, guard_->pageSession());
   if (r) return *r;
   if (cdp_->broken() || (chromium_ && !chromium_->alive())) {
     teardown();
     return BrowserError{
         500,
         "Chromium went away (" + r.status().message() + "); it starts again on the next request",
-        "BrowserError", "chromium_gone"};
+        "BrowserError",
+        "chromium_gone",
+        {}};
   }
   return fromStatus(r.status());
 }
@@ -210,7 +196,7 @@ std::variant<Poco::Dynamic::Var, BrowserError> BrowserSession::evaluateValue(
     std::string text = details->optValue<std::string>("text", "Uncaught");
     if (auto exception = details->getObject("exception"))
       text = exception->optValue<std::string>("description", text);
-    return BrowserError{400, text, "EvaluationError", {}};
+    return BrowserError{400, text, "EvaluationError", {}, {}};
   }
   auto value = result->getObject("result");
   if (!value) return Poco::Dynamic::Var();
@@ -223,9 +209,11 @@ Reply BrowserSession::navigate(const std::string& url, milliseconds timeout, boo
   std::lock_guard lock(mutex_);
   if (auto e = ensureStarted()) return *e;
   const auto deadline = Clock::now() + timeout;
-  load_fired_ = false;
-  dom_ready_ = false;
+  loaded_.clear();
+  dom_ready_.clear();
   document_status_.clear();
+  const auto guard_from = guard_->nextSequence();
+  const auto proxy_from = proxy_->nextSequence();
   auto p = params();
   p->set("url", url);
   auto r = call("Page.navigate", p, deadline);
@@ -233,19 +221,20 @@ Reply BrowserSession::navigate(const std::string& url, milliseconds timeout, boo
   auto result = std::get<Object::Ptr>(r);
   const auto error_text = result->optValue<std::string>("errorText", "");
   if (!error_text.empty())
-    return BrowserError{
-        502, "Navigation to " + url + " failed: " + error_text, "NavigationError", {}};
+    return navigationFailure(url, error_text, guard_->refusalsSince(guard_from),
+                             proxy_->outcomesSince(proxy_from));
   const auto loader = result->optValue<std::string>("loaderId", "");
   // A same-document navigation (#fragment) has no loader and no load event.
   if (!loader.empty()) {
-    auto waited =
-        cdp_->pumpUntil([&] { return wait_for_load ? load_fired_ : dom_ready_; }, deadline);
+    auto waited = cdp_->pumpUntil(
+        [&] { return (wait_for_load ? loaded_ : dom_ready_).count(loader) > 0; }, deadline);
     if (!waited) {
       if (waited.type() == "TimeoutError")
         return BrowserError{
             408,
             "Navigation to " + url + " timed out after " + std::to_string(timeout.count()) + " ms",
             "TimeoutError",
+            {},
             {}};
       if (cdp_->broken()) teardown();
       return fromStatus(waited);
@@ -340,6 +329,7 @@ std::variant<std::pair<double, double>, BrowserError> BrowserSession::waitForEle
                           "No visible element matches '" + selector + "' after " +
                               std::to_string(timeout.count()) + " ms",
                           "TimeoutError",
+                          {},
                           {}};
     std::this_thread::sleep_for(milliseconds(50));
   }
@@ -403,6 +393,7 @@ Reply BrowserSession::evaluate(const std::string& script, milliseconds timeout) 
       return BrowserError{408,
                           "Script timed out after " + std::to_string(timeout.count()) + " ms",
                           "TimeoutError",
+                          {},
                           {}};
     return *e;
   }

@@ -1,8 +1,9 @@
 // BrowserSession: the one shared headless Chromium page of the browser
-// group. Chromium starts on the first call (never at server start), every
-// call is serialised by one mutex (one page, one DevTools connection), a
-// Chromium that died is started again on the next call, and stop() kills it.
-// Each operation answers with the JSON body of its route or a BrowserError.
+// group. Chromium starts on the first call (never at server start) together
+// with its SOCKS proxy and the request guard (the network policy), every
+// call is serialised by one mutex (one page, one DevTools pipe), a Chromium
+// that died is started again on the next call, and stop() kills it. Each
+// operation answers with the JSON body of its route or a BrowserError.
 #pragma once
 
 #include <sys/types.h>
@@ -13,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -21,6 +23,8 @@
 #include "chromium_process.h"
 #include "console_ring.h"
 #include "pdf_facts.h"
+#include "request_guard.h"
+#include "socks_proxy.h"
 
 namespace abx::plugins::browser {
 
@@ -29,6 +33,7 @@ struct BrowserError {
   std::string message;
   std::string type = "BrowserError";
   std::string code;
+  std::string rule; /**< the policy rule that refused a navigation */
 };
 
 /** A route's 200 body, or why it failed. */
@@ -41,8 +46,12 @@ inline constexpr const char* kNotInstalled =
 
 class BrowserSession {
  public:
-  /** @p child_env: the environment Chromium starts with (read at each start). */
-  explicit BrowserSession(std::function<std::vector<std::string>()> child_env);
+  /**
+   * @p child_env: the environment Chromium starts with (read at each start).
+   * @p rules: the URL policy in force, read for every request and connection.
+   */
+  BrowserSession(std::function<std::vector<std::string>()> child_env,
+                 RequestGuard::RulesSource rules);
   ~BrowserSession();
 
   Reply navigate(const std::string& url, std::chrono::milliseconds timeout, bool wait_for_load);
@@ -64,8 +73,9 @@ class BrowserSession {
   /** Starts Chromium and connects to its page unless both are alive. Lock held. */
   std::optional<BrowserError> ensureStarted();
   void teardown();
-  void handleEvent(const std::string& method, const Poco::JSON::Object::Ptr& params);
-  /** A CDP call, its failure made a BrowserError (a broken connection tears down). */
+  void handleEvent(const std::string& method, const Poco::JSON::Object::Ptr& params,
+                   const std::string& session_id);
+  /** A CDP call to the page, its failure made a BrowserError (a broken pipe tears down). */
   std::variant<Poco::JSON::Object::Ptr, BrowserError> call(const std::string& method,
                                                            const Poco::JSON::Object::Ptr& params,
                                                            Clock::time_point deadline);
@@ -78,14 +88,28 @@ class BrowserSession {
       const std::string& selector, std::chrono::milliseconds timeout);
 
   std::function<std::vector<std::string>()> child_env_;
+  RequestGuard::RulesSource rules_;
   std::mutex mutex_;
+  std::unique_ptr<SocksProxy> proxy_;
   std::unique_ptr<ChromiumProcess> chromium_;
   std::unique_ptr<CdpClient> cdp_;
+  std::unique_ptr<RequestGuard> guard_;
   ConsoleRing console_;
-  bool load_fired_ = false;
-  bool dom_ready_ = false;
+  std::set<std::string> loaded_;    /**< loaderIds whose document fired "load" */
+  std::set<std::string> dom_ready_; /**< loaderIds whose document fired "DOMContentLoaded" */
   std::map<std::string, int> document_status_; /**< requestId -> HTTP status of documents */
 };
+
+/**
+ * Why a navigation to @p url failed with Chromium's @p error_text: a
+ * document the guard refused (403 url_not_allowed with its rule), else a
+ * connection the proxy refused (the same; the URL's own host preferred),
+ * else 502 NavigationError with what the proxy met (connection refused...)
+ * in place of Chromium's generic SOCKS error.
+ */
+BrowserError navigationFailure(const std::string& url, const std::string& error_text,
+                               const std::vector<RequestGuard::Refusal>& refusals,
+                               const std::vector<SocksProxy::Outcome>& outcomes);
 
 /** A BrowserError from a Status of the CDP layer (TimeoutError -> 408, else 500). */
 BrowserError fromStatus(const sdk::Status& status);

@@ -1,10 +1,13 @@
-// CdpClient: one Chrome DevTools Protocol connection (a page's WebSocket)
-// over POCO's WebSocket client. Commands are JSON-RPC: {"id", "method",
-// "params"} out, {"id", "result"|"error"} back; everything without an id is
-// an event, handed to the event handler while a caller waits. There is no
-// reader thread: the caller's thread reads (callers are serialised by the
-// browser session), so events that arrive between calls wait in the socket
-// until the next call.
+// CdpClient: the Chrome DevTools Protocol over Chromium's DevTools pipe
+// (--remote-debugging-pipe: NUL-terminated JSON messages). One connection
+// to the browser; targets are reached through flat sessions (a "sessionId"
+// on commands and events). Commands are JSON-RPC: {"id", "method",
+// "params"[, "sessionId"]} out, {"id", "result"|"error"} back; everything
+// without an id is an event, handed to the event handler while a caller
+// waits. There is no reader thread: the caller's thread reads (callers are
+// serialised by the browser session), so events that arrive between calls
+// wait in the pipe until the next call — and so does every request Chromium
+// paused for interception (a page makes no request nobody judged).
 #pragma once
 
 #include <Poco/JSON/Object.h>
@@ -16,55 +19,67 @@
 
 #include "abx/sdk/status.h"
 
-namespace Poco::Net {
-class WebSocket;
-}
-
 namespace abx::plugins::browser {
 
 using Clock = std::chrono::steady_clock;
 
+/** Where CDP messages go and come from (one message per call, no framing). */
+class CdpTransport {
+ public:
+  virtual ~CdpTransport() = default;
+  /** Sends one message; a failure has type ConnectionError. */
+  virtual sdk::Status send(const std::string& message) = 0;
+  /**
+   * The next message, waiting until @p deadline: TimeoutError when none
+   * came, ConnectionError when the other side is gone.
+   */
+  virtual sdk::Result<std::string> receive(Clock::time_point deadline) = 0;
+};
+
 class CdpClient {
  public:
   using EventHandler =
-      std::function<void(const std::string& method, const Poco::JSON::Object::Ptr& params)>;
+      std::function<void(const std::string& method, const Poco::JSON::Object::Ptr& params,
+                         const std::string& session_id)>;
 
-  /**
-   * Opens ws://127.0.0.1:@p port@p path. Failures have type ConnectionError.
-   */
-  static sdk::Result<std::unique_ptr<CdpClient>> connect(int port, const std::string& path,
-                                                         std::chrono::milliseconds timeout);
-  ~CdpClient();
+  /** @p transport must outlive the client. */
+  explicit CdpClient(CdpTransport& transport) : transport_(transport) {}
 
   void onEvent(EventHandler handler) { handler_ = std::move(handler); }
 
   /**
-   * Sends @p method and waits until @p deadline for its reply. @return the
-   * "result" object; a CDP error has type BrowserError, the deadline
-   * TimeoutError, a broken connection ConnectionError (the client is then
-   * unusable: broken() is true).
+   * Sends @p method (to the target of @p session_id, or the browser when
+   * empty) and waits until @p deadline for its reply. @return the "result"
+   * object; a CDP error has type BrowserError, the deadline TimeoutError, a
+   * broken connection ConnectionError (broken() is then true).
    */
   sdk::Result<Poco::JSON::Object::Ptr> call(const std::string& method,
                                             const Poco::JSON::Object::Ptr& params,
-                                            Clock::time_point deadline);
+                                            Clock::time_point deadline,
+                                            const std::string& session_id = {});
+
+  /** Sends without waiting for the reply (event handlers answer Chromium this way). */
+  void post(const std::string& method, const Poco::JSON::Object::Ptr& params,
+            const std::string& session_id = {});
 
   /** Reads events until @p done() or @p deadline (TimeoutError) or a broken connection. */
   sdk::Status pumpUntil(const std::function<bool()>& done, Clock::time_point deadline);
 
   /**
-   * Reads, without waiting, every message already in the socket (events
-   * that arrived between calls); notices a connection Chromium closed.
+   * Reads, without waiting, the messages already waiting (events between
+   * calls), for at most 250 ms.
    */
   void drain();
 
   bool broken() const { return broken_; }
 
  private:
-  CdpClient() = default;
-  /** Reads one message; handles events; nullptr for an event or control frame. */
+  long send(const std::string& method, const Poco::JSON::Object::Ptr& params,
+            const std::string& session_id);
+  /** Reads one message; handles events; nullptr for an event. */
   sdk::Result<Poco::JSON::Object::Ptr> readMessage(Clock::time_point deadline);
 
-  std::unique_ptr<Poco::Net::WebSocket> socket_;
+  CdpTransport& transport_;
   EventHandler handler_;
   long next_id_ = 1;
   bool broken_ = false;

@@ -6,14 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <thread>
 
 namespace abx::plugins::browser {
 namespace {
+
+/** Screenshots and PDFs of large pages arrive as one message of many MB. */
+constexpr std::size_t kMaxMessageBytes = std::size_t(512) << 20;
 
 bool isExecutable(const std::string& path) {
   struct stat st {};
@@ -43,46 +42,32 @@ std::optional<std::string> findChromium(std::string_view path_value) {
   return std::nullopt;
 }
 
-std::vector<std::string> chromiumFlags(const std::string& user_data_dir) {
-  return {"--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--no-first-run",
-          "--no-default-browser-check",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-          "--disable-extensions",
-          "--disable-default-apps",
-          "--disable-dev-shm-usage",
-          "--disable-crash-reporter",
-          "--disable-breakpad",
-          "--metrics-recording-only",
-          "--mute-audio",
-          "--hide-scrollbars",
-          "--password-store=basic",
-          "--use-mock-keychain",
-          "--remote-debugging-address=127.0.0.1",
-          "--remote-debugging-port=0",
-          "--user-data-dir=" + user_data_dir,
-          "--window-size=1280,720",
-          "about:blank"};
+std::vector<std::string> chromiumFlags(const std::string& user_data_dir, int proxy_port) {
+  return {"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+          "--no-default-browser-check", "--disable-background-networking",
+          "--disable-component-update", "--disable-sync", "--disable-extensions",
+          "--disable-default-apps", "--disable-dev-shm-usage", "--disable-crash-reporter",
+          "--disable-breakpad", "--disable-domain-reliability", "--metrics-recording-only",
+          "--mute-audio", "--hide-scrollbars", "--password-store=basic", "--use-mock-keychain",
+          "--no-pings", "--remote-debugging-pipe",
+          // Every connection through the plugin's proxy, loopback included
+          // ("<-loopback>" drops Chromium's implicit bypass of localhost).
+          "--proxy-server=socks5://127.0.0.1:" + std::to_string(proxy_port),
+          "--proxy-bypass-list=<-loopback>",
+          // Chromium resolves no name itself (the proxy does): no DNS
+          // prefetch, no DNS-over-HTTPS, no direct connection by address.
+          "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+          "--disable-features=DnsOverHttps,AsyncDns,NetworkPrediction,Prerender2,"
+          "OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication",
+          "--disable-quic",
+          // WebRTC: no UDP that does not go through the proxy (none does).
+          "--webrtc-ip-handling-policy=disable_non_proxied_udp", "--user-data-dir=" + user_data_dir,
+          "--window-size=1280,720", "about:blank"};
 }
 
-std::optional<int> parseActivePort(std::string_view text) {
-  const auto newline = text.find('\n');
-  if (newline == std::string_view::npos || newline == 0) return std::nullopt;
-  if (text.find('\n', newline + 1) == std::string_view::npos && text.size() == newline + 1)
-    return std::nullopt;  // the path line has not arrived yet
-  int port = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + newline, port);
-  if (ec != std::errc() || end != text.data() + newline || port <= 0 || port > 65535)
-    return std::nullopt;
-  return port;
-}
-
-sdk::Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::launch(
-    const std::string& program, std::vector<std::string> env, std::chrono::milliseconds timeout) {
+sdk::Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::launch(const std::string& program,
+                                                                      std::vector<std::string> env,
+                                                                      int proxy_port) {
   char tmpl[] = "/tmp/abx-chromium-XXXXXX";
   if (!::mkdtemp(tmpl)) return sdk::Status::error("Cannot create a Chromium profile", "OSError");
   std::unique_ptr<ChromiumProcess> chromium(new ChromiumProcess);
@@ -93,32 +78,49 @@ sdk::Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::launch(
   setVar(env, "XDG_CACHE_HOME", dir + "/.cache");
 
   sdk::SpawnOptions spawn;
-  // The shell only redirects Chromium's output to /dev/null and execs it.
-  spawn.argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" >/dev/null 2>&1", program};
-  auto flags = chromiumFlags(dir);
+  spawn.argv = {"/bin/sh", "-c", kPipeLauncher, program};
+  auto flags = chromiumFlags(dir, proxy_port);
   spawn.argv.insert(spawn.argv.end(), flags.begin(), flags.end());
   spawn.env = std::move(env);
   spawn.cwd = dir;
-  spawn.stdin_pipe = false;
+  spawn.stdin_pipe = true;  // becomes Chromium's fd 3 (commands in)
   auto started = sdk::Subprocess::spawn(spawn);
   if (!started) return started.status();
   chromium->process_.emplace(std::move(started).value());
+  return chromium;
+}
 
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::ifstream in(dir + "/DevToolsActivePort");
-    std::stringstream text;
-    text << in.rdbuf();
-    if (auto port = parseActivePort(text.str())) {
-      chromium->port_ = *port;
-      return chromium;
+sdk::Status ChromiumProcess::send(const std::string& message) {
+  std::string framed = message;
+  framed += '\0';
+  if (auto s = process_->writeStdin(framed); !s)
+    return sdk::Status::error("DevTools pipe closed: " + s.message(), "ConnectionError");
+  return sdk::Status::ok();
+}
+
+sdk::Result<std::string> ChromiumProcess::receive(Clock::time_point deadline) {
+  while (true) {
+    if (const auto end = buffer_.find('\0', scanned_); end != std::string::npos) {
+      std::string message = buffer_.substr(0, end);
+      buffer_.erase(0, end + 1);
+      scanned_ = 0;
+      return message;
     }
-    if (auto code = chromium->process_->poll())
-      return sdk::Status::error(
-          "Chromium exited at start-up (status " + std::to_string(*code) + ")", "BrowserError");
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    scanned_ = buffer_.size();
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    auto chunk = process_->readChunk(std::max(left, std::chrono::milliseconds(0)));
+    if (chunk) {
+      if (chunk->stream == sdk::OutputStream::out) buffer_ += chunk->bytes;
+      if (buffer_.size() > kMaxMessageBytes)
+        return sdk::Status::error("DevTools message too large", "ConnectionError");
+      continue;
+    }
+    if (process_->outputDone())
+      return sdk::Status::error("Chromium closed the DevTools pipe", "ConnectionError");
+    if (Clock::now() >= deadline)
+      return sdk::Status::error("Timed out waiting for Chromium", "TimeoutError");
   }
-  return sdk::Status::error("Chromium did not open its DevTools port in time", "TimeoutError");
 }
 
 bool ChromiumProcess::alive() { return process_ && !process_->poll(); }

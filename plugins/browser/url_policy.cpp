@@ -1,13 +1,10 @@
 #include "url_policy.h"
 
-#include <arpa/inet.h>
 #include <fnmatch.h>
-#include <netdb.h>
-#include <sys/socket.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cstring>
+
+#include "net_address.h"
 
 namespace abx::plugins::browser {
 namespace {
@@ -19,107 +16,160 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-bool privateV4(const unsigned char* a) {
-  return a[0] == 0 || a[0] == 10 || a[0] == 127 || (a[0] == 169 && a[1] == 254) ||
-         (a[0] == 172 && (a[1] & 0xF0) == 16) || (a[0] == 192 && a[1] == 168) ||
-         (a[0] == 100 && (a[1] & 0xC0) == 64) || (a[0] == 192 && a[1] == 0 && a[2] == 0) ||
-         (a[0] == 198 && (a[1] & 0xFE) == 18) || a[0] >= 224;
+bool globMatches(const std::string& glob, const std::string& subject, bool fold_case) {
+  return ::fnmatch(fold_case ? lower(glob).c_str() : glob.c_str(), subject.c_str(), 0) == 0;
+}
+
+bool anyHostNameMatches(const std::string& glob, const std::vector<std::string>& names) {
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string& n) { return globMatches(glob, n, true); });
+}
+
+std::string hrefWithoutFragment(const ParsedUrl& url) {
+  ParsedUrl copy = url;
+  copy.fragment.reset();
+  return copy.href();
+}
+
+/**
+ * The authority part of a whole-URL glob (for "https://" + "*.example.com/x":
+ * "*.example.com"); nullopt when the glob does not pin one down.
+ */
+std::optional<std::string> authorityOf(const std::string& glob) {
+  const auto marker = glob.find("://");
+  if (marker == std::string::npos) return std::nullopt;
+  const auto start = marker + 3;
+  const auto end = glob.find('/', start);
+  auto authority = glob.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (authority.find('@') != std::string::npos) return std::nullopt;  // userinfo: cannot tell
+  return authority;
+}
+
+UrlVerdict refusal(std::string rule, std::string message) {
+  return UrlVerdict{403, std::move(message), "url_not_allowed", std::move(rule)};
+}
+
+std::optional<UrlVerdict> judgeAddresses(const std::vector<sockaddr_storage>& addresses,
+                                         const std::string& what) {
+  for (const auto& a : addresses)
+    if (isPrivateAddress(a))
+      return refusal("block_private_networks",
+                     what + " points into a private network (" + addressText(a) + ")");
+  return std::nullopt;
 }
 
 }  // namespace
 
-std::optional<UrlParts> parseUrl(std::string_view url) {
-  const auto colon = url.find(':');
-  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
-  UrlParts parts;
-  parts.scheme = lower(url.substr(0, colon));
-  if (!std::all_of(parts.scheme.begin(), parts.scheme.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
-      }))
-    return std::nullopt;
-  auto rest = url.substr(colon + 1);
-  if (!rest.starts_with("//")) return parts;  // about:blank, data:, ...
-  rest.remove_prefix(2);
-  auto authority = rest.substr(0, rest.find_first_of("/?#"));
-  if (auto at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
-  if (authority.starts_with("[")) {
-    auto close = authority.find(']');
-    if (close == std::string_view::npos) return std::nullopt;
-    parts.host = lower(authority.substr(1, close - 1));
-  } else {
-    parts.host = lower(authority.substr(0, authority.find(':')));
-  }
-  return parts;
+UrlRules rulesOf(const sdk::Params& params) {
+  return UrlRules{params.url_allow, params.url_deny, params.block_private_networks.value_or(false)};
 }
 
-bool urlMatches(const std::vector<std::string>& patterns, std::string_view url,
-                const UrlParts& parts) {
-  const std::string whole(url);
-  for (const auto& pattern : patterns) {
-    const bool full = pattern.find('/') != std::string::npos;
-    const std::string& subject = full ? whole : parts.host;
-    if (::fnmatch(full ? pattern.c_str() : lower(pattern).c_str(), subject.c_str(), 0) == 0)
+std::vector<std::string> hostNames(const ParsedHost& host) {
+  std::vector<std::string> names;
+  if (host.kind == HostKind::ipv6) {
+    names.push_back(host.text.substr(1, host.text.size() - 2));
+    static const std::uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+    if (std::equal(kMapped, kMapped + 12, host.address.begin()))
+      names.push_back(std::to_string(host.address[12]) + "." + std::to_string(host.address[13]) +
+                      "." + std::to_string(host.address[14]) + "." +
+                      std::to_string(host.address[15]));
+    return names;
+  }
+  names.push_back(host.text);
+  if (host.kind == HostKind::domain && host.text.size() > 1 && host.text.ends_with('.'))
+    names.push_back(host.text.substr(0, host.text.size() - 1));
+  return names;
+}
+
+bool urlMatches(const std::vector<std::string>& globs, const ParsedUrl& url) {
+  const auto names = hostNames(url.host);
+  const auto whole = hrefWithoutFragment(url);
+  for (const auto& glob : globs) {
+    if (glob.find('/') != std::string::npos ? globMatches(glob, whole, false)
+                                            : anyHostNameMatches(glob, names))
       return true;
   }
   return false;
 }
 
-bool isPrivateAddress(std::string_view numeric_address) {
-  const std::string text(numeric_address);
-  unsigned char a[16];
-  if (::inet_pton(AF_INET, text.c_str(), a) == 1) return privateV4(a);
-  if (::inet_pton(AF_INET6, text.c_str(), a) != 1) return true;  // not an address: refuse
-  static const unsigned char kZero[10] = {};
-  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible addresses.
-  if (std::memcmp(a, kZero, 10) == 0 &&
-      ((a[10] == 0xFF && a[11] == 0xFF) || (a[10] == 0 && a[11] == 0)))
-    return privateV4(a + 12) || (a[10] == 0 && a[12] == 0);
-  return (a[0] & 0xFE) == 0xFC                       // fc00::/7 unique local
-         || (a[0] == 0xFE && (a[1] & 0xC0) == 0x80)  // fe80::/10 link local
-         || a[0] == 0xFF                             // multicast
-         || (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0x0D && a[3] == 0xB8);  // documentation
+std::optional<UrlVerdict> judgeUrl(const ParsedUrl& url, const UrlRules& rules) {
+  if (url.scheme != "http" && url.scheme != "https")
+    return refusal("scheme", "Only http and https URLs may be opened: " + url.href());
+  if (rules.deny) {
+    for (const auto& glob : *rules.deny)
+      if (urlMatches({glob}, url))
+        return refusal("url_deny " + glob,
+                       "URL denied by policy (url_deny '" + glob + "'): " + url.href());
+  }
+  if (rules.allow && !urlMatches(*rules.allow, url))
+    return refusal("url_allow",
+                   "URL not allowed by policy (no url_allow glob matches): " + url.href());
+  return std::nullopt;
 }
 
-std::optional<UrlVerdict> checkUrl(std::string_view url, const sdk::Params& params) {
-  auto parts = parseUrl(url);
-  if (!parts) return UrlVerdict{400, "Invalid URL: " + std::string(url), {}};
-  const bool blank = lower(url) == "about:blank";
-  if (!blank && parts->scheme != "http" && parts->scheme != "https")
+std::optional<UrlVerdict> checkUrl(std::string_view text, const UrlRules& rules) {
+  auto url = parseUrl(text);
+  if (!url) return UrlVerdict{400, "Invalid URL: " + url.status().message(), {}, {}};
+  if (url->scheme == "about" && lower(url->path) == "blank") return std::nullopt;
+  if (url->scheme != "http" && url->scheme != "https")
     return UrlVerdict{400,
-                      "Unsupported URL scheme '" + parts->scheme +
+                      "Unsupported URL scheme '" + url->scheme +
                           "': only http, https and about:blank can be opened",
+                      {},
                       {}};
-  if (!blank && parts->host.empty())
-    return UrlVerdict{400, "URL has no host: " + std::string(url), {}};
-  if (params.url_deny && urlMatches(*params.url_deny, url, *parts))
-    return UrlVerdict{403, "URL denied by policy: " + std::string(url), "url_not_allowed"};
-  if (params.url_allow && !urlMatches(*params.url_allow, url, *parts))
-    return UrlVerdict{403, "URL not allowed by policy: " + std::string(url), "url_not_allowed"};
-  if (!blank && params.block_private_networks.value_or(false)) {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* found = nullptr;
-    if (::getaddrinfo(parts->host.c_str(), nullptr, &hints, &found) != 0 || !found)
-      return UrlVerdict{403,
-                        "Cannot resolve host " + parts->host + " (private networks are blocked)",
-                        "url_not_allowed"};
-    bool refused = false;
-    for (addrinfo* ai = found; ai; ai = ai->ai_next) {
-      char text[INET6_ADDRSTRLEN] = {};
-      const void* addr =
-          ai->ai_family == AF_INET
-              ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(ai->ai_addr)->sin_addr)
-              : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(ai->ai_addr)->sin6_addr);
-      if (!::inet_ntop(ai->ai_family, addr, text, sizeof text) || isPrivateAddress(text))
-        refused = true;
-    }
-    ::freeaddrinfo(found);
-    if (refused)
-      return UrlVerdict{403, "URL points into a private network: " + std::string(url),
-                        "url_not_allowed"};
+  if (auto verdict = judgeUrl(*url, rules)) return verdict;
+  if (!rules.block_private) return std::nullopt;
+  auto addresses = resolveHost(url->host, url->effectivePort());
+  if (!addresses)
+    return refusal("block_private_networks",
+                   addresses.status().message() + " (private networks are blocked)");
+  return judgeAddresses(*addresses, "URL " + url->href());
+}
+
+ConnectDecision decideConnection(std::string_view host_text, int port, const UrlRules& rules) {
+  ConnectDecision decision;
+  auto host = parseHost(host_text, true);
+  if (!host) {
+    decision.refusal = UrlVerdict{400, "Invalid host " + std::string(host_text), {}, {}};
+    return decision;
   }
-  return std::nullopt;
+  const auto names = hostNames(*host);
+  const std::string where = host->text + ":" + std::to_string(port);
+  if (rules.deny) {
+    for (const auto& glob : *rules.deny)
+      if (glob.find('/') == std::string::npos && anyHostNameMatches(glob, names)) {
+        decision.refusal =
+            refusal("url_deny " + glob,
+                    "Connection to " + where + " denied by policy (url_deny '" + glob + "')");
+        return decision;
+      }
+  }
+  if (rules.allow) {
+    const bool admitted = std::any_of(rules.allow->begin(), rules.allow->end(), [&](auto& glob) {
+      if (glob.find('/') == std::string::npos) return anyHostNameMatches(glob, names);
+      auto authority = authorityOf(glob);
+      if (!authority) return true;  // the interception judges the whole URL
+      auto subjects = names;
+      subjects.push_back(host->text);  // "[::1]" for IPv6
+      return std::any_of(subjects.begin(), subjects.end(), [&](const std::string& n) {
+        return globMatches(*authority, n, true) ||
+               globMatches(*authority, n + ":" + std::to_string(port), true);
+      });
+    });
+    if (!admitted) {
+      decision.refusal = refusal(
+          "url_allow", "Connection to " + where + " not allowed by policy (no url_allow glob)");
+      return decision;
+    }
+  }
+  auto addresses = resolveHost(*host, port);
+  if (!addresses) {
+    decision.refusal = UrlVerdict{502, addresses.status().message(), {}, {}};
+    return decision;
+  }
+  if (rules.block_private) decision.refusal = judgeAddresses(*addresses, "Connection to " + where);
+  if (!decision.refusal) decision.addresses = *std::move(addresses);
+  return decision;
 }
 
 }  // namespace abx::plugins::browser

@@ -1,9 +1,13 @@
-// Which URLs POST /browser/navigate may open: the scheme (http, https, or
-// about:blank), the policy's url_deny and url_allow globs, and
-// block_private_networks (every address the host resolves to must be
-// public). Checked before the navigation only: a page's own redirects and
-// subresources are not filtered.
+// The browser's URL policy (docs/browser.md, "Policy"): url_deny and
+// url_allow globs and block_private_networks, judged on URLs as Chromium
+// parses them (whatwg_url.h) and on the addresses actually connected to.
+// Three places ask it: the navigate route before Chromium sees the URL
+// (checkUrl), the CDP interception of every request of the page
+// (judgeUrl: the full URL, no DNS), and the plugin's SOCKS proxy for every
+// connection Chromium opens (decideConnection: host, port and address).
 #pragma once
+
+#include <netinet/in.h>
 
 #include <optional>
 #include <string>
@@ -11,33 +15,63 @@
 #include <vector>
 
 #include "abx/sdk/policy.h"
+#include "whatwg_url.h"
 
 namespace abx::plugins::browser {
 
-struct UrlParts {
-  std::string scheme; /**< lower case */
-  std::string host;   /**< lower case, IPv6 without brackets */
+/** The policy's three URL parameters. */
+struct UrlRules {
+  std::optional<std::vector<std::string>> allow;
+  std::optional<std::vector<std::string>> deny;
+  bool block_private = false;
 };
+UrlRules rulesOf(const sdk::Params& params);
 
-/** The scheme and host of an absolute URL; nullopt when it has none. */
-std::optional<UrlParts> parseUrl(std::string_view url);
-
-/**
- * True when one fnmatch(3) glob of @p patterns matches: a pattern with a
- * '/' against the whole URL, any other pattern against the host.
- */
-bool urlMatches(const std::vector<std::string>& patterns, std::string_view url,
-                const UrlParts& parts);
-
-/** Loopback, private, link-local, CGNAT, unspecified, multicast, unique-local... */
-bool isPrivateAddress(std::string_view numeric_address);
-
-/** Why @p url may not be opened (the message of a 400 or 403), or nullopt. */
+/** Why a URL or connection is refused. */
 struct UrlVerdict {
   int status = 403;
   std::string message;
-  std::string code; /**< url_not_allowed for policy refusals */
+  std::string code; /**< url_not_allowed for policy refusals; empty for a bad URL (400) */
+  std::string rule; /**< "url_deny <glob>", "url_allow", "block_private_networks", "scheme" */
 };
-std::optional<UrlVerdict> checkUrl(std::string_view url, const sdk::Params& params);
+
+/**
+ * The names a host glob is matched against: the canonical host (IPv6
+ * without brackets), a domain also without its trailing dot, an
+ * IPv4-mapped IPv6 address also as dotted IPv4.
+ */
+std::vector<std::string> hostNames(const ParsedHost& host);
+
+/**
+ * True when one fnmatch(3) glob of @p globs matches: a glob holding '/'
+ * against the URL (href without fragment), any other against the host
+ * names (case-insensitive).
+ */
+bool urlMatches(const std::vector<std::string>& globs, const ParsedUrl& url);
+
+/** Scheme (http/https) and globs of a parsed URL: no DNS. */
+std::optional<UrlVerdict> judgeUrl(const ParsedUrl& url, const UrlRules& rules);
+
+/**
+ * The navigate route's check: a 400 verdict for what is no http(s) URL
+ * (about:blank passes), then judgeUrl, then with block_private_networks
+ * every address the host resolves to must be public.
+ */
+std::optional<UrlVerdict> checkUrl(std::string_view url, const UrlRules& rules);
+
+/** What the proxy does with one CONNECT: refuse, or connect to these addresses. */
+struct ConnectDecision {
+  std::optional<UrlVerdict> refusal;
+  std::vector<sockaddr_storage> addresses;
+};
+
+/**
+ * The proxy's check of a connection to @p host (as Chromium sent it) and
+ * @p port: host globs; whole-URL globs only as far as a host can tell
+ * (a url_allow glob whose authority cannot match refuses, url_deny globs
+ * with '/' are left to the interception); then resolution and, with
+ * block_private_networks, every address public.
+ */
+ConnectDecision decideConnection(std::string_view host, int port, const UrlRules& rules);
 
 }  // namespace abx::plugins::browser

@@ -8,11 +8,6 @@
 #include <Poco/Base64Decoder.h>
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
-#include <Poco/Net/HTTPRequestHandler.h>
-#include <Poco/Net/HTTPRequestHandlerFactory.h>
-#include <Poco/Net/HTTPServer.h>
-#include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/ServerSocket.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -24,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "plugins/browser/page_server.h"
 #include "support/server_process.h"
 
 namespace abx::testing {
@@ -42,45 +38,10 @@ const std::string kPage = R"HTML(<!doctype html>
 <script>console.warn('page loaded');</script>
 </body></html>)HTML";
 
-/** The page, served by the test itself on 127.0.0.1. */
-class PageHandler : public Poco::Net::HTTPRequestHandler {
- public:
-  void handleRequest(Poco::Net::HTTPServerRequest& request,
-                     Poco::Net::HTTPServerResponse& response) override {
-    if (request.getURI() == "/missing") {
-      response.setStatus(Poco::Net::HTTPResponse::HTTP_NOT_FOUND);
-      response.setContentType("text/html");
-      response.send() << "<title>Nope</title>";
-      return;
-    }
-    response.setContentType("text/html; charset=utf-8");
-    response.send() << kPage;
-  }
-};
-class PageFactory : public Poco::Net::HTTPRequestHandlerFactory {
- public:
-  Poco::Net::HTTPRequestHandler* createRequestHandler(
-      const Poco::Net::HTTPServerRequest&) override {
-    return new PageHandler;
-  }
-};
-
-class PageServer {
- public:
-  PageServer()
-      : socket_(Poco::Net::SocketAddress("127.0.0.1", 0)),
-        server_(new PageFactory, socket_, new Poco::Net::HTTPServerParams) {
-    server_.start();
-  }
-  ~PageServer() { server_.stop(); }
-  std::string url(const std::string& path = "/index.html") const {
-    return "http://127.0.0.1:" + std::to_string(socket_.address().port()) + path;
-  }
-
- private:
-  Poco::Net::ServerSocket socket_;
-  Poco::Net::HTTPServer server_;
-};
+/** The pages, served by the test itself on 127.0.0.1. */
+std::map<std::string, PageReply> pages() {
+  return {{"/index.html", {200, kPage, {}}}, {"/missing", {404, "<title>Nope</title>", {}}}};
+}
 
 ServerOptions options(const std::string& policy = {}) {
   ServerOptions o;
@@ -144,7 +105,7 @@ TEST(Browser, OffUnlessTurnedOn) {
 }
 
 TEST(Browser, DrivesARealPage) {
-  PageServer page;
+  PageServer page(pages());
   ServerProcess server(options());
   // Lazy: nothing runs before the first browser request.
   EXPECT_TRUE(chromiumPids(server.pid()).empty());
@@ -227,7 +188,7 @@ TEST(Browser, DrivesARealPage) {
 }
 
 TEST(Browser, WaitsAndTimesOut) {
-  PageServer page;
+  PageServer page(pages());
   ServerProcess server(options());
   ASSERT_EQ(post(server, "/browser/navigate", "{\"url\":\"" + page.url() + "\"}").status, 200);
   auto none = post(server, "/browser/click", R"J({"selector":"#nothing","timeout":300})J");
@@ -263,7 +224,7 @@ TEST(Browser, WaitsAndTimesOut) {
 }
 
 TEST(Browser, RestartsChromiumThatDied) {
-  PageServer page;
+  PageServer page(pages());
   ServerProcess server(options());
   ASSERT_EQ(post(server, "/browser/navigate", "{\"url\":\"" + page.url() + "\"}").status, 200);
   auto pids = chromiumPids(server.pid());
@@ -283,7 +244,7 @@ TEST(Browser, RestartsChromiumThatDied) {
 }
 
 TEST(Browser, UrlPolicy) {
-  PageServer page;
+  PageServer page(pages());
   {
     ServerProcess server(
         options("endpoints:\n  browser_navigate:\n    params:\n      url_deny: [\"*/secret*\"]\n"
