@@ -70,6 +70,11 @@ sdk::Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::launch(const std:
                                                                       int proxy_port) {
   char tmpl[] = "/tmp/abx-chromium-XXXXXX";
   if (!::mkdtemp(tmpl)) return sdk::Status::error("Cannot create a Chromium profile", "OSError");
+  // Chromium runs as the child user when there is one: the profile is its.
+  if (auto given = sdk::Subprocess::giveToChildUser(tmpl); !given) {
+    ::rmdir(tmpl);
+    return given;
+  }
   std::unique_ptr<ChromiumProcess> chromium(new ChromiumProcess);
   chromium->profile_dir_ = tmpl;
   const std::string& dir = chromium->profile_dir_;

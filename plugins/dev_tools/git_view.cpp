@@ -80,7 +80,9 @@ sdk::Result<std::unique_ptr<GitView>> GitView::create(const std::string& parent,
                                                       const SafeRepositoryConfig& config) {
   std::error_code ec;
   std::filesystem::create_directories(parent, ec);
-  ::chmod(parent.c_str(), 0700);
+  // Traversable, not listable: git may run as the child user, which must
+  // read its view but never write one.
+  ::chmod(parent.c_str(), 0711);
   std::string tmpl = parent + "/view-XXXXXX";
   if (!::mkdtemp(tmpl.data())) return osError("Cannot create a git view in " + parent);
   std::unique_ptr<GitView> view(new GitView(tmpl));
@@ -99,8 +101,9 @@ sdk::Result<std::unique_ptr<GitView>> GitView::create(const std::string& parent,
       return osError("Cannot link " + target);
   }
   // Nothing may be added to it while git runs (the owner could, but none of
-  // the server's routes changes permissions).
-  ::chmod(view->dir_.c_str(), 0500);
+  // the server's routes changes permissions); readable by a child user, whose
+  // git reads it, and holding nothing but a format version and links.
+  ::chmod(view->dir_.c_str(), 0555);
   return view;
 }
 

@@ -11,6 +11,8 @@
 #include <random>
 #include <system_error>
 
+#include "abx/sdk/subprocess.h"
+
 namespace abx::plugins::files {
 
 Fd& Fd::operator=(Fd&& other) noexcept {
@@ -83,6 +85,10 @@ sdk::Status renameAt(int from_dir, std::string_view from, int to_dir, std::strin
 sdk::Status AtomicFile::commitInto(int to_dir, std::string_view name, bool overwrite,
                                    unsigned mode) {
   if (::fchmod(fd_.get(), mode) != 0) return osError(errno, "chmod failed");
+  // Children run as the child user when there is one: what a caller uploads
+  // is theirs to change, as if they had written it.
+  if (auto user = sdk::Subprocess::childUser(); user && ::fchown(fd_.get(), user->uid, user->gid))
+    return osError(errno, "chown failed");
   if (::fsync(fd_.get()) != 0) return osError(errno, "fsync failed");
   if (auto s = renameAt(dir_fd_, temp_name_, to_dir, name, overwrite); !s) return s;
   committed_ = true;

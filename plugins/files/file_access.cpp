@@ -11,6 +11,8 @@
 #include <ctime>
 #include <vector>
 
+#include "abx/sdk/subprocess.h"
+
 namespace abx::plugins::files {
 namespace {
 
@@ -142,8 +144,14 @@ sdk::Status makeDirectories(const sdk::PathGuard& guard, std::string_view endpoi
     auto parent = openDirectory(guard, endpoint, parentPath(verdict.resolved), sdk::PathOp::read);
     if (!parent) return parent.status();
     std::string name = baseName(verdict.resolved);
-    if (::mkdirat(parent->get(), name.c_str(), 0755) != 0 && errno != EEXIST)
+    if (::mkdirat(parent->get(), name.c_str(), 0755) != 0) {
+      if (errno == EEXIST) continue;
       return osError(errno, "cannot create directory " + *it);
+    }
+    // The child user's, like an uploaded file (see AtomicFile::commitInto).
+    if (auto user = sdk::Subprocess::childUser();
+        user && ::fchownat(parent->get(), name.c_str(), user->uid, user->gid, AT_SYMLINK_NOFOLLOW))
+      return osError(errno, "cannot hand directory " + *it + " to the child user");
   }
   return sdk::Status::ok();
 }

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "abx/sdk/json.h"
-#include "random_hex.h"
+#include "abx/sdk/random.h"
 
 namespace abx::plugins::terminal {
 namespace {
@@ -132,7 +132,7 @@ std::shared_ptr<Session> SessionTable::commit(Reservation slot, std::unique_ptr<
   std::lock_guard lock(mutex_);
   std::string id;
   do {
-    id = randomHex(6);
+    id = sdk::randomHex(6);
   } while (sessions_.count(id));
   auto session =
       std::make_shared<Session>(id, std::move(owner), std::move(process), cols, rows, clock_);

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "random_hex.h"
+#include "abx/sdk/random.h"
 
 namespace abx::plugins::terminal {
 namespace {
@@ -26,7 +26,7 @@ void TicketStore::purgeLocked(std::chrono::steady_clock::time_point now) {
 }
 
 std::string TicketStore::issue(std::string_view session_id, std::string_view identity) {
-  std::string ticket = randomHex(16);
+  std::string ticket = sdk::randomHex(16);
   std::lock_guard lock(mutex_);
   const auto now = now_();
   purgeLocked(now);

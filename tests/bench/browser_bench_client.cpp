@@ -42,6 +42,7 @@ using Clock = std::chrono::steady_clock;
 using abx::plugins::browser::BrowserError;
 using abx::plugins::browser::BrowserSession;
 using abx::plugins::browser::Reply;
+using abx::plugins::browser::UrlRules;
 
 // Small but real: a title, some text and a script, like a typical test page.
 const std::string kPage = R"HTML(<!doctype html>
@@ -233,11 +234,13 @@ int main(int argc, char** argv) {
   // The in-process session gets this process's environment, as the plugin
   // gets the server's child environment (Chromium's HOME and XDG dirs are
   // pointed into its profile either way).
-  BrowserSession browser([] {
-    std::vector<std::string> env;
-    for (char** e = environ; *e; ++e) env.emplace_back(*e);
-    return env;
-  });
+  BrowserSession browser(
+      [] {
+        std::vector<std::string> env;
+        for (char** e = environ; *e; ++e) env.emplace_back(*e);
+        return env;
+      },
+      [] { return UrlRules{}; });  // the server's default policy: no URL rules
 
   // Warm-up: both Chromiums start (seconds each on a busy 2-CPU VM), their
   // caches and the connections warm. The phases go to stderr.

@@ -46,9 +46,10 @@ TEST(Server, HealthIsOpenAndCapabilitiesNeedTheToken) {
 
 TEST(Server, TwoDifferentAccessTokensAreAmbiguous) {
   ServerProcess server({echoManifest(), {}, {{"ABX_SERVER_TOKEN", "s3cret-token"}}});
-  auto raw = rawHttp(server.port(),
-                     "GET /capabilities HTTP/1.1\r\nHost: x\r\nX-Access-Token: s3cret-token\r\n"
-                     "X-Access-Token: other\r\nConnection: close\r\n\r\n");
+  auto raw =
+      rawHttp(server.port(),
+              "GET /capabilities HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Access-Token: s3cret-token\r\n"
+              "X-Access-Token: other\r\nConnection: close\r\n\r\n");
   EXPECT_THAT(raw, HasSubstr("HTTP/1.1 400"));
   EXPECT_THAT(raw, HasSubstr(R"("code":"ambiguous_credentials")"));
 }
@@ -104,7 +105,7 @@ TEST(Server, PipelineRejectionsOverHttp) {
   EXPECT_THAT(bad.body, HasSubstr(R"("code":"invalid_json")"));
 
   auto te = rawHttp(server.port(),
-                    "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                    "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
                     "Content-Type: application/json\r\n\r\n2\r\n{}\r\n0\r\n\r\n");
   EXPECT_THAT(te, HasSubstr("HTTP/1.1 400"));
   EXPECT_THAT(te, HasSubstr("transfer_encoding_unsupported"));
@@ -134,10 +135,10 @@ TEST(Server, OversizeBodyGets413WhileTheClientIsStillSending) {
   // 2 MiB against a 1 KiB limit: drained, answered, and the connection kept.
   std::string big(2u << 20, ' ');
   auto raw = rawHttp(server.port(),
-                     "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                      "Content-Length: " +
                          std::to_string(big.size()) + "\r\n\r\n" + big +
-                         "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+                         "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   EXPECT_THAT(raw, HasSubstr("HTTP/1.1 413"));
   EXPECT_THAT(raw, HasSubstr(R"({"status":"ok"})"));
 }
@@ -147,9 +148,9 @@ TEST(Server, KeepAliveSurvivesARejectedBody) {
   // First request is rejected before its body is read; the second must still
   // be parsed as a request on the same connection.
   auto raw = rawHttp(server.port(),
-                     "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                      "Content-Length: 7\r\n\r\n{\"a\":1}"
-                     "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+                     "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   EXPECT_THAT(raw, HasSubstr("HTTP/1.1 401"));
   EXPECT_THAT(raw, HasSubstr(R"({"status":"ok"})"));
 }
@@ -194,8 +195,8 @@ TEST(Server, StreamedResponseBodiesSizedChunkedAndAborted) {
   EXPECT_EQ(chunked.body, expected(70000));
   // A producer that fails part-way closes the connection: the client sees a
   // short body against the declared length, never a complete-looking one.
-  auto raw =
-      rawHttp(server.port(), "GET /echo/bytes?n=100000&sized=1&fail=1 HTTP/1.1\r\nHost: x\r\n\r\n");
+  auto raw = rawHttp(server.port(),
+                     "GET /echo/bytes?n=100000&sized=1&fail=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   EXPECT_THAT(raw, HasSubstr("Content-Length: 100000"));
   EXPECT_LT(raw.size(), 100000u);
   EXPECT_EQ(http(server.port(), "GET", "/health").status, 200);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "security/security_support.h"
 
@@ -115,6 +116,52 @@ TEST_F(SecurityChildUser, TerminalsToo) {
   while (std::getline(status, line))
     if (line.starts_with("Uid:")) uid_line = line;
   EXPECT_THAT(uid_line, HasSubstr("\t" + std::to_string(nobody_->pw_uid) + "\t"));
+}
+
+TEST_F(SecurityChildUser, UploadsAndNewDirectoriesAreTheChildUsers) {
+  auto up = http(server_->port(), "POST", "/upload",
+                 R"({"path":"made/by/api.txt","content_base64":"aGk="})", kAuth);
+  ASSERT_EQ(up.status, 200) << up.body;
+  for (const char* path : {"/made", "/made/by", "/made/by/api.txt"}) {
+    struct stat st {};
+    ASSERT_EQ(::stat((server_->dir() + path).c_str(), &st), 0) << path;
+    EXPECT_EQ(st.st_uid, nobody_->pw_uid) << path;
+  }
+  // So a child can change what the API wrote.
+  EXPECT_THAT(shell("echo more >> made/by/api.txt && echo APPENDED"), HasSubstr("APPENDED"));
+}
+
+/** The uids of the server's direct children whose command line mentions @p what. */
+std::vector<std::string> childUids(pid_t server, const std::string& what) {
+  std::vector<std::string> uids;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream status(entry.path() / "status");
+    std::string line, ppid, uid;
+    while (std::getline(status, line)) {
+      if (line.starts_with("PPid:")) ppid = line.substr(6);
+      if (line.starts_with("Uid:")) uid = line.substr(5, line.find('\t', 5) - 5);
+    }
+    std::ifstream cmd(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(cmd)), {});
+    if (ppid == std::to_string(server) && cmdline.find(what) != std::string::npos)
+      uids.push_back(uid);
+  }
+  return uids;
+}
+
+TEST_F(SecurityChildUser, ChromiumToo) {
+  server_.reset();
+  auto options = allPlugins({},
+                            {{"ABX_SERVER_TOKEN", kToken},
+                             {"ABX_SERVER_ENABLED_GROUPS", "browser"},
+                             {"PATH", "/usr/local/bin:/usr/bin:/bin"}},
+                            {"--child-user", "nobody"});
+  server_.emplace(options);
+  auto r = http(server_->port(), "POST", "/browser/navigate", R"({"url":"about:blank"})", kAuth);
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto uids = childUids(server_->pid(), "chromium");
+  ASSERT_FALSE(uids.empty());
+  for (const auto& uid : uids) EXPECT_EQ(uid, std::to_string(nobody_->pw_uid));
 }
 
 TEST(SecurityChildUserStart, RefusesRootUnknownUsersAndNonRootServers) {

@@ -121,7 +121,7 @@ TEST(SecurityOwnershipSessions, AnotherIdentitySeesAndTouchesNothing) {
               HasSubstr("alice-private-prompt"));
   const auto tail = rawHttp(port,
                             "GET /v1/agents/sessions/" + id +
-                                "/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                                "/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " +
                                 kRootToken + "\r\nLast-Event-ID: 0\r\n\r\n",
                             std::chrono::milliseconds(800));
   EXPECT_THAT(tail, HasSubstr("200 OK"));

@@ -79,9 +79,10 @@ inline std::vector<std::string> listDir(const std::string& dir) {
   return names;
 }
 
-/** Every plugin, dev_tools on, the PTY service on an ephemeral port. */
-inline ServerOptions devTools(const std::string& policy) {
-  return allPlugins(policy + "groups: {dev_tools: true}\n", {}, {"--pty-port", "0"});
+/** Every plugin, dev_tools on, the PTY service on an ephemeral port, @p env added. */
+inline ServerOptions devTools(const std::string& policy,
+                              std::map<std::string, std::string> env = {}) {
+  return allPlugins(policy + "groups: {dev_tools: true}\n", std::move(env), {"--pty-port", "0"});
 }
 
 /** POST /upload of @p text to @p path (relative to the base dir); the status. */
@@ -103,9 +104,7 @@ inline int setEnv(const ServerProcess& server, const std::map<std::string, std::
   std::string body = "{\"vars\":{";
   for (const auto& [name, value] : vars)
     body += (body.size() > 9 ? "," : "") + sdk::jsonQuote(name) + ":" + sdk::jsonQuote(value);
-  auto r = http(server.port(), "POST", "/env", body + "}}");
-  EXPECT_EQ(r.status, 200) << r.body;
-  return r.status;
+  return http(server.port(), "POST", "/env", body + "}}").status;
 }
 
 inline std::string argvJson(const std::vector<std::string>& argv) {

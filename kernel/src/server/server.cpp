@@ -143,8 +143,13 @@ std::optional<std::string> Server::prepareStateDir() {
   std::error_code ec;
   std::filesystem::create_directories(config_.state_dir, ec);
   if (ec) return "state dir " + config_.state_dir + ": " + ec.message();
-  std::filesystem::permissions(config_.state_dir, std::filesystem::perms::owner_all,
-                               std::filesystem::perm_options::replace, ec);
+  // Private to the server's user. With a child user it may be traversed
+  // (not listed): plugins put what a child must read in subdirectories of
+  // their own, every other subdirectory is 0700.
+  auto mode = std::filesystem::perms::owner_all;
+  if (sdk::Subprocess::childUser())
+    mode |= std::filesystem::perms::group_exec | std::filesystem::perms::others_exec;
+  std::filesystem::permissions(config_.state_dir, mode, std::filesystem::perm_options::replace, ec);
   auto real = std::filesystem::weakly_canonical(config_.state_dir, ec);
   services_->private_dirs.push_back(ec ? config_.state_dir : real.string());
   return std::nullopt;

@@ -237,10 +237,9 @@ TEST(ResponsesWire, StatelessCallersGetTheConversationAsAPreface) {
 TEST(ResponsesWire, DisconnectedStreamLeavesTheTurnRunningAndReplayStartsAtCreated) {
   ServerProcess server(agentsServer());
   const std::string body = R"({"model":"slow","input":"keep going","stream":true})";
-  std::string raw =
-      "POST /v1/responses HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + std::string(kToken) +
-      "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-      "\r\n\r\n" + body;
+  std::string raw = "POST /v1/responses HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " +
+                    std::string(kToken) + "\r\nContent-Type: application/json\r\nContent-Length: " +
+                    std::to_string(body.size()) + "\r\n\r\n" + body;
   auto partial = rawHttp(server.port(), raw, 400ms);  // reads a little, then hangs up
   auto at = partial.find("\"id\":\"resp_");
   ASSERT_NE(at, std::string::npos) << partial;

@@ -99,7 +99,8 @@ std::string dechunked(const std::string& raw) {
 std::string tail(const ServerProcess& s, const std::string& id, const std::string& extra,
                  std::chrono::milliseconds quiet) {
   return dechunked(rawHttp(s.port(),
-                           "GET /v1/agents/sessions/" + id + "/events HTTP/1.1\r\nHost: x\r\n" +
+                           "GET /v1/agents/sessions/" + id +
+                               "/events HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
                                "Authorization: Bearer " + kToken + "\r\n" + extra + "\r\n",
                            quiet));
 }

@@ -560,7 +560,7 @@ TEST_F(FilesTest, AnInterruptedUploadLeavesNoTargetAndNoTemporary) {
     std::string part = "{\"path\":\"" + target + "\",\"content_base64\":\"" +
                        b64(randomBytes(300000, 9)).substr(0, 200000);
     std::string raw =
-        "POST /files/upload-stream HTTP/1.1\r\nHost: x\r\nContent-Type: "
+        "POST /files/upload-stream HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
         "application/json\r\nContent-Length: 900000\r\n\r\n" +
         part;
     rawHttp(port(), raw, std::chrono::milliseconds(500));  // then the client goes away
@@ -708,10 +708,11 @@ TEST(FilesPolicy, MaxUploadSizeFromTheEnvironment) {
   EXPECT_THAT(over.body, HasSubstr("file_too_large"));
   // The route's body cap follows the limit: 4/3 of it plus 1 MiB. The
   // kernel answers from Content-Length and drains the body it refused.
-  auto huge = rawHttp(server.port(),
-                      "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                      "Content-Length: 3145728\r\nConnection: close\r\n\r\n" +
-                          std::string(3145728, ' '));
+  auto huge =
+      rawHttp(server.port(),
+              "POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+              "Content-Length: 3145728\r\nConnection: close\r\n\r\n" +
+                  std::string(3145728, ' '));
   EXPECT_THAT(huge, HasSubstr("HTTP/1.1 413"));
   EXPECT_THAT(huge, HasSubstr("request_too_large"));
 }

@@ -353,7 +353,7 @@ TEST(ProcessShellStream, ClientDisconnectKillsTheProcessGroup) {
   socket.setReceiveTimeout(Poco::Timespan(10, 0));
   const std::string body = R"({"command":"sh -c 'echo $$; sleep 30; echo never'"})";
   const std::string request =
-      "POST /shell/stream HTTP/1.1\r\nHost: x\r\nContent-Type: "
+      "POST /shell/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
       "application/json\r\nContent-Length: " +
       std::to_string(body.size()) + "\r\n\r\n" + body;
   socket.sendBytes(request.data(), static_cast<int>(request.size()));

@@ -96,4 +96,5 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // History: 1.0 — the first contract. 1.1 — agent_adapter.h (AgentAdapter,
 // EventParser, abx.agent_adapter.v1). 1.2 — TurnContext::session_usage.
 // 1.3 — HostContext::admit (admission.h), privateDirectory, takeSecretEnv;
-// Subprocess child credentials (setChildUser).
+// Subprocess's child user (setChildUser, childUser, giveToChildUser) and
+// spawnOnTerminal; randomHex (random.h).

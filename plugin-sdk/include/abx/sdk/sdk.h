@@ -7,5 +7,6 @@
 #include "abx/sdk/http.h"
 #include "abx/sdk/json.h"
 #include "abx/sdk/plugin.h"
+#include "abx/sdk/random.h"
 #include "abx/sdk/status.h"
 #include "abx/sdk/subprocess.h"

@@ -1,12 +1,13 @@
-#include "random_hex.h"
-
+// sdk::randomHex (see abx/sdk/random.h).
 #include <sys/random.h>
 
 #include <cerrno>
 #include <system_error>
 #include <vector>
 
-namespace abx::plugins::terminal {
+#include "abx/sdk/random.h"
+
+namespace abx::sdk {
 
 std::string randomHex(std::size_t bytes) {
   std::vector<unsigned char> raw(bytes);
@@ -29,4 +30,4 @@ std::string randomHex(std::size_t bytes) {
   return out;
 }
 
-}  // namespace abx::plugins::terminal
+}  // namespace abx::sdk
