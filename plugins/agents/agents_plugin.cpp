@@ -4,6 +4,11 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
+#include <string_view>
+#include <vector>
+
+extern char** environ;
 
 #include "definition/agents_config_file.h"
 #include "definition/env_expansion.h"
@@ -46,6 +51,23 @@ std::vector<std::string> commaList(const std::string& text) {
   return out;
 }
 
+/**
+ * The variables the definitions' ${VAR}s took a secret from (a provider
+ * key, a secret env value) leave the server's environment: no shell or
+ * process a caller starts may read them, nor /proc/<server>/environ show
+ * them. The definitions keep their own copy for their CLIs.
+ */
+void takeSecretsFromEnvironment(sdk::HostContext& host, const std::set<std::string>& secrets) {
+  std::vector<std::string> names;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view entry(*e);
+    auto eq = entry.find('=');
+    if (eq != std::string_view::npos && eq > 0 && secrets.count(std::string(entry.substr(eq + 1))))
+      names.emplace_back(entry.substr(0, eq));
+  }
+  for (const auto& name : names) host.takeSecretEnv(name);
+}
+
 }  // namespace
 
 sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
@@ -80,12 +102,15 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   if (auto path = env("ABX_AGENTS_CONFIG")) {
     auto loaded = loadAgentsConfigFile(*path, processEnvLookup());
     if (!loaded.ok()) return sdk::Status::error(loaded.errorText(), "ValueError");
+    std::set<std::string> secrets;
     for (const auto& spec : loaded.agents) {
       definition_names_.push_back(spec.name);
       // The host's redactor guards every log line of the server.
       const auto bag = SecretBag::of(spec);
       for (const auto& secret : bag.values()) host.redactor().addSecret(secret);
+      secrets.insert(bag.values().begin(), bag.values().end());
     }
+    takeSecretsFromEnvironment(host, secrets);
     catalog_->setDefinitions(std::move(loaded.agents), std::move(loaded.credential_refs));
   }
 

@@ -94,6 +94,33 @@ TEST(SecurityEnviron, AgentToolShellCannotReadServerTokens) {
   EXPECT_THAT(r.body, Not(HasSubstr(kLimitedToken)));
 }
 
+TEST(SecurityEnviron, SecretsOfAgentDefinitionsLeaveTheEnvironment) {
+  const std::string canary = "provider-canary-6d1e0a77";
+  auto options = allPlugins({}, {{"ABX_SERVER_TOKEN", kToken},
+                                 {"PROVIDER_KEY", canary},
+                                 {"ABX_SERVER_ENABLED_GROUPS", "agents"},
+                                 {"ABX_AGENTS_CONFIG", "{dir}/agents.yaml"},
+                                 {"ABX_AGENTS_STATE_DIR", "{dir}/state"}});
+  // The agent spells its key out letter by letter, past the redactor.
+  options.files["agents.yaml"] =
+      "agents:\n  - name: keyed\n    runtime: command\n    command:\n"
+      "      argv: ['/bin/sh', '-c', 'cat >/dev/null; printf %s \"$MY_KEY\" | sed s/./\\&-/g']\n"
+      "      parser: text\n"
+      "    secrets: {MY_KEY: '${PROVIDER_KEY}'}\n";
+  ServerProcess server(options);
+  auto out = shellStdout(server, "env; tr '\\0' '\\n' </proc/$PPID/environ", kAuth);
+  EXPECT_THAT(out, HasSubstr("PATH="));
+  EXPECT_THAT(out, Not(HasSubstr(canary)));
+  EXPECT_THAT(out, Not(HasSubstr("PROVIDER_KEY=")));
+  // The agent still has it.
+  auto r = http(server.port(), "POST", "/v1/responses", R"({"model":"keyed","input":"hi"})",
+                {{"Authorization", "Bearer " + kToken}, {"Content-Type", "application/json"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  std::string spelled;
+  for (char c : canary) spelled += std::string(1, c) + "-";
+  EXPECT_THAT(r.body, HasSubstr(spelled));
+}
+
 // A same-uid child of a non-root server cannot read the server's memory
 // map or memory, nor attach to it: the server is not dumpable.
 TEST(SecurityEnviron, SameUserChildCannotReadServerMemory) {
