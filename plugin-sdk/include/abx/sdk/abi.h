@@ -97,4 +97,5 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // EventParser, abx.agent_adapter.v1). 1.2 — TurnContext::session_usage.
 // 1.3 — HostContext::admit (admission.h), privateDirectory, takeSecretEnv;
 // Subprocess's child user (setChildUser, childUser, giveToChildUser) and
-// spawnOnTerminal; randomHex (random.h).
+// spawnOnTerminal; randomHex (random.h); identifyProgramFile
+// (program_identity.h).
