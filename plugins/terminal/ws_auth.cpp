@@ -50,9 +50,9 @@ HandshakeVerdict authorizeHandshake(sdk::HostContext& host, TicketStore& tickets
     if (auto identity = issuedTo()) return byTicket(std::move(*identity));
   auto admission = host.admit(request);
   // A token that is wrong or lacks the scope still leaves the ticket.
-  bool ticket_may_help = admission.status == 401 ||
-                         (admission.status == 403 &&
-                          admission.body.find("\"missing_scope\"") != std::string::npos);
+  bool ticket_may_help =
+      admission.status == 401 ||
+      (admission.status == 403 && admission.body.find("\"missing_scope\"") != std::string::npos);
   if (!admission.allowed && ticket_may_help && presentsCredentials(h))
     if (auto identity = issuedTo()) return byTicket(std::move(*identity));
   return verdictOf(std::move(admission), false);
