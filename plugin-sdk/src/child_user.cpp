@@ -1,4 +1,4 @@
-// Subprocess's child user (see abx/sdk/subprocess.h and child_user.h).
+// Subprocess's child user (see abx/sdk/subprocess.h).
 #include <grp.h>
 #include <pwd.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// detail::forkExec (see child_user.h): fork + exec for the children
+// detail::forkExec (see fork_exec.h): fork + exec for the children
 // posix_spawn cannot start — another user's, and a terminal's.
 #include <fcntl.h>
 #include <signal.h>
@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <system_error>
 
-#include "child_user.h"
+#include "fork_exec.h"
 
 namespace abx::sdk {
 namespace {

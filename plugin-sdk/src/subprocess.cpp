@@ -22,7 +22,7 @@
 #include <system_error>
 #include <utility>
 
-#include "child_user.h"
+#include "fork_exec.h"
 
 extern char** environ;
 
