@@ -35,6 +35,9 @@ plugins:
     settings:
       greeting: Howdy
 YAML
+# Created before the server starts: the loop below must not race the
+# redirection (a missing file would end the script under set -e).
+: > "$work/out.txt"
 "$work/prefix/bin/agent-sandbox-server" serve --host 127.0.0.1 --port 0 \
   --plugins "$work/plugins.yaml" > "$work/out.txt" 2> "$work/err.txt" &
 server_pid=$!
