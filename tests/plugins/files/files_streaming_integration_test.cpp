@@ -122,5 +122,27 @@ TEST_F(FilesStreamingTest, ADownloadWhoseFileShrinksIsCutShort) {
   EXPECT_EQ(http(port(), "GET", "/files/stat?path=big.bin").status, 200);  // still serving
 }
 
+TEST_F(FilesStreamingTest, LargeDownloadsKeepTheConnectionUsable) {
+  // Large pieces bypass the response stream: the bytes on the wire must
+  // still be exactly Content-Length, or the next answer would be garbled.
+  const std::string data = randomBytes((300u << 10) + 1, 12);
+  writeFile(dir() + "/k.bin", data);
+  const std::string get = "GET /files/download-stream?path=k.bin HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+  std::string raw = rawHttp(port(), get + "\r\n" + get + "Connection: close\r\n\r\n");
+  const std::string body = "{\"path\":\"" + dir() + "/k.bin\",\"content_base64\":\"" + b64(data) +
+                           "\",\"bytes\":" + std::to_string(data.size()) + "}";
+  for (int answer = 0; answer < 2; ++answer) {
+    SCOPED_TRACE(answer);
+    std::size_t head_end = raw.find("\r\n\r\n");
+    ASSERT_NE(head_end, std::string::npos);
+    ASSERT_TRUE(raw.starts_with("HTTP/1.1 200")) << raw.substr(0, 200);
+    ASSERT_THAT(raw.substr(0, head_end),
+                HasSubstr("Content-Length: " + std::to_string(body.size())));
+    ASSERT_EQ(raw.substr(head_end + 4, body.size()), body);
+    raw.erase(0, head_end + 4 + body.size());
+  }
+  EXPECT_EQ(raw, "");
+}
+
 }  // namespace
 }  // namespace abx::testing
