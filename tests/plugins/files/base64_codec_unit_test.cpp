@@ -9,9 +9,12 @@
 #include <vector>
 
 #include "base64_codec.h"
+#include "plugins/files/random_bytes.h"
 
 namespace abx::plugins::files::base64 {
 namespace {
+
+using abx::testing::randomBytes;
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -23,13 +26,6 @@ std::string referenceEncode(const std::string& in) {
     for (int s = 18; s >= 0; s -= 6) out += kAlphabet[(v >> s) & 63];
   }
   return out;
-}
-
-std::string randomBytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::string s(n, '\0');
-  for (auto& c : s) c = static_cast<char>(rng());
-  return s;
 }
 
 std::vector<Kernel> kernels() {

@@ -9,9 +9,12 @@
 #include <string>
 
 #include "base64_stream.h"
+#include "plugins/files/random_bytes.h"
 
 namespace abx::plugins::files {
 namespace {
+
+using abx::testing::randomBytes;
 
 // An independent reference for the expected text (RFC 4648, padded).
 std::string reference(std::string_view in) {
@@ -38,13 +41,6 @@ std::string reference(std::string_view in) {
     out += '=';
   }
   return out;
-}
-
-std::string randomBytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::string s(n, '\0');
-  for (auto& c : s) c = static_cast<char>(rng());
-  return s;
 }
 
 TEST(Base64Stream, LengthIsExact) {

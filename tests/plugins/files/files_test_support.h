@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 
+#include "plugins/files/random_bytes.h"
 #include "support/server_process.h"
 
 namespace abx::testing {
@@ -63,13 +64,6 @@ inline std::string quote(const std::string& s) {
     out += c;
   }
   return out + "\"";
-}
-
-inline std::string randomBytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::string s(n, '\0');
-  for (auto& c : s) c = static_cast<char>(rng() & 0xff);
-  return s;
 }
 
 inline std::string readFile(const std::string& path) {
