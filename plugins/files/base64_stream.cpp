@@ -1,126 +1,107 @@
-// POCO does the coding; this file only cuts the stream into whole groups
-// and validates the text first, so POCO never sees a character it would
-// silently skip or a '=' in the middle of the data.
+// Whole groups go straight to the codec's block functions, from the caller's
+// text into the caller's string. Only what is left of a group at the end of
+// a piece, whitespace, padding and errors take the one-character path, which
+// keeps the rules (and the messages) the decoder has always had.
 #include "base64_stream.h"
 
-#include <Poco/Base64Decoder.h>
-#include <Poco/Base64Encoder.h>
-#include <Poco/Exception.h>
-#include <Poco/MemoryStream.h>
+#include <algorithm>
 
-#include <array>
-#include <sstream>
+#include "base64_codec.h"
 
 namespace abx::plugins::files {
 namespace {
-
-// Decoded in slices of this many base64 characters (48 KiB of bytes).
-constexpr std::size_t kDecodeSlice = 64u << 10;
-
-enum : unsigned char { kBad = 0, kSymbol = 1, kSpace = 2, kPad = 3 };
-
-constexpr std::array<unsigned char, 256> classTable() {
-  std::array<unsigned char, 256> t{};
-  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kSymbol;
-  for (int c = 'a'; c <= 'z'; ++c) t[c] = kSymbol;
-  for (int c = '0'; c <= '9'; ++c) t[c] = kSymbol;
-  t['+'] = t['/'] = kSymbol;
-  t[' '] = t['\t'] = t['\n'] = t['\r'] = t['\f'] = t['\v'] = kSpace;
-  t['='] = kPad;
-  return t;
-}
-constexpr auto kClass = classTable();
 
 sdk::Status invalid(std::string_view why) {
   return sdk::Status::error("Invalid base64 content: " + std::string(why), "ValueError");
 }
 
+unsigned char* tail(std::string& s, std::size_t old) {
+  return reinterpret_cast<unsigned char*>(s.data()) + old;
+}
+
 }  // namespace
 
 void Base64StreamEncoder::update(std::string_view bytes, std::string& out) {
-  while (carried_ > 0 && carried_ < 3 && !bytes.empty()) {
-    carry_[carried_++] = bytes.front();
-    bytes.remove_prefix(1);
-  }
+  const auto* in = reinterpret_cast<const unsigned char*>(bytes.data());
+  std::size_t n = bytes.size();
+  std::size_t topup = carried_ ? std::min<std::size_t>(3 - carried_, n) : 0;
+  std::size_t whole = (n - topup) / 3 * 3;
+  std::size_t old = out.size();
+  out.resize(old + (carried_ + topup == 3 ? 4 : 0) + whole / 3 * 4);
+  char* dst = out.data() + old;
+  for (std::size_t i = 0; i < topup; ++i) carry_[carried_++] = in[i];
   if (carried_ == 3) {
-    encode(std::string_view(carry_, 3), false, out);
+    base64::encodeGroups(carry_, 3, dst);
+    dst += 4;
     carried_ = 0;
   }
-  std::size_t whole = bytes.size() / 3 * 3;
-  if (whole) encode(bytes.substr(0, whole), false, out);
-  for (char c : bytes.substr(whole)) carry_[carried_++] = c;
+  in += topup;
+  base64::encodeGroups(in, whole, dst);
+  for (std::size_t i = whole; i < n - topup; ++i) carry_[carried_++] = in[i];
 }
 
 void Base64StreamEncoder::finish(std::string& out) {
-  if (carried_) encode(std::string_view(carry_, carried_), true, out);
+  if (carried_) {
+    std::size_t old = out.size();
+    out.resize(old + 4);
+    base64::encodeTail(carry_, carried_, out.data() + old);
+  }
   carried_ = 0;
 }
 
-void Base64StreamEncoder::encode(std::string_view bytes, bool, std::string& out) {
-  // Whole groups never produce padding, so encoding slice by slice gives
-  // the same text as encoding the whole at once.
-  std::ostringstream text;
-  Poco::Base64Encoder encoder(text);
-  encoder.rdbuf()->setLineLength(0);
-  encoder.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  encoder.close();
-  out += text.view();
-}
-
 sdk::Status Base64StreamDecoder::update(std::string_view text, std::string& out) {
-  for (std::size_t i = 0; i < text.size();) {
-    // Runs of plain symbols are the common case: copy them in one go.
-    std::size_t j = i;
-    while (j < text.size() && kClass[static_cast<unsigned char>(text[j])] == kSymbol) ++j;
-    if (j > i) {
-      if (padding_) return invalid("data after padding");
-      pending_.append(text.data() + i, j - i);
-      symbols_ += j - i;
-      i = j;
-      if (pending_.size() >= kDecodeSlice)
-        if (auto s = decodePending(out, false); !s) return s;
-      continue;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  std::size_t old = out.size();
+  // Every byte written comes from a group completed in this call.
+  out.resize(old + (grouped_ + text.size()) / 4 * 3);
+  unsigned char* dst = tail(out, old);
+  sdk::Status status;
+  while (p < end) {
+    if (grouped_ == 0 && padding_ == 0) {
+      std::size_t used = base64::decodeGroups(p, static_cast<std::size_t>(end - p), dst);
+      p += used;
+      dst += used / 4 * 3;
+      symbols_ += used;
+      if (p == end) break;
     }
-    switch (kClass[static_cast<unsigned char>(text[i])]) {
-      case kSpace:
-        break;
-      case kPad:
-        // '=' only fills the third and fourth place of the last group.
-        if (!padding_ && symbols_ % 4 < 2) return invalid("misplaced padding");
-        if (++padding_ > 2) return invalid("too much padding");
-        pending_ += '=';
-        ++symbols_;
-        break;
-      default:
-        return invalid("unexpected character");
-    }
-    ++i;
+    if (status = takeOne(static_cast<unsigned char>(*p++), dst); !status) break;
   }
+  out.resize(static_cast<std::size_t>(dst - tail(out, 0)));
+  return status;
+}
+
+sdk::Status Base64StreamDecoder::takeOne(unsigned char c, unsigned char*& out) {
+  unsigned char value = base64::classify(c);
+  if (value == base64::kSpace) return sdk::Status::ok();
+  if (value == base64::kInvalid) return invalid("unexpected character");
+  if (value == base64::kPad) {
+    // '=' only fills the third and fourth place of the last group.
+    if (!padding_ && grouped_ < 2) return invalid("misplaced padding");
+    if (++padding_ > 2) return invalid("too much padding");
+    value = 0;
+  } else if (padding_) {
+    return invalid("data after padding");
+  }
+  group_[grouped_++] = value;
+  ++symbols_;
+  if (grouped_ < 4) return sdk::Status::ok();
+  grouped_ = 0;
+  // The group that completes with padding holds all of it: a second group
+  // could only be made of '=', and a third '=' is refused above.
+  std::uint32_t v = static_cast<std::uint32_t>(group_[0]) << 18 |
+                    static_cast<std::uint32_t>(group_[1]) << 12 |
+                    static_cast<std::uint32_t>(group_[2]) << 6 | group_[3];
+  unsigned char bytes[3] = {static_cast<unsigned char>(v >> 16), static_cast<unsigned char>(v >> 8),
+                            static_cast<unsigned char>(v)};
+  for (int i = 0; i < 3 - padding_; ++i) *out++ = bytes[i];
   return sdk::Status::ok();
 }
 
-sdk::Status Base64StreamDecoder::finish(std::string& out) {
-  if (symbols_ % 4 != 0) return invalid("incorrect padding");
-  auto s = decodePending(out, true);
+sdk::Status Base64StreamDecoder::finish(std::string&) {
+  bool whole = symbols_ % 4 == 0;
   *this = Base64StreamDecoder();
-  return s;
-}
-
-sdk::Status Base64StreamDecoder::decodePending(std::string& out, bool last) {
-  std::size_t whole = last ? pending_.size() : pending_.size() / 4 * 4;
-  if (whole == 0) return sdk::Status::ok();
-  try {
-    Poco::MemoryInputStream in(pending_.data(), static_cast<std::streamsize>(whole));
-    Poco::Base64Decoder decoder(in);
-    std::size_t old = out.size();
-    out.resize(old + whole / 4 * 3);
-    decoder.read(out.data() + old, static_cast<std::streamsize>(whole / 4 * 3));
-    out.resize(old + static_cast<std::size_t>(decoder.gcount()));
-  } catch (const Poco::Exception& e) {
-    return invalid(e.displayText());
-  }
-  pending_.erase(0, whole);
-  return sdk::Status::ok();
+  return whole ? sdk::Status::ok() : invalid("incorrect padding");
 }
 
 }  // namespace abx::plugins::files

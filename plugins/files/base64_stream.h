@@ -1,7 +1,7 @@
-// Incremental base64 over POCO's codec: the encoder turns file bytes into
-// base64 text chunk by chunk (downloads, archives), the decoder turns the
-// base64 text of an upload into bytes as it arrives. Both keep at most one
-// chunk in memory, whatever the size of the whole.
+// Incremental base64: the encoder turns file bytes into base64 text chunk by
+// chunk (downloads, archives), the decoder turns the base64 text of an upload
+// into bytes as it arrives. Both keep at most one partial group between
+// calls, whatever the size of the whole; the block work is base64_codec's.
 #pragma once
 
 #include <cstddef>
@@ -25,8 +25,7 @@ class Base64StreamEncoder {
   void finish(std::string& out);
 
  private:
-  void encode(std::string_view whole_groups, bool last, std::string& out);
-  char carry_[3] = {0, 0, 0};
+  unsigned char carry_[3] = {0, 0, 0};
   std::size_t carried_ = 0;
 };
 
@@ -35,20 +34,22 @@ class Base64StreamEncoder {
  * whitespace is skipped (line-wrapped base64 arrives as "\n" escapes);
  * any other character outside the alphabet, '=' anywhere but in the last
  * group, or a length that is not a multiple of 4 is an error (ValueError,
- * "Invalid base64 content: ..."). THREAD: one owner.
+ * "Invalid base64 content: ..."). Bits a padded last group does not use are
+ * ignored, as by POCO, coreutils and Python. THREAD: one owner.
  */
 class Base64StreamDecoder {
  public:
   /** Appends the decoded bytes of the complete groups seen so far to @p out. */
   sdk::Status update(std::string_view text, std::string& out);
-  /** Checks the end of the text (padding); appends the remaining bytes. */
+  /** Checks the end of the text (padding). The decoder can then be reused. */
   sdk::Status finish(std::string& out);
   /** Base64 characters accepted so far (whitespace excluded). */
   std::uint64_t symbols() const { return symbols_; }
 
  private:
-  sdk::Status decodePending(std::string& out, bool last);
-  std::string pending_;  // clean alphabet characters not decoded yet
+  sdk::Status takeOne(unsigned char c, unsigned char*& out);
+  unsigned char group_[4] = {0, 0, 0, 0};  // six-bit values of a partial group
+  std::size_t grouped_ = 0;                // characters in group_ ('=' included)
   std::uint64_t symbols_ = 0;
   int padding_ = 0;  // '=' seen; after the first only '=' may follow
 };

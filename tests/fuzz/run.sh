@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Builds and runs the policy libFuzzer target (tests/fuzz/policy_fuzz.cpp).
+# Builds and runs one libFuzzer target:
+#   policy  tests/fuzz/policy_fuzz.cpp (policy parser, path checker), seeds in
+#           tests/fuzz/corpus/
+#   base64  tests/fuzz/base64_fuzz.cpp (the files plugin's base64 coder),
+#           seeds in tests/fuzz/corpus-base64/
 #
-#   tests/fuzz/run.sh <source dir> <build dir> [seconds]
+#   tests/fuzz/run.sh <source dir> <build dir> [seconds] [target, default policy]
 #
-# Compiles the fuzzer and the few kernel sources it exercises directly with
+# Compiles the fuzzer and the few sources it exercises directly with
 # clang++ -fsanitize=fuzzer,address,undefined (UB is fatal), into
-# <build dir>, separate from the main (GCC) build. Then fuzzes for [seconds]
-# (default 60) starting from tests/fuzz/corpus/; new inputs go to
-# <build dir>/corpus, crashes to <build dir>/artifacts/.
+# <build dir>, separate from the main (GCC) build (one build dir per target).
+# Then fuzzes for [seconds] (default 60) starting from the target's seeds;
+# new inputs go to <build dir>/corpus, crashes to <build dir>/artifacts/.
 #
 # Environment: CLANGXX (default clang++), FUZZ_JOBS (parallel compiles,
 # default 2), FUZZ_ARGS (extra libFuzzer flags).
@@ -28,21 +32,42 @@ mkdir -p "$2" || die "cannot create build dir '$2'"
 BUILD=$(cd "$2" && pwd)
 SECONDS_TO_RUN=${3:-60}
 case "$SECONDS_TO_RUN" in '' | *[!0-9]*) die "seconds must be a positive integer" ;; esac
+TARGET=${4:-policy}
 CLANGXX=${CLANGXX:-clang++}
 FUZZ_JOBS=${FUZZ_JOBS:-2}
 
 command -v "$CLANGXX" >/dev/null 2>&1 ||
   die "'$CLANGXX' not found: install clang and libclang-rt-14-dev (packaging/install-deps.sh)"
 
-SOURCES=(
-  tests/fuzz/policy_fuzz.cpp
-  kernel/src/policy/policy_document.cpp
-  kernel/src/security/path_rules_guard.cpp
-  kernel/src/text/did_you_mean.cpp
-)
+case "$TARGET" in
+  policy)
+    SOURCES=(
+      tests/fuzz/policy_fuzz.cpp
+      kernel/src/policy/policy_document.cpp
+      kernel/src/security/path_rules_guard.cpp
+      kernel/src/text/did_you_mean.cpp
+    )
+    LIBS=(-lyaml-cpp)
+    SEEDS="$SRC/tests/fuzz/corpus"
+    MAX_LEN=4096
+    ;;
+  base64)
+    SOURCES=(
+      tests/fuzz/base64_fuzz.cpp
+      plugins/files/base64_codec.cpp
+      plugins/files/base64_codec_avx2.cpp
+      plugins/files/base64_stream.cpp
+    )
+    LIBS=(-lPocoFoundation)
+    SEEDS="$SRC/tests/fuzz/corpus-base64"
+    MAX_LEN=8192
+    ;;
+  *) die "unknown target '$TARGET' (policy, base64)" ;;
+esac
 SAN=("-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=all)
 CXXFLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -Wall -Wextra
-  -I"$SRC/kernel/src" -I"$SRC/plugin-sdk/include")
+  -I"$SRC/kernel/src" -I"$SRC/plugin-sdk/include" -I"$SRC/plugins/files")
+FUZZER="$BUILD/${TARGET}_fuzz"
 
 # ------------------------------------------------------------------ build --
 OBJ="$BUILD/obj"
@@ -59,9 +84,9 @@ printf '%s\n' "${SOURCES[@]}" |
   die "compile failed"
 OBJECTS=()
 for s in "${SOURCES[@]}"; do OBJECTS+=("$OBJ/$(echo "$s" | tr / _).o"); done
-"$CLANGXX" "${SAN[@]}" "${OBJECTS[@]}" -o "$BUILD/policy_fuzz" -lyaml-cpp ||
+"$CLANGXX" "${SAN[@]}" "${OBJECTS[@]}" -o "$FUZZER" "${LIBS[@]}" ||
   die "link failed"
-log "built $BUILD/policy_fuzz"
+log "built $FUZZER"
 
 # -------------------------------------------------------------------- run --
 # The fuzzer's base dir goes under here; a crash (abort) leaves it behind.
@@ -71,17 +96,17 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # shellcheck disable=SC2206  # FUZZ_ARGS is a flag list on purpose
 EXTRA=(${FUZZ_ARGS:-})
-log "fuzzing for ${SECONDS_TO_RUN}s (seeds: $SRC/tests/fuzz/corpus)"
+log "fuzzing $TARGET for ${SECONDS_TO_RUN}s (seeds: $SEEDS)"
 set +e
-"$BUILD/policy_fuzz" \
-  -max_total_time="$SECONDS_TO_RUN" -timeout=25 -max_len=4096 -rss_limit_mb=2048 \
+"$FUZZER" \
+  -max_total_time="$SECONDS_TO_RUN" -timeout=25 -max_len="$MAX_LEN" -rss_limit_mb=2048 \
   -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/" "${EXTRA[@]}" \
-  "$BUILD/corpus" "$SRC/tests/fuzz/corpus"
+  "$BUILD/corpus" "$SEEDS"
 rc=$?
 set -e
 if [ "$rc" -ne 0 ]; then
   log "FAILED (exit $rc): the fuzzer found a problem; reproduce with"
-  log "  $BUILD/policy_fuzz <artifact>   (artifacts in $BUILD/artifacts/)"
+  log "  $FUZZER <artifact>   (artifacts in $BUILD/artifacts/)"
   ls -1 "$BUILD/artifacts" >&2 || true
   exit "$rc"
 fi

@@ -103,18 +103,13 @@ class PocoExchange final : public Exchange {
       response_.setContentLength64(r.stream_length);
     else
       response_.setChunkedTransferEncoding(true);
-    struct Writer final : sdk::BodyWriter {
-      std::ostream& out;
-      explicit Writer(std::ostream& o) : out(o) {}
-      bool write(std::string_view bytes) override {
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        return out.good();
-      }
-    };
     bool ok = false;
     try {
       std::ostream& out = response_.send();
-      Writer writer(out);
+      Poco::Net::StreamSocket* direct = nullptr;
+      if (r.stream_length >= 0)
+        direct = &static_cast<Poco::Net::HTTPServerRequestImpl&>(request_).socket();
+      StreamWriter writer(out, direct, r.stream_length);
       ok = r.body_stream(writer) && out.good();
       out.flush();
       ok = ok && out.good();
@@ -129,6 +124,47 @@ class PocoExchange final : public Exchange {
       }
     }
   }
+
+  // The response stream sends what it is given in 4 KiB pieces (POCO's HTTP
+  // buffer), one send(2) each: for a large download those calls were most of
+  // the server's time (docs/performance.md, "File streaming"). So a large
+  // piece of a body of known length goes to the socket in one call, after
+  // what the stream holds. Like the stream, the writer never sends more than
+  // the Content-Length: extra bytes are dropped.
+  struct StreamWriter final : sdk::BodyWriter {
+    static constexpr std::size_t kDirect = 16u << 10;
+    std::ostream& out;
+    Poco::Net::StreamSocket* socket;  // null: chunked, always through the stream
+    std::int64_t left;                // bytes the Content-Length still allows
+
+    StreamWriter(std::ostream& o, Poco::Net::StreamSocket* s, std::int64_t length)
+        : out(o), socket(s), left(length) {}
+
+    bool write(std::string_view bytes) override {
+      if (socket) {
+        bytes = bytes.substr(
+            0, static_cast<std::size_t>(std::min<std::int64_t>(left, std::ssize(bytes))));
+        left -= std::ssize(bytes);
+      }
+      if (!socket || bytes.size() < kDirect) {
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        return out.good();
+      }
+      out.flush();
+      if (!out.good()) return false;
+      try {
+        while (!bytes.empty()) {
+          auto piece = static_cast<int>(std::min<std::size_t>(bytes.size(), 1u << 30));
+          int sent = socket->sendBytes(bytes.data(), piece);
+          if (sent <= 0) return false;
+          bytes.remove_prefix(static_cast<std::size_t>(sent));
+        }
+      } catch (...) {
+        return false;  // a timeout or a reset, as the stream would report it
+      }
+      return true;
+    }
+  };
 
   void addResponseHeader(const std::string& name, const std::string& value) override {
     // Set on the response object itself, so both send() and the SSE writer

@@ -24,6 +24,7 @@
 #include <sstream>
 #include <thread>
 
+#include "plugins/files/files_test_support.h"
 #include "support/server_process.h"
 
 namespace abx::testing {
@@ -32,87 +33,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using Obj = Poco::JSON::Object::Ptr;
-
-const std::string kManifest =
-    "plugins:\n  - name: files\n    file: abx_files.so\n    id: abx.files\n";
-
-ServerOptions withPolicy(const std::string& policy, std::map<std::string, std::string> env = {}) {
-  ServerOptions o;
-  o.manifest = kManifest;
-  o.files = {{"policy.yaml", policy}};
-  o.args = {"--policy", "{dir}/policy.yaml"};
-  o.env = std::move(env);
-  return o;
-}
-
-Obj parse(const std::string& body) {
-  Poco::JSON::Parser parser;
-  return parser.parse(body).extract<Obj>();
-}
-
-std::string b64(const std::string& data) {
-  std::ostringstream out;
-  Poco::Base64Encoder enc(out);
-  enc.rdbuf()->setLineLength(0);
-  enc << data;
-  enc.close();
-  return out.str();
-}
-
-std::string unb64(const std::string& text) {
-  std::istringstream in(text);
-  Poco::Base64Decoder dec(in);
-  std::string out((std::istreambuf_iterator<char>(dec)), std::istreambuf_iterator<char>());
-  return out;
-}
-
-std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string randomBytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::string s(n, '\0');
-  for (auto& c : s) c = static_cast<char>(rng() & 0xff);
-  return s;
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void writeFile(const std::string& path, const std::string& data) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path, std::ios::binary) << data;
-}
-
-std::string uploadBody(const std::string& path, const std::string& data) {
-  return "{\"path\":" + quote(path) + ",\"content_base64\":\"" + b64(data) + "\"}";
-}
-
-std::string enc(const std::string& s) {  // percent-encodes a query value
-  std::string out;
-  static const char* hex = "0123456789ABCDEF";
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '/' || c == '.' || c == '-' || c == '_') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
 
 /** Lists an archive's members (name -> type, content) with libarchive. */
 std::map<std::string, std::pair<unsigned, std::string>> listArchive(const std::string& bytes) {

@@ -195,5 +195,26 @@ TEST(JsonBodyScanner, AFailingCallbackStopsTheScanWithItsStatus) {
   EXPECT_EQ(scanner.feed("more").type(), "Custom");
 }
 
+TEST(JsonBodyScanner, SpecialBytesAtEveryOffsetOfALongRun) {
+  // Runs are scanned 16 bytes a step: the byte that ends one must be found
+  // wherever it falls, and bytes >= 0x80 and 0x7f are plain.
+  for (std::size_t pos = 0; pos <= 40; ++pos) {
+    SCOPED_TRACE(pos);
+    std::string before(pos, 'a'), after(40 - pos, '\xe9');
+    auto escaped = scan("{\"path\":\"" + before + "\\n" + after + "\x7f\"}");
+    ASSERT_TRUE(escaped.status) << escaped.status.message();
+    EXPECT_EQ(escaped.strings.at("path"), before + "\n" + after + "\x7f");
+    auto streamed = scan("{\"content_base64\":\"" + before + "\",\"path\":\"" + after + "\"}");
+    ASSERT_TRUE(streamed.status) << streamed.status.message();
+    EXPECT_EQ(streamed.streamed, before);
+    EXPECT_EQ(streamed.strings.at("path"), after);
+    for (char control : {'\0', '\n', '\x1f'}) {
+      auto bad = scan("{\"path\":\"" + before + control + after + "\"}");
+      EXPECT_FALSE(bad.status) << int(control);
+      EXPECT_EQ(bad.status.message(), "Invalid JSON: control character in a string");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace abx::plugins::files
