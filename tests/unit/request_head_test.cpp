@@ -30,8 +30,9 @@ TEST(RequestHead, FindsTheEndOfTheHeadWithEitherLineEnding) {
 }
 
 TEST(RequestHead, ParsesLineAndFields) {
-  auto h = parsed("POST /v1/responses?x=1 HTTP/1.1\r\nHost: 127.0.0.1:9000\r\n"
-                  "Content-Length:  12 \r\nX-Access-Token: t\r\n\r\n");
+  auto h = parsed(
+      "POST /v1/responses?x=1 HTTP/1.1\r\nHost: 127.0.0.1:9000\r\n"
+      "Content-Length:  12 \r\nX-Access-Token: t\r\n\r\n");
   EXPECT_EQ(h.method, "POST");
   EXPECT_EQ(h.target, "/v1/responses?x=1");
   EXPECT_EQ(h.minor_version, 1);
@@ -54,7 +55,7 @@ TEST(RequestHead, KeepAlivePerVersion) {
 
 TEST(RequestHead, RefusesWhatTwoReadersCouldReadTwoWays) {
   EXPECT_EQ(refused("GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n").status, 400);  // folding
-  EXPECT_EQ(refused("GET / HTTP/1.1\r\nHost : a\r\n\r\n").status, 400);   // space before colon
+  EXPECT_EQ(refused("GET / HTTP/1.1\r\nHost : a\r\n\r\n").status, 400);    // space before colon
   EXPECT_EQ(refused("GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n").status,
             400);
   EXPECT_EQ(refused("GET / HTTP/1.1\r\nNoColon\r\n\r\n").status, 400);
