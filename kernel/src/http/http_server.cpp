@@ -1,301 +1,399 @@
 #include "http/http_server.h"
 
-#include <Poco/Net/HTTPRequestHandler.h>
-#include <Poco/Net/HTTPRequestHandlerFactory.h>
-#include <Poco/Net/HTTPServerParams.h>
-#include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerRequestImpl.h>
-#include <Poco/Net/HTTPServerResponse.h>
-#include <Poco/Net/ServerSocket.h>
-#include <Poco/String.h>
-#include <Poco/ThreadPool.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <thread>
+#include <cerrno>
+#include <mutex>
+#include <stdexcept>
+#include <unordered_map>
+#include <vector>
+
+#include "abx/sdk/json.h"
+#include "http/request_head.h"
+#include "http/socket_exchange.h"
+#include "http/socket_io.h"
+#include "http/worker_pool.h"
 
 namespace abx::kernel {
 namespace {
 
-using Poco::Net::HTTPServerRequest;
-using Poco::Net::HTTPServerResponse;
+using Clock = std::chrono::steady_clock;
 
-class PocoExchange final : public Exchange {
- public:
-  PocoExchange(HTTPServerRequest& request, HTTPServerResponse& response, SseHub& hub)
-      : request_(request), response_(response), hub_(hub) {}
-
-  std::string_view method() const override { return request_.getMethod(); }
-  std::string_view target() const override { return request_.getURI(); }
-
-  std::vector<std::string_view> headerValues(std::string_view name) const override {
-    std::vector<std::string_view> out;
-    std::string key(name);
-    for (auto it = request_.find(key); it != request_.end() && Poco::icompare(it->first, key) == 0;
-         ++it)
-      out.emplace_back(it->second);
-    return out;
-  }
-
-  std::vector<std::pair<std::string, std::string>> headers() const override {
-    std::vector<std::pair<std::string, std::string>> out;
-    out.reserve(request_.size());
-    for (const auto& [name, value] : request_) out.emplace_back(Poco::toLower(name), value);
-    return out;
-  }
-
-  std::optional<std::int64_t> contentLength() const override {
-    auto values = headerValues("Content-Length");
-    if (values.empty()) return std::nullopt;
-    std::int64_t n = -1;
-    auto v = values.front();
-    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (ec != std::errc() || ptr != v.data() + v.size() || n < 0 || values.size() > 1) return -1;
-    return n;
-  }
-
-  std::size_t readSome(char* buffer, std::size_t n) override {
-    auto& in = request_.stream();
-    in.read(buffer, static_cast<std::streamsize>(n));
-    auto got = static_cast<std::size_t>(in.gcount());
-    consumed_ += got;
-    return got;
-  }
-
-  bool readBody(std::string& out, std::size_t length) override {
-    out.resize(length);
-    auto& in = request_.stream();
-    in.read(out.data(), static_cast<std::streamsize>(length));
-    consumed_ += static_cast<std::size_t>(in.gcount());
-    if (static_cast<std::size_t>(in.gcount()) != length) {
-      out.resize(static_cast<std::size_t>(in.gcount()));
-      return false;
-    }
-    return true;
-  }
-
-  void send(const sdk::Response& r) override {
-    response_.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(r.status));
-    response_.setContentType(r.content_type);
-    bool close = false;
-    for (const auto& [name, value] : r.headers) {
-      if (Poco::icompare(name, "Connection") == 0 && Poco::icompare(value, "close") == 0)
-        close = true;
-      else
-        response_.set(name, value);
-    }
-    if (close || !drainUnread()) response_.setKeepAlive(false);
-    if (r.body_stream) {
-      sendStream(r);
-      return;
-    }
-    // One buffer: headers and body leave in one send (with TCP_NODELAY set on
-    // the socket, a split write would not wait for a delayed ACK either).
-    response_.sendBuffer(r.body.data(), r.body.size());
-  }
-
-  // A body produced while it is sent: in bounded memory, with a known
-  // Content-Length or chunked. A producer that fails part-way closes the
-  // connection, so the client never mistakes a truncated body for a whole.
-  void sendStream(const sdk::Response& r) {
-    if (r.stream_length >= 0)
-      response_.setContentLength64(r.stream_length);
-    else
-      response_.setChunkedTransferEncoding(true);
-    bool ok = false;
-    try {
-      std::ostream& out = response_.send();
-      Poco::Net::StreamSocket* direct = nullptr;
-      if (r.stream_length >= 0)
-        direct = &static_cast<Poco::Net::HTTPServerRequestImpl&>(request_).socket();
-      StreamWriter writer(out, direct, r.stream_length);
-      ok = r.body_stream(writer) && out.good();
-      out.flush();
-      ok = ok && out.good();
-    } catch (...) {
-      ok = false;
-    }
-    // Closing the socket is the only honest end of a broken body.
-    if (!ok) {
-      try {
-        static_cast<Poco::Net::HTTPServerRequestImpl&>(request_).socket().shutdown();
-      } catch (...) {
-      }
-    }
-  }
-
-  // The response stream sends what it is given in 4 KiB pieces (POCO's HTTP
-  // buffer), one send(2) each: for a large download those calls were most of
-  // the server's time (docs/performance.md, "File streaming"). So a large
-  // piece of a body of known length goes to the socket in one call, after
-  // what the stream holds. Like the stream, the writer never sends more than
-  // the Content-Length: extra bytes are dropped.
-  struct StreamWriter final : sdk::BodyWriter {
-    static constexpr std::size_t kDirect = 16u << 10;
-    std::ostream& out;
-    Poco::Net::StreamSocket* socket;  // null: chunked, always through the stream
-    std::int64_t left;                // bytes the Content-Length still allows
-
-    StreamWriter(std::ostream& o, Poco::Net::StreamSocket* s, std::int64_t length)
-        : out(o), socket(s), left(length) {}
-
-    bool write(std::string_view bytes) override {
-      if (socket) {
-        bytes = bytes.substr(
-            0, static_cast<std::size_t>(std::min<std::int64_t>(left, std::ssize(bytes))));
-        left -= std::ssize(bytes);
-      }
-      if (!socket || bytes.size() < kDirect) {
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        return out.good();
-      }
-      out.flush();
-      if (!out.good()) return false;
-      try {
-        while (!bytes.empty()) {
-          auto piece = static_cast<int>(std::min<std::size_t>(bytes.size(), 1u << 30));
-          int sent = socket->sendBytes(bytes.data(), piece);
-          if (sent <= 0) return false;
-          bytes.remove_prefix(static_cast<std::size_t>(sent));
-        }
-      } catch (...) {
-        return false;  // a timeout or a reset, as the stream would report it
-      }
-      return true;
-    }
-  };
-
-  void addResponseHeader(const std::string& name, const std::string& value) override {
-    // Set on the response object itself, so both send() and the SSE writer
-    // carry it.
-    response_.add(name, value);
-  }
-
-  std::string localAddress() const override {
-    try {
-      return static_cast<Poco::Net::HTTPServerRequestImpl&>(request_)
-          .socket()
-          .address()
-          .host()
-          .toString();
-    } catch (...) {
-      return {};
-    }
-  }
-
-  void stream(
-      const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer) override {
-    std::optional<sdk::Response> reply;
-    bool begun = false;
-    {
-      SseWriter writer(response_, hub_);
-      reply = producer(writer);
-      begun = writer.begun();
-    }
-    if (!begun) {
-      if (!reply) reply = sdk::Response::json("{}", 200);
-      send(*reply);
-    }
-  }
-
- private:
-  // An unread request body would be parsed as the next request on a
-  // keep-alive connection: read leftovers up to kMaxDrainBytes (so a client
-  // still sending gets its 413 instead of a reset), close on larger ones.
-  static constexpr std::size_t kMaxDrainBytes = 8u << 20;
-  bool drainUnread() {
-    auto length = contentLength();
-    if (!length || *length <= 0) return true;
-    auto remaining =
-        static_cast<std::size_t>(*length) - std::min(consumed_, static_cast<std::size_t>(*length));
-    if (remaining == 0) return true;
-    if (remaining > kMaxDrainBytes) return false;
-    char sink[16384];
-    while (remaining > 0) {
-      auto got = readSome(sink, std::min(remaining, sizeof sink));
-      if (got == 0) return false;
-      remaining -= got;
-    }
-    return true;
-  }
-
-  HTTPServerRequest& request_;
-  HTTPServerResponse& response_;
-  SseHub& hub_;
-  std::size_t consumed_ = 0;
+struct Connection {
+  int fd = -1;
+  std::string peer;
+  std::string buffer;  // bytes of the next request read so far
+  Clock::time_point deadline;
+  bool in_head = false;   // a request's head has started arriving
+  bool over_cap = false;  // beyond a connection cap: probes only, one request
 };
+using ConnectionPtr = std::shared_ptr<Connection>;
 
-class PipelineHandler final : public Poco::Net::HTTPRequestHandler {
- public:
-  PipelineHandler(const Pipeline& pipeline, SseHub& hub) : pipeline_(pipeline), hub_(hub) {}
-  void handleRequest(HTTPServerRequest& request, HTTPServerResponse& response) override {
-    PocoExchange exchange(request, response, hub_);
-    pipeline_.handle(exchange);
-  }
+// Requests for the core group (health, ready, capabilities) run in a lane of
+// their own, so a liveness probe never waits behind busy workers.
+constexpr std::size_t kProbeThreads = 2;
+// Connections beyond the caps that may still ask for a probe; more are closed at once.
+constexpr std::size_t kOverCapConnections = 1024;
+constexpr std::chrono::seconds kOverCapTimeout{2};
+constexpr std::size_t kReadChunk = 16 * 1024;
+constexpr auto kTick = std::chrono::milliseconds(200);
 
- private:
-  const Pipeline& pipeline_;
-  SseHub& hub_;
-};
-
-class PipelineHandlerFactory final : public Poco::Net::HTTPRequestHandlerFactory {
- public:
-  PipelineHandlerFactory(const Pipeline& pipeline, SseHub& hub) : pipeline_(pipeline), hub_(hub) {}
-  Poco::Net::HTTPRequestHandler* createRequestHandler(const HTTPServerRequest&) override {
-    return new PipelineHandler(pipeline_, hub_);
-  }
-
- private:
-  const Pipeline& pipeline_;
-  SseHub& hub_;
-};
-
-}  // namespace
-
-HttpServer::HttpServer(const Pipeline& pipeline, SseHub& hub, int max_threads)
-    : pipeline_(pipeline), hub_(hub), max_threads_(std::max(2, max_threads)) {}
-
-HttpServer::~HttpServer() {
-  if (server_) server_->stopAll(true);
+/** A small answer written without waiting (the socket is non-blocking); then the caller closes. */
+void refuse(int fd, int status, std::string_view message, std::string_view type,
+            int retry_after = 0) {
+  std::string body =
+      "{\"error\":" + sdk::jsonQuote(message) + ",\"type\":" + sdk::jsonQuote(type) + "}";
+  std::string head =
+      "HTTP/1.1 " + std::to_string(status) + " " + std::string(reasonPhrase(status)) +
+      "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+      "\r\nConnection: close\r\n";
+  if (retry_after > 0) head += "Retry-After: " + std::to_string(retry_after) + "\r\n";
+  head += "\r\n";
+  std::string all = head + body;
+  ssize_t ignored = ::send(fd, all.data(), all.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  (void)ignored;
 }
 
-int HttpServer::listen(const std::string& host, int port) {
-  Poco::Net::SocketAddress address(host, static_cast<Poco::UInt16>(port));
-  Poco::Net::ServerSocket socket;
+int openListener(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  std::string service = std::to_string(port);
+  if (int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0)
+    throw std::runtime_error(std::string("cannot resolve: ") + ::gai_strerror(rc));
+  // IPv4 first, like the loopback default and most clients.
+  const addrinfo* pick = found;
+  for (const addrinfo* a = found; a; a = a->ai_next)
+    if (a->ai_family == AF_INET) {
+      pick = a;
+      break;
+    }
+  int fd = ::socket(pick->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int one = 1;
   // SO_REUSEADDR for a quick restart, never SO_REUSEPORT: with it any
   // process of the same user could bind the port too and receive a share of
   // the connections, with their tokens.
-  socket.bind(address, true, false);
-  socket.listen(256);
-  // Accepted sockets inherit TCP_NODELAY from the listener on Linux.
-  socket.setNoDelay(true);
-  int bound = socket.address().port();
-
-  auto* params = new Poco::Net::HTTPServerParams;
-  params->setMaxThreads(max_threads_);
-  params->setMaxQueued(max_threads_ * 4);
-  params->setKeepAlive(true);
-  params->setMaxKeepAliveRequests(0);
-  params->setKeepAliveTimeout(Poco::Timespan(10, 0));
-  params->setTimeout(Poco::Timespan(60, 0));
-
-  pool_ = std::make_unique<Poco::ThreadPool>(2, max_threads_, 60);
-  server_ = std::make_unique<Poco::Net::HTTPServer>(new PipelineHandlerFactory(pipeline_, hub_),
-                                                    *pool_, socket, params);
-  server_->start();
-  return bound;
+  if (fd >= 0) ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (fd < 0 || ::bind(fd, pick->ai_addr, pick->ai_addrlen) != 0 || ::listen(fd, 1024) != 0) {
+    int err = errno;
+    if (fd >= 0) ::close(fd);
+    ::freeaddrinfo(found);
+    throw std::runtime_error(std::generic_category().message(err));
+  }
+  ::freeaddrinfo(found);
+  return fd;
 }
 
-void HttpServer::drain(std::chrono::milliseconds timeout) {
-  if (!server_) return;
-  hub_.closeAll();
-  // stopAll(false): stop accepting; connections finish the request in hand
-  // and close instead of waiting for another keep-alive request.
-  server_->stopAll(false);
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (server_->currentConnections() > 0 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+int boundPort(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  return addr.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port)
+                                    : ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
 }
+
+}  // namespace
+
+class HttpServer::Loop {
+ public:
+  Loop(const Pipeline& pipeline, SseHub& hub, int threads, ConnectionLimits limits)
+      : pipeline_(pipeline),
+        hub_(hub),
+        limits_(limits),
+        workers_(static_cast<std::size_t>(threads), static_cast<std::size_t>(threads) * 16),
+        probes_(kProbeThreads, 1024) {}
+
+  ~Loop() {
+    stop_ = true;
+    wake();
+    if (thread_.joinable()) thread_.join();
+    workers_.stop();
+    probes_.stop();
+    for (auto& [fd, c] : parked_) ::close(fd);
+    for (int fd : {listen_fd_, epoll_fd_, wake_fd_})
+      if (fd >= 0) ::close(fd);
+  }
+
+  int listen(const std::string& host, int port) {
+    listen_fd_ = openListener(host, port);
+    epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+    wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    watch(listen_fd_, EPOLLIN);
+    watch(wake_fd_, EPOLLIN);
+    thread_ = std::thread([this] { run(); });
+    return boundPort(listen_fd_);
+  }
+
+  void drain(std::chrono::milliseconds timeout) {
+    draining_ = true;
+    hub_.closeAll();
+    wake();
+    auto deadline = Clock::now() + timeout;
+    while (in_flight_.load() > 0 && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+
+ private:
+  void watch(int fd, std::uint32_t events) {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.fd = fd;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+  }
+
+  void wake() {
+    std::uint64_t one = 1;
+    if (wake_fd_ >= 0) {
+      ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
+      (void)ignored;
+    }
+  }
+
+  void run() {
+    std::vector<epoll_event> events(256);
+    bool drained = false;
+    while (!stop_) {
+      int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()),
+                           static_cast<int>(kTick.count()));
+      for (int i = 0; i < n; ++i) {
+        int fd = events[static_cast<std::size_t>(i)].data.fd;
+        if (fd == listen_fd_) {
+          acceptAll();
+        } else if (fd == wake_fd_) {
+          std::uint64_t count;
+          ssize_t ignored = ::read(wake_fd_, &count, sizeof count);
+          (void)ignored;
+          adoptHandedBack();
+        } else if (auto it = parked_.find(fd); it != parked_.end()) {
+          readFrom(it->second);
+        }
+      }
+      if (draining_ && !drained) {
+        drained = true;
+        ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+        ::close(std::exchange(listen_fd_, -1));
+        while (!parked_.empty()) close(parked_.begin()->second);
+      }
+      sweep();
+    }
+  }
+
+  void acceptAll() {
+    while (true) {
+      sockaddr_storage addr{};
+      socklen_t len = sizeof addr;
+      int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len,
+                         SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) return;
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      auto c = std::make_shared<Connection>();
+      c->fd = fd;
+      c->peer = socketAddress(fd, true);
+      if (!admitPeer(c)) {
+        ::close(fd);
+        continue;
+      }
+      park(c);
+    }
+  }
+
+  /** Counts @p c against the caps; beyond them it may only ask for a probe. */
+  bool admitPeer(const ConnectionPtr& c) {
+    std::lock_guard lock(peers_mutex_);
+    auto& count = per_peer_[c->peer];
+    if (open_ >= limits_.max_connections || count >= limits_.max_per_peer) {
+      if (count == 0) per_peer_.erase(c->peer);
+      if (over_cap_ >= kOverCapConnections) return false;
+      c->over_cap = true;
+      ++over_cap_;
+      return true;
+    }
+    ++count;
+    ++open_;
+    return true;
+  }
+
+  void park(const ConnectionPtr& c) {
+    c->in_head = !c->buffer.empty();
+    c->deadline = Clock::now() + (c->over_cap  ? kOverCapTimeout
+                                  : c->in_head ? limits_.head_timeout
+                                               : limits_.idle_timeout);
+    parked_[c->fd] = c;
+    watch(c->fd, EPOLLIN | EPOLLRDHUP);
+    if (!c->buffer.empty()) dispatchIfComplete(c);  // a pipelined request already read
+  }
+
+  void readFrom(ConnectionPtr c) {
+    char buffer[kReadChunk];
+    ssize_t n = ::recv(c->fd, buffer, sizeof buffer, 0);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+      close(c);
+      return;
+    }
+    if (n < 0) return;
+    if (!c->in_head) {
+      c->in_head = true;
+      // The whole head, not per read.
+      c->deadline = Clock::now() + (c->over_cap ? kOverCapTimeout : limits_.head_timeout);
+    }
+    c->buffer.append(buffer, static_cast<std::size_t>(n));
+    dispatchIfComplete(c);
+  }
+
+  void dispatchIfComplete(const ConnectionPtr& c) {
+    auto end = headEnd(std::string_view(c->buffer).substr(0, kMaxHeadBytes + 4));
+    if (end == std::string::npos) {
+      if (c->buffer.size() > kMaxHeadBytes) {
+        refuse(c->fd, 431, "Request header fields too large", "ValueError");
+        close(c);
+      }
+      return;
+    }
+    auto [head, error] = parseRequestHead(std::string_view(c->buffer).substr(0, end));
+    if (!head) {
+      refuse(c->fd, error.status, error.message, "ValueError");
+      close(c);
+      return;
+    }
+    std::string rest = c->buffer.substr(end);
+    c->buffer.clear();
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
+    parked_.erase(c->fd);
+    const bool probe = isProbe(*head);
+    if (c->over_cap && !probe) {
+      refuse(c->fd, 503, "Too many connections; try again shortly", "ResourceError", 1);
+      close(c);
+      return;
+    }
+    WorkerPool& lane = probe ? probes_ : workers_;
+    ++in_flight_;
+    auto task = [this, c, h = std::move(*head), r = std::move(rest)]() mutable {
+      serve(c, std::move(h), std::move(r));
+    };
+    if (!lane.post(std::move(task))) {
+      --in_flight_;
+      refuse(c->fd, 503, "The server is busy; try again shortly", "ResourceError", 1);
+      release(c);
+    }
+  }
+
+  bool isProbe(const RequestHead& head) const {
+    const Dispatch* d = pipeline_.current();
+    if (!d) return false;
+    auto match = d->routes->match(head.method, Pipeline::normalisePath(head.target));
+    return match && match->route->owner == "core" && !match->route->spec.streaming;
+  }
+
+  // On a worker: the request, then the connection goes back to the loop.
+  void serve(const ConnectionPtr& c, RequestHead head, std::string rest) {
+    makeBlocking(c->fd, limits_.io_timeout);
+    if (head.minor_version >= 1) {
+      for (auto expect : head.values("Expect"))
+        if (expect == "100-continue") writeAll(c->fd, {"HTTP/1.1 100 Continue\r\n\r\n"});
+    }
+    SocketExchange exchange(c->fd, std::move(head), std::move(rest), hub_);
+    pipeline_.handle(exchange);
+    if (exchange.reusable() && !c->over_cap && !draining_ && !stop_) {
+      c->buffer = exchange.takeLeftover();
+      makeNonBlocking(c->fd);
+      {
+        std::lock_guard lock(handback_mutex_);
+        handed_back_.push_back(c);
+      }
+      wake();
+    } else {
+      release(c);
+    }
+    --in_flight_;
+  }
+
+  void adoptHandedBack() {
+    std::vector<ConnectionPtr> back;
+    {
+      std::lock_guard lock(handback_mutex_);
+      back.swap(handed_back_);
+    }
+    for (auto& c : back) {
+      if (draining_)
+        release(c);
+      else
+        park(c);
+    }
+  }
+
+  /** A parked connection's end (the loop thread's). */
+  void close(ConnectionPtr c) {
+    if (c->fd < 0) return;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
+    parked_.erase(c->fd);
+    release(c);
+  }
+
+  /** Closes the socket and forgets the connection's share of the caps (any thread). */
+  void release(const ConnectionPtr& c) {
+    if (c->fd < 0) return;
+    ::close(std::exchange(c->fd, -1));
+    std::lock_guard lock(peers_mutex_);
+    if (c->over_cap) {
+      --over_cap_;
+      return;
+    }
+    if (auto it = per_peer_.find(c->peer); it != per_peer_.end() && --it->second == 0)
+      per_peer_.erase(it);
+    --open_;
+  }
+
+  void sweep() {
+    auto now = Clock::now();
+    if (now - last_sweep_ < kTick) return;
+    last_sweep_ = now;
+    std::vector<ConnectionPtr> expired;
+    for (auto& [fd, c] : parked_)
+      if (now >= c->deadline) expired.push_back(c);
+    for (auto& c : expired) {
+      // A head that did not arrive in time gets told why; an idle one just ends.
+      if (c->in_head) refuse(c->fd, 408, "Request headers not received in time", "TimeoutError");
+      close(c);
+    }
+  }
+
+  const Pipeline& pipeline_;
+  SseHub& hub_;
+  const ConnectionLimits limits_;
+  WorkerPool workers_;
+  WorkerPool probes_;
+  int listen_fd_ = -1, epoll_fd_ = -1, wake_fd_ = -1;
+  std::thread thread_;
+  std::unordered_map<int, ConnectionPtr> parked_;  // the loop thread's only
+  std::mutex handback_mutex_;
+  std::vector<ConnectionPtr> handed_back_;
+  std::mutex peers_mutex_;
+  std::unordered_map<std::string, std::size_t> per_peer_;
+  std::size_t open_ = 0;      // under peers_mutex_
+  std::size_t over_cap_ = 0;  // under peers_mutex_
+  std::atomic<std::size_t> in_flight_{0};
+  Clock::time_point last_sweep_{};
+  std::atomic<bool> draining_{false};
+  std::atomic<bool> stop_{false};
+};
+
+HttpServer::HttpServer(const Pipeline& pipeline, SseHub& hub, int max_threads,
+                       ConnectionLimits limits)
+    : loop_(std::make_unique<Loop>(pipeline, hub, std::max(2, max_threads), limits)) {}
+
+HttpServer::~HttpServer() = default;
+
+int HttpServer::listen(const std::string& host, int port) { return loop_->listen(host, port); }
+
+void HttpServer::drain(std::chrono::milliseconds timeout) { loop_->drain(timeout); }
 
 }  // namespace abx::kernel

@@ -1,5 +1,9 @@
 #include "http/sse_writer.h"
 
+#include <cstdio>
+
+#include "http/socket_io.h"
+
 namespace abx::kernel {
 
 std::string sseFrame(std::string_view name, std::string_view data) {
@@ -24,8 +28,8 @@ std::string sseFrame(std::string_view name, std::string_view data) {
   return frame;
 }
 
-SseWriter::SseWriter(Poco::Net::HTTPServerResponse& response, SseHub& hub)
-    : response_(response), hub_(hub) {
+SseWriter::SseWriter(int fd, std::string head, SseHub& hub)
+    : fd_(fd), head_(std::move(head)), hub_(hub) {
   hub_.add(this);
   if (hub_.closing()) close();
 }
@@ -34,40 +38,31 @@ SseWriter::~SseWriter() { hub_.remove(this); }
 
 bool SseWriter::begun() const {
   std::lock_guard lock(mutex_);
-  return out_ != nullptr;
+  return begun_;
 }
 
 bool SseWriter::beginLocked() {
-  if (out_) return open();
-  response_.setStatus(Poco::Net::HTTPResponse::HTTP_OK);
-  response_.setContentType("text/event-stream");
-  response_.setChunkedTransferEncoding(true);
-  response_.set("Cache-Control", "no-cache");
-  response_.set("X-Accel-Buffering", "no");
-  try {
-    out_ = &response_.send();
-    out_->flush();
-  } catch (...) {
-    close();
-    return false;
-  }
+  if (begun_) return open();
+  begun_ = true;
+  if (!writeAll(fd_, {head_})) close();
   last_write_ = std::chrono::steady_clock::now();
-  if (!out_->good()) close();
   return open();
 }
 
 bool SseWriter::writeLocked(const std::string& frame) {
   if (!open() || !beginLocked()) return false;
-  try {
-    out_->write(frame.data(), static_cast<std::streamsize>(frame.size()));
-    out_->flush();
-  } catch (...) {
-    close();
-  }
+  char size[24];
+  int n = std::snprintf(size, sizeof size, "%zx\r\n", frame.size());
   // A failed write (client gone) ends this subscriber only.
-  if (!out_->good()) close();
+  if (!writeAll(fd_, {std::string_view(size, static_cast<std::size_t>(n)), frame, "\r\n"})) close();
   last_write_ = std::chrono::steady_clock::now();
   return open();
+}
+
+bool SseWriter::finish() {
+  std::lock_guard lock(mutex_);
+  if (!begun_) return false;
+  return writeAll(fd_, {"0\r\n\r\n"});
 }
 
 bool SseWriter::begin() {
@@ -105,7 +100,7 @@ bool SseWriter::comment(std::string_view text) {
 
 void SseWriter::pingIfIdle(std::chrono::steady_clock::duration idle) {
   std::lock_guard lock(mutex_);
-  if (!out_ || !open()) return;
+  if (!begun_ || !open()) return;
   if (std::chrono::steady_clock::now() - last_write_ >= idle) writeLocked(": ping\n\n");
 }
 

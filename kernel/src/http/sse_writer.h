@@ -1,15 +1,14 @@
-// SseWriter: the kernel's SseStream on a POCO response (chunked, flushed per
-// event), and SseHub, which keeps idle streams alive with `: ping` every
-// 15 s and closes every stream when the server drains.
+// SseWriter: the kernel's SseStream on a connection's socket (chunked, one
+// write per event or batch), and SseHub, which keeps idle streams alive with
+// `: ping` every 15 s and closes every stream when the server drains.
 #pragma once
-
-#include <Poco/Net/HTTPServerResponse.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "abx/sdk/http.h"
@@ -20,7 +19,8 @@ class SseHub;
 
 class SseWriter final : public sdk::SseStream {
  public:
-  SseWriter(Poco::Net::HTTPServerResponse& response, SseHub& hub);
+  /** Writes to @p fd; @p head is the response's status line and headers. */
+  SseWriter(int fd, std::string head, SseHub& hub);
   ~SseWriter();
 
   bool begin() override;
@@ -30,6 +30,8 @@ class SseWriter final : public sdk::SseStream {
   bool open() const override { return !closed_.load(std::memory_order_acquire); }
 
   bool begun() const;
+  /** Ends the chunked body (after the producer returned); false if it could not. */
+  bool finish();
   /** Called by the hub: a ping if idle for @p idle, or nothing. */
   void pingIfIdle(std::chrono::steady_clock::duration idle);
   void close() { closed_.store(true, std::memory_order_release); }
@@ -38,10 +40,11 @@ class SseWriter final : public sdk::SseStream {
   bool beginLocked();
   bool writeLocked(const std::string& frame);
 
-  Poco::Net::HTTPServerResponse& response_;
+  int fd_;
+  std::string head_;
   SseHub& hub_;
   mutable std::mutex mutex_;
-  std::ostream* out_ = nullptr;
+  bool begun_ = false;
   std::atomic<bool> closed_{false};
   std::chrono::steady_clock::time_point last_write_;
 };

@@ -226,7 +226,12 @@ int Server::run() {
   pipeline_.publish(&boot_dispatch);
 
   SseHub hub;
-  HttpServer http(pipeline_, hub, config_.threads);
+  ConnectionLimits limits;
+  limits.max_connections = config_.max_connections;
+  limits.max_per_peer = config_.max_connections_per_peer;
+  limits.head_timeout = std::chrono::seconds(config_.head_timeout_s);
+  limits.idle_timeout = std::chrono::seconds(config_.idle_timeout_s);
+  HttpServer http(pipeline_, hub, config_.threads, limits);
   int port = 0;
   try {
     port = http.listen(config_.host, config_.port);

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <type_traits>
 
 #include "environment/secret_environment.h"
 
@@ -74,6 +75,18 @@ void applyEnvironmentDefaults(ServerConfig& c) {
   if (auto v = env("ABX_SERVER_ENABLED_GROUPS")) c.enabled_groups = *v;
   if (auto v = env("ABX_AGENTS_ADAPTER_MODULES"); v && !v->empty()) c.adapter_modules = *v;
   if (auto v = env("ABX_SERVER_THREADS"); v && !v->empty()) c.threads = std::atoi(v->c_str());
+  // Positive integers; anything else keeps the default.
+  auto count = [](const char* name, auto& field) {
+    if (auto v = env(name); v && !v->empty()) {
+      char* end = nullptr;
+      long long n = std::strtoll(v->c_str(), &end, 10);
+      if (*end == '\0' && n > 0) field = static_cast<std::remove_reference_t<decltype(field)>>(n);
+    }
+  };
+  count("ABX_SERVER_MAX_CONNECTIONS", c.max_connections);
+  count("ABX_SERVER_MAX_CONNECTIONS_PER_PEER", c.max_connections_per_peer);
+  count("ABX_SERVER_HEAD_TIMEOUT_S", c.head_timeout_s);
+  count("ABX_SERVER_IDLE_TIMEOUT_S", c.idle_timeout_s);
 }
 
 std::vector<std::string> commaList(std::string_view text) {

@@ -36,6 +36,11 @@ struct ServerConfig {
   /** Children run as this user when the server runs as root (--child-user, ABX_CHILD_USER). */
   std::optional<std::string> child_user;
   int threads = 64;
+  /** The HTTP front end's limits (docs/http.md, "Connections and shutdown"). */
+  std::size_t max_connections = 16384;         /**< ABX_SERVER_MAX_CONNECTIONS */
+  std::size_t max_connections_per_peer = 4096; /**< ABX_SERVER_MAX_CONNECTIONS_PER_PEER */
+  int head_timeout_s = 10;                     /**< ABX_SERVER_HEAD_TIMEOUT_S */
+  int idle_timeout_s = 30;                     /**< ABX_SERVER_IDLE_TIMEOUT_S */
   std::size_t max_request_bytes = 10u << 20;
 };
 

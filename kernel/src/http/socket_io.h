@@ -1,0 +1,31 @@
+// Blocking socket I/O for the worker side of a connection: whole writes
+// (EINTR and short writes handled, never SIGPIPE) and bounded reads. The
+// socket carries SO_RCVTIMEO/SO_SNDTIMEO, so a stalled peer ends a call
+// instead of holding a worker forever.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace abx::kernel {
+
+/** Writes every byte of @p parts in order (one writev when they fit). False on error or timeout. */
+bool writeAll(int fd, std::initializer_list<std::string_view> parts);
+/** One recv of at most @p n bytes: 0 at EOF, -1 on error or timeout. */
+ssize_t readSome(int fd, char* buffer, std::size_t n);
+/** Sets blocking mode and the send/receive timeouts. */
+void makeBlocking(int fd, std::chrono::seconds timeout);
+void makeNonBlocking(int fd);
+/** The numeric address of the socket's local (or, with @p peer, remote) end. */
+std::string socketAddress(int fd, bool peer);
+
+/** The reason phrase of an HTTP status code. */
+std::string_view reasonPhrase(int status);
+/** An IMF-fixdate for the Date header, cached per second. */
+std::string httpDate();
+
+}  // namespace abx::kernel

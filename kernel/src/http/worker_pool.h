@@ -1,0 +1,43 @@
+// WorkerPool: the threads that run requests the event loop parsed. Threads
+// start on demand up to a maximum and stay; the queue is bounded, so a
+// server that cannot keep up says so (the loop answers 503) instead of
+// holding unbounded work.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace abx::kernel {
+
+class WorkerPool {
+ public:
+  WorkerPool(std::size_t max_threads, std::size_t max_queued);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  /** Queues @p task; false when the queue is full or the pool stopped. */
+  bool post(std::function<void()> task);
+  /** Runs what is queued, then joins every thread. */
+  void stop();
+  std::size_t threads() const;
+
+ private:
+  void run();
+
+  const std::size_t max_threads_;
+  const std::size_t max_queued_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> queue_;
+  std::vector<std::thread> threads_;
+  std::size_t idle_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace abx::kernel
