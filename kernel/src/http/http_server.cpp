@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "abx/sdk/json.h"
+#include "http/loop_stream.h"
 #include "http/request_head.h"
 #include "http/socket_exchange.h"
 #include "http/socket_io.h"
@@ -35,6 +36,13 @@ struct Connection {
   bool over_cap = false;  // beyond a connection cap: probes only, one request
 };
 using ConnectionPtr = std::shared_ptr<Connection>;
+
+// A connection whose stream handler detached it: the loop pumps its stream.
+struct StreamEntry {
+  ConnectionPtr connection;
+  std::shared_ptr<LoopStream> stream;
+  bool out_armed = false;  // watching for writability
+};
 
 // Requests for the core group (health, ready, capabilities) run in a lane of
 // their own, so a liveness probe never waits behind busy workers.
@@ -102,7 +110,7 @@ int boundPort(int fd) {
 
 }  // namespace
 
-class HttpServer::Loop {
+class HttpServer::Loop final : public StreamScheduler {
  public:
   Loop(const Pipeline& pipeline, SseHub& hub, int threads, ConnectionLimits limits)
       : pipeline_(pipeline),
@@ -118,6 +126,7 @@ class HttpServer::Loop {
     workers_.stop();
     probes_.stop();
     for (auto& [fd, c] : parked_) ::close(fd);
+    while (!streams_.empty()) closeStream(streams_.begin()->second);
     for (int fd : {listen_fd_, epoll_fd_, wake_fd_})
       if (fd >= 0) ::close(fd);
   }
@@ -130,6 +139,16 @@ class HttpServer::Loop {
     watch(wake_fd_, EPOLLIN);
     thread_ = std::thread([this] { run(); });
     return boundPort(listen_fd_);
+  }
+
+  void schedule(std::shared_ptr<LoopStream> stream) override {
+    bool was_idle;
+    {
+      std::lock_guard lock(streams_mutex_);
+      was_idle = ready_.empty() && adopting_.empty();
+      ready_.push_back(std::move(stream));
+    }
+    if (was_idle) wake();
   }
 
   void drain(std::chrono::milliseconds timeout) {
@@ -165,6 +184,7 @@ class HttpServer::Loop {
                            static_cast<int>(kTick.count()));
       for (int i = 0; i < n; ++i) {
         int fd = events[static_cast<std::size_t>(i)].data.fd;
+        const std::uint32_t what = events[static_cast<std::size_t>(i)].events;
         if (fd == listen_fd_) {
           acceptAll();
         } else if (fd == wake_fd_) {
@@ -172,8 +192,11 @@ class HttpServer::Loop {
           ssize_t ignored = ::read(wake_fd_, &count, sizeof count);
           (void)ignored;
           adoptHandedBack();
+          pumpScheduledStreams();
         } else if (auto it = parked_.find(fd); it != parked_.end()) {
           readFrom(it->second);
+        } else if (auto st = streams_.find(fd); st != streams_.end()) {
+          streamEvent(st->second, what);
         }
       }
       if (draining_ && !drained) {
@@ -182,6 +205,11 @@ class HttpServer::Loop {
         ::close(std::exchange(listen_fd_, -1));
         while (!parked_.empty()) close(parked_.begin()->second);
       }
+      if (draining_)
+        while (!streams_.empty()) {
+          streams_.begin()->second.stream->finishNow();
+          closeStream(streams_.begin()->second);
+        }
       sweep();
     }
   }
@@ -300,9 +328,14 @@ class HttpServer::Loop {
       for (auto expect : head.values("Expect"))
         if (expect == "100-continue") writeAll(c->fd, {"HTTP/1.1 100 Continue\r\n\r\n"});
     }
-    SocketExchange exchange(c->fd, std::move(head), std::move(rest), hub_);
+    SocketExchange exchange(c->fd, std::move(head), std::move(rest), hub_,
+                            [this, c](std::string unsent_head, std::shared_ptr<sdk::SseFeed> feed) {
+                              return adoptStream(c, std::move(unsent_head), std::move(feed));
+                            });
     pipeline_.handle(exchange);
-    if (exchange.reusable() && !c->over_cap && !draining_ && !stop_) {
+    if (exchange.detached()) {
+      // The loop owns the connection now.
+    } else if (exchange.reusable() && !c->over_cap && !draining_ && !stop_) {
       c->buffer = exchange.takeLeftover();
       makeNonBlocking(c->fd);
       {
@@ -328,6 +361,107 @@ class HttpServer::Loop {
       else
         park(c);
     }
+  }
+
+  // On a worker, inside a stream handler: the connection moves to the loop.
+  std::shared_ptr<sdk::SseWaker> adoptStream(const ConnectionPtr& c, std::string unsent_head,
+                                             std::shared_ptr<sdk::SseFeed> feed) {
+    if (draining_ || stop_) return nullptr;
+    makeNonBlocking(c->fd);
+    auto stream =
+        std::make_shared<LoopStream>(c->fd, std::move(unsent_head), std::move(feed), *this);
+    bool was_idle;
+    {
+      std::lock_guard lock(streams_mutex_);
+      was_idle = ready_.empty() && adopting_.empty();
+      adopting_.push_back({c, stream});
+    }
+    if (was_idle) wake();
+    return stream;
+  }
+
+  void pumpScheduledStreams() {
+    std::vector<StreamEntry> adopted;
+    std::vector<std::shared_ptr<LoopStream>> ready;
+    {
+      std::lock_guard lock(streams_mutex_);
+      adopted.swap(adopting_);
+      ready.swap(ready_);
+    }
+    for (auto& entry : adopted) {
+      const int fd = entry.connection->fd;
+      watch(fd, EPOLLIN | EPOLLRDHUP);
+      pump(streams_[fd] = std::move(entry));
+    }
+    for (auto& stream : ready)
+      if (auto it = streams_.find(stream->fd());
+          it != streams_.end() && it->second.stream == stream)
+        pump(it->second);
+  }
+
+  void pump(StreamEntry& e) {
+    switch (e.stream->pump()) {
+      case LoopStream::Next::close:
+        closeStream(e);
+        return;
+      case LoopStream::Next::wait_for_socket:
+        watchWritable(e, true);
+        return;
+      case LoopStream::Next::wait_for_wake:
+        watchWritable(e, false);
+        return;
+      case LoopStream::Next::again:
+        watchWritable(e, false);
+        e.stream->wake();
+        return;
+    }
+  }
+
+  void watchWritable(StreamEntry& e, bool on) {
+    if (e.out_armed == on) return;
+    e.out_armed = on;
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0u);
+    ev.data.fd = e.connection->fd;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, e.connection->fd, &ev);
+  }
+
+  void streamEvent(StreamEntry& e, std::uint32_t what) {
+    // A hang-up is noticed here, not at the next write: the feed lets go at once.
+    if (what & (EPOLLERR | EPOLLHUP | EPOLLRDHUP)) {
+      closeStream(e);
+      return;
+    }
+    if (what & EPOLLIN) {
+      // A stream's client has nothing more to say: what it sends is dropped.
+      char scratch[4096];
+      ssize_t n = ::recv(e.connection->fd, scratch, sizeof scratch, MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        closeStream(e);
+        return;
+      }
+    }
+    if (what & EPOLLOUT) pump(e);
+  }
+
+  void pingIdleStreams(Clock::time_point now) {
+    std::vector<int> idle;
+    for (auto& [fd, e] : streams_)
+      if (e.stream->idleFor(now, hub_.pingInterval())) idle.push_back(fd);
+    for (int fd : idle)
+      if (auto it = streams_.find(fd); it != streams_.end()) {
+        it->second.stream->queuePing();
+        pump(it->second);
+      }
+  }
+
+  void closeStream(StreamEntry& e) {
+    auto connection = e.connection;
+    auto stream = e.stream;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, connection->fd, nullptr);
+    streams_.erase(connection->fd);
+    stream->closed();
+    release(connection);
   }
 
   /** A parked connection's end (the loop thread's). */
@@ -356,6 +490,7 @@ class HttpServer::Loop {
     auto now = Clock::now();
     if (now - last_sweep_ < kTick) return;
     last_sweep_ = now;
+    pingIdleStreams(now);
     std::vector<ConnectionPtr> expired;
     for (auto& [fd, c] : parked_)
       if (now >= c->deadline) expired.push_back(c);
@@ -376,6 +511,10 @@ class HttpServer::Loop {
   std::unordered_map<int, ConnectionPtr> parked_;  // the loop thread's only
   std::mutex handback_mutex_;
   std::vector<ConnectionPtr> handed_back_;
+  std::unordered_map<int, StreamEntry> streams_;  // the loop thread's only
+  std::mutex streams_mutex_;
+  std::vector<StreamEntry> adopting_;               // under streams_mutex_
+  std::vector<std::shared_ptr<LoopStream>> ready_;  // under streams_mutex_
   std::mutex peers_mutex_;
   std::unordered_map<std::string, std::size_t> per_peer_;
   std::size_t open_ = 0;      // under peers_mutex_

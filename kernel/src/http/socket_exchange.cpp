@@ -25,8 +25,13 @@ bool iequals(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-SocketExchange::SocketExchange(int fd, RequestHead head, std::string buffered, SseHub& hub)
-    : fd_(fd), head_(std::move(head)), buffered_(std::move(buffered)), hub_(hub) {}
+SocketExchange::SocketExchange(int fd, RequestHead head, std::string buffered, SseHub& hub,
+                               SseWriter::Detacher detacher)
+    : fd_(fd),
+      head_(std::move(head)),
+      buffered_(std::move(buffered)),
+      hub_(hub),
+      detacher_(std::move(detacher)) {}
 
 std::vector<std::pair<std::string, std::string>> SocketExchange::headers() const {
   std::vector<std::pair<std::string, std::string>> out;
@@ -167,9 +172,9 @@ void SocketExchange::sendStream(const sdk::Response& r, bool close) {
       if (buffer.empty() || !ok) return ok;
       char size[24];
       int n = std::snprintf(size, sizeof size, "%zx\r\n", buffer.size());
-      ok = chunked ? writeAll(fd, {std::string_view(size, static_cast<std::size_t>(n)), buffer,
-                                   "\r\n"})
-                   : writeAll(fd, {buffer});
+      ok = chunked
+               ? writeAll(fd, {std::string_view(size, static_cast<std::size_t>(n)), buffer, "\r\n"})
+               : writeAll(fd, {buffer});
       buffer.clear();
       return ok;
     }
@@ -209,8 +214,14 @@ void SocketExchange::stream(
   std::optional<sdk::Response> reply;
   bool begun = false;
   {
-    SseWriter writer(fd_, std::move(head), hub_);
+    SseWriter writer(fd_, std::move(head), hub_, detacher_);
     reply = producer(writer);
+    if (writer.detached()) {
+      // The event loop writes the rest; a reply returned after detaching has nowhere to go.
+      detached_ = true;
+      reusable_ = false;
+      return;
+    }
     begun = writer.begun();
     if (begun) writer.finish();
   }

@@ -20,7 +20,8 @@ namespace abx::kernel {
 class SocketExchange final : public Exchange {
  public:
   /** @p buffered: bytes read past the head (the body's start, maybe a next request). */
-  SocketExchange(int fd, RequestHead head, std::string buffered, SseHub& hub);
+  SocketExchange(int fd, RequestHead head, std::string buffered, SseHub& hub,
+                 SseWriter::Detacher detacher = {});
 
   std::string_view method() const override { return head_.method; }
   std::string_view target() const override { return head_.target; }
@@ -39,6 +40,8 @@ class SocketExchange final : public Exchange {
 
   /** May the connection carry another request (answered whole, body consumed)? */
   bool reusable() const { return reusable_; }
+  /** A stream handler detached the connection: the event loop owns it now. */
+  bool detached() const { return detached_; }
   /** Bytes read past this request's body: the start of the next one. */
   std::string takeLeftover();
 
@@ -56,9 +59,11 @@ class SocketExchange final : public Exchange {
   RequestHead head_;
   std::string buffered_;  // read, not yet consumed
   SseHub& hub_;
+  SseWriter::Detacher detacher_;
   std::vector<std::pair<std::string, std::string>> added_;
   std::uint64_t consumed_ = 0;
   bool reusable_ = false;
+  bool detached_ = false;
 };
 
 }  // namespace abx::kernel
