@@ -117,7 +117,9 @@ class HttpServer::Loop final : public StreamScheduler {
         hub_(hub),
         limits_(limits),
         workers_(static_cast<std::size_t>(threads), static_cast<std::size_t>(threads) * 16),
-        probes_(kProbeThreads, 1024) {}
+        probes_(kProbeThreads, 1024) {
+    setIoTimeout(limits_.io_timeout);
+  }
 
   ~Loop() {
     stop_ = true;
@@ -323,7 +325,6 @@ class HttpServer::Loop final : public StreamScheduler {
 
   // On a worker: the request, then the connection goes back to the loop.
   void serve(const ConnectionPtr& c, RequestHead head, std::string rest) {
-    makeBlocking(c->fd, limits_.io_timeout);
     if (head.minor_version >= 1) {
       for (auto expect : head.values("Expect"))
         if (expect == "100-continue") writeAll(c->fd, {"HTTP/1.1 100 Continue\r\n\r\n"});
@@ -337,7 +338,6 @@ class HttpServer::Loop final : public StreamScheduler {
       // The loop owns the connection now.
     } else if (exchange.reusable() && !c->over_cap && !draining_ && !stop_) {
       c->buffer = exchange.takeLeftover();
-      makeNonBlocking(c->fd);
       {
         std::lock_guard lock(handback_mutex_);
         handed_back_.push_back(c);
@@ -367,7 +367,6 @@ class HttpServer::Loop final : public StreamScheduler {
   std::shared_ptr<sdk::SseWaker> adoptStream(const ConnectionPtr& c, std::string unsent_head,
                                              std::shared_ptr<sdk::SseFeed> feed) {
     if (draining_ || stop_) return nullptr;
-    makeNonBlocking(c->fd);
     auto stream =
         std::make_shared<LoopStream>(c->fd, std::move(unsent_head), std::move(feed), *this);
     bool was_idle;
