@@ -298,10 +298,15 @@ class HttpServer::Loop final : public StreamScheduler {
     c->buffer.clear();
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
     parked_.erase(c->fd);
-    const bool probe = isProbe(*head);
+    const Lane where = laneOf(*head);
+    const bool probe = where != Lane::workers;
     if (c->over_cap && !probe) {
       refuse(c->fd, 503, "Too many connections; try again shortly", "ResourceError", 1);
       close(c);
+      return;
+    }
+    if (where == Lane::loop) {
+      answerOnLoop(c, std::move(*head), std::move(rest));
       return;
     }
     WorkerPool& lane = probe ? probes_ : workers_;
@@ -316,11 +321,41 @@ class HttpServer::Loop final : public StreamScheduler {
     }
   }
 
-  bool isProbe(const RequestHead& head) const {
+  enum class Lane { workers, probes, loop };
+
+  Lane laneOf(const RequestHead& head) const {
     const Dispatch* d = pipeline_.current();
-    if (!d) return false;
-    auto match = d->routes->match(head.method, Pipeline::normalisePath(head.target));
-    return match && match->route->owner == "core" && !match->route->spec.streaming;
+    if (!d) return Lane::workers;
+    const std::string path = Pipeline::normalisePath(head.target);
+    auto match = d->routes->match(head.method, path);
+    if (!match || match->route->owner != "core" || match->route->spec.streaming)
+      return Lane::workers;
+    // The liveness and readiness probes are a few microseconds of work: the
+    // loop answers them itself rather than handing them to a thread and back.
+    const bool bodiless =
+        head.values("Content-Length").empty() && head.values("Transfer-Encoding").empty();
+    if (bodiless && (path == "/health" || path == "/ready")) return Lane::loop;
+    return Lane::probes;
+  }
+
+  // On the loop thread: never waits for the client. An answer that does not
+  // fit in the socket's buffer (a client not reading its answers) ends it.
+  void answerOnLoop(const ConnectionPtr& c, RequestHead head, std::string rest) {
+    bool reusable = false;
+    std::string leftover;
+    {
+      NoWaitScope no_wait;
+      SocketExchange exchange(c->fd, std::move(head), std::move(rest), hub_);
+      pipeline_.handle(exchange);
+      reusable = exchange.reusable();
+      leftover = exchange.takeLeftover();
+    }
+    if (reusable && !c->over_cap && !draining_ && !stop_) {
+      c->buffer = std::move(leftover);
+      park(c);
+    } else {
+      release(c);
+    }
   }
 
   // On a worker: the request, then the connection goes back to the loop.

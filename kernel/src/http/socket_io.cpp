@@ -18,9 +18,11 @@ namespace abx::kernel {
 namespace {
 
 std::atomic<int> g_timeout_ms{60'000};
+thread_local bool t_no_wait = false;
 
 /** Waits for @p events on @p fd until @p deadline; false on timeout or error. */
 bool awaitReady(int fd, short events, std::chrono::steady_clock::time_point deadline) {
+  if (t_no_wait) return false;
   while (true) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
@@ -37,6 +39,10 @@ std::chrono::steady_clock::time_point ioDeadline() {
 }
 
 }  // namespace
+
+NoWaitScope::NoWaitScope() : was_(t_no_wait) { t_no_wait = true; }
+
+NoWaitScope::~NoWaitScope() { t_no_wait = was_; }
 
 void setIoTimeout(std::chrono::milliseconds timeout) {
   g_timeout_ms.store(static_cast<int>(timeout.count()));

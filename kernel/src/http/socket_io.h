@@ -14,6 +14,18 @@
 
 namespace abx::kernel {
 
+/** While one lives, this thread's reads and writes never wait: what would block fails. */
+class NoWaitScope {
+ public:
+  NoWaitScope();
+  ~NoWaitScope();
+  NoWaitScope(const NoWaitScope&) = delete;
+  NoWaitScope& operator=(const NoWaitScope&) = delete;
+
+ private:
+  bool was_;
+};
+
 /** The longest one read or write waits for its peer (default 60 s). */
 void setIoTimeout(std::chrono::milliseconds timeout);
 /** Writes every byte of @p parts in order (one writev when they fit). False on error or timeout. */
