@@ -3,7 +3,9 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -34,6 +36,7 @@ struct Connection {
   Clock::time_point deadline;
   bool in_head = false;   // a request's head has started arriving
   bool over_cap = false;  // beyond a connection cap: probes only, one request
+  bool watched = false;   // registered with epoll (the loop thread's)
 };
 using ConnectionPtr = std::shared_ptr<Connection>;
 
@@ -52,6 +55,7 @@ constexpr std::size_t kOverCapConnections = 1024;
 constexpr std::chrono::seconds kOverCapTimeout{2};
 constexpr std::size_t kReadChunk = 16 * 1024;
 constexpr auto kTick = std::chrono::milliseconds(200);
+constexpr int kLoopNice = -5;
 
 /** A small answer written without waiting (the socket is non-blocking); then the caller closes. */
 void refuse(int fd, int status, std::string_view message, std::string_view type,
@@ -179,6 +183,11 @@ class HttpServer::Loop final : public StreamScheduler {
   }
 
   void run() {
+    pthread_setname_np(pthread_self(), "abx-http-loop");
+    // Every connection waits on this one thread: when clients and children
+    // compete for the CPUs, it should not be the one that waits. Raising its
+    // priority needs CAP_SYS_NICE; without it the thread runs at the default.
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kLoopNice);
     std::vector<epoll_event> events(256);
     bool drained = false;
     while (!stop_) {
@@ -258,7 +267,8 @@ class HttpServer::Loop final : public StreamScheduler {
                                   : c->in_head ? limits_.head_timeout
                                                : limits_.idle_timeout);
     parked_[c->fd] = c;
-    watch(c->fd, EPOLLIN | EPOLLRDHUP);
+    if (!c->watched) watch(c->fd, EPOLLIN | EPOLLRDHUP);
+    c->watched = true;
     if (!c->buffer.empty()) dispatchIfComplete(c);  // a pipelined request already read
   }
 
@@ -296,17 +306,18 @@ class HttpServer::Loop final : public StreamScheduler {
     }
     std::string rest = c->buffer.substr(end);
     c->buffer.clear();
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
-    parked_.erase(c->fd);
     const Lane where = laneOf(*head);
+    if (where == Lane::loop) {
+      answerOnLoop(c, std::move(*head), std::move(rest));  // stays watched: no epoll_ctl
+      return;
+    }
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
+    c->watched = false;
+    parked_.erase(c->fd);
     const bool probe = where != Lane::workers;
     if (c->over_cap && !probe) {
       refuse(c->fd, 503, "Too many connections; try again shortly", "ResourceError", 1);
       close(c);
-      return;
-    }
-    if (where == Lane::loop) {
-      answerOnLoop(c, std::move(*head), std::move(rest));
       return;
     }
     WorkerPool& lane = probe ? probes_ : workers_;
@@ -354,7 +365,7 @@ class HttpServer::Loop final : public StreamScheduler {
       c->buffer = std::move(leftover);
       park(c);
     } else {
-      release(c);
+      close(c);
     }
   }
 
