@@ -5,8 +5,8 @@
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -376,8 +376,10 @@ class HttpServer::Loop final : public StreamScheduler {
         if (expect == "100-continue") writeAll(c->fd, {"HTTP/1.1 100 Continue\r\n\r\n"});
     }
     SocketExchange exchange(c->fd, std::move(head), std::move(rest), hub_,
-                            [this, c](std::string unsent_head, std::shared_ptr<sdk::SseFeed> feed) {
-                              return adoptStream(c, std::move(unsent_head), std::move(feed));
+                            [this, c](std::string unsent_head, std::shared_ptr<sdk::SseFeed> feed,
+                                      std::shared_ptr<void> hold) {
+                              return adoptStream(c, std::move(unsent_head), std::move(feed),
+                                                 std::move(hold));
                             });
     pipeline_.handle(exchange);
     if (exchange.detached()) {
@@ -411,10 +413,11 @@ class HttpServer::Loop final : public StreamScheduler {
 
   // On a worker, inside a stream handler: the connection moves to the loop.
   std::shared_ptr<sdk::SseWaker> adoptStream(const ConnectionPtr& c, std::string unsent_head,
-                                             std::shared_ptr<sdk::SseFeed> feed) {
+                                             std::shared_ptr<sdk::SseFeed> feed,
+                                             std::shared_ptr<void> hold) {
     if (draining_ || stop_) return nullptr;
-    auto stream =
-        std::make_shared<LoopStream>(c->fd, std::move(unsent_head), std::move(feed), *this);
+    auto stream = std::make_shared<LoopStream>(c->fd, std::move(unsent_head), std::move(feed),
+                                               std::move(hold), *this);
     bool was_idle;
     {
       std::lock_guard lock(streams_mutex_);

@@ -21,9 +21,10 @@ constexpr std::string_view kSizePlaceholder = "00000000\r\n";
 }  // namespace
 
 LoopStream::LoopStream(int fd, std::string unsent_head, std::shared_ptr<sdk::SseFeed> feed,
-                       StreamScheduler& scheduler)
+                       std::shared_ptr<void> hold, StreamScheduler& scheduler)
     : fd_(fd),
       feed_(std::move(feed)),
+      hold_(std::move(hold)),
       scheduler_(scheduler),
       out_(std::move(unsent_head)),
       last_write_(Clock::now()) {}
@@ -113,6 +114,7 @@ void LoopStream::finishNow() {
 
 void LoopStream::closed() {
   open_.store(false, std::memory_order_release);
+  hold_.reset();
   if (auto feed = std::move(feed_)) {
     try {
       feed->closed();

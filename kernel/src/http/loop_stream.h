@@ -37,9 +37,12 @@ class LoopStream final : public sdk::SseWaker, public std::enable_shared_from_th
     close,           /**< ended (the feed's last text sent) or the client is gone */
   };
 
-  /** @p unsent_head: the response head if the worker did not send it. */
+  /**
+   * @p unsent_head: the response head if the worker did not send it;
+   * @p hold: kept until the stream ends (the request's concurrency slot).
+   */
   LoopStream(int fd, std::string unsent_head, std::shared_ptr<sdk::SseFeed> feed,
-             StreamScheduler& scheduler);
+             std::shared_ptr<void> hold, StreamScheduler& scheduler);
 
   void wake() override;
   bool open() const override { return open_.load(std::memory_order_acquire); }
@@ -63,6 +66,7 @@ class LoopStream final : public sdk::SseWaker, public std::enable_shared_from_th
 
   const int fd_;
   std::shared_ptr<sdk::SseFeed> feed_;
+  std::shared_ptr<void> hold_;
   StreamScheduler& scheduler_;
   std::string out_;  // framed bytes not yet sent
   std::size_t sent_ = 0;

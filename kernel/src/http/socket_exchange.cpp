@@ -26,7 +26,7 @@ bool iequals(std::string_view a, std::string_view b) {
 }  // namespace
 
 SocketExchange::SocketExchange(int fd, RequestHead head, std::string buffered, SseHub& hub,
-                               SseWriter::Detacher detacher)
+                               StreamDetacher detacher)
     : fd_(fd),
       head_(std::move(head)),
       buffered_(std::move(buffered)),
@@ -207,14 +207,20 @@ void SocketExchange::sendStream(const sdk::Response& r, bool close) {
 }
 
 void SocketExchange::stream(
-    const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer) {
+    const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer,
+    std::shared_ptr<void> hold) {
   std::string head = headLines(200, "text/event-stream",
                                {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}},
                                "Transfer-Encoding: chunked\r\n", true);
   std::optional<sdk::Response> reply;
   bool begun = false;
   {
-    SseWriter writer(fd_, std::move(head), hub_, detacher_);
+    SseWriter::Detacher detacher;
+    if (detacher_)
+      detacher = [this, hold](std::string unsent_head, std::shared_ptr<sdk::SseFeed> feed) {
+        return detacher_(std::move(unsent_head), std::move(feed), hold);
+      };
+    SseWriter writer(fd_, std::move(head), hub_, std::move(detacher));
     reply = producer(writer);
     if (writer.detached()) {
       // The event loop writes the rest; a reply returned after detaching has nowhere to go.

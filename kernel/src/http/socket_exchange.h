@@ -17,11 +17,15 @@
 
 namespace abx::kernel {
 
+/** Hands a connection to the event loop with what must live as long as its stream. */
+using StreamDetacher = std::function<std::shared_ptr<sdk::SseWaker>(
+    std::string unsent_head, std::shared_ptr<sdk::SseFeed> feed, std::shared_ptr<void> hold)>;
+
 class SocketExchange final : public Exchange {
  public:
   /** @p buffered: bytes read past the head (the body's start, maybe a next request). */
   SocketExchange(int fd, RequestHead head, std::string buffered, SseHub& hub,
-                 SseWriter::Detacher detacher = {});
+                 StreamDetacher detacher = {});
 
   std::string_view method() const override { return head_.method; }
   std::string_view target() const override { return head_.target; }
@@ -33,8 +37,8 @@ class SocketExchange final : public Exchange {
   bool readBody(std::string& out, std::size_t length) override;
   std::size_t readSome(char* buffer, std::size_t n) override;
   void send(const sdk::Response& response) override;
-  void stream(
-      const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer) override;
+  void stream(const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer,
+              std::shared_ptr<void> hold = {}) override;
   void addResponseHeader(const std::string& name, const std::string& value) override;
   std::string localAddress() const override;
 
@@ -59,7 +63,7 @@ class SocketExchange final : public Exchange {
   RequestHead head_;
   std::string buffered_;  // read, not yet consumed
   SseHub& hub_;
-  SseWriter::Detacher detacher_;
+  StreamDetacher detacher_;
   std::vector<std::pair<std::string, std::string>> added_;
   std::uint64_t consumed_ = 0;
   bool reusable_ = false;
