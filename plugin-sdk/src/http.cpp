@@ -66,6 +66,8 @@ std::shared_ptr<SseWaker> SseStream::detach(std::shared_ptr<SseFeed>) { return n
 
 bool SseStream::frames(std::string_view) { return false; }
 
+std::shared_ptr<DeferredAnswer> SseStream::defer(std::function<void()>) { return nullptr; }
+
 void SseFeed::closed() {}
 
 void appendSseFrame(std::string& out, std::string_view name, std::string_view data,

@@ -28,6 +28,7 @@ Redactor::~Redactor() = default;
 SseStream::~SseStream() = default;
 SseFeed::~SseFeed() = default;
 SseWaker::~SseWaker() = default;
+DeferredAnswer::~DeferredAnswer() = default;
 BodyReader::~BodyReader() = default;
 BodyWriter::~BodyWriter() = default;
 ChildEnvironment::~ChildEnvironment() = default;

@@ -376,10 +376,8 @@ class HttpServer::Loop final : public StreamScheduler {
         if (expect == "100-continue") writeAll(c->fd, {"HTTP/1.1 100 Continue\r\n\r\n"});
     }
     SocketExchange exchange(c->fd, std::move(head), std::move(rest), hub_,
-                            [this, c](std::string unsent_head, std::shared_ptr<sdk::SseFeed> feed,
-                                      std::shared_ptr<void> hold) {
-                              return adoptStream(c, std::move(unsent_head), std::move(feed),
-                                                 std::move(hold));
+                            [this, c](SseWriter::Handoff handoff, std::shared_ptr<void> hold) {
+                              return adoptStream(c, std::move(handoff), std::move(hold));
                             });
     pipeline_.handle(exchange);
     if (exchange.detached()) {
@@ -412,12 +410,12 @@ class HttpServer::Loop final : public StreamScheduler {
   }
 
   // On a worker, inside a stream handler: the connection moves to the loop.
-  std::shared_ptr<sdk::SseWaker> adoptStream(const ConnectionPtr& c, std::string unsent_head,
-                                             std::shared_ptr<sdk::SseFeed> feed,
+  std::shared_ptr<sdk::SseWaker> adoptStream(const ConnectionPtr& c, SseWriter::Handoff handoff,
                                              std::shared_ptr<void> hold) {
     if (draining_ || stop_) return nullptr;
-    auto stream = std::make_shared<LoopStream>(c->fd, std::move(unsent_head), std::move(feed),
-                                               std::move(hold), *this);
+    auto stream =
+        std::make_shared<LoopStream>(c->fd, std::move(handoff.unsent_head), std::move(handoff.feed),
+                                     handoff.chunked, std::move(hold), *this);
     bool was_idle;
     {
       std::lock_guard lock(streams_mutex_);

@@ -21,8 +21,9 @@ constexpr std::string_view kSizePlaceholder = "00000000\r\n";
 }  // namespace
 
 LoopStream::LoopStream(int fd, std::string unsent_head, std::shared_ptr<sdk::SseFeed> feed,
-                       std::shared_ptr<void> hold, StreamScheduler& scheduler)
+                       bool chunked, std::shared_ptr<void> hold, StreamScheduler& scheduler)
     : fd_(fd),
+      chunked_(chunked),
       feed_(std::move(feed)),
       hold_(std::move(hold)),
       scheduler_(scheduler),
@@ -71,6 +72,15 @@ bool LoopStream::flush() {
 }
 
 sdk::SseFeed::Pull LoopStream::pullChunk() {
+  if (!chunked_) {
+    auto pull = sdk::SseFeed::Pull::end;
+    try {
+      pull = feed_->pull(out_, kPullBudget);
+    } catch (...) {
+    }
+    last_ = pull == sdk::SseFeed::Pull::end;
+    return pull;
+  }
   const std::size_t at = out_.size();
   out_ += kSizePlaceholder;
   const std::size_t body = out_.size();
@@ -97,13 +107,13 @@ sdk::SseFeed::Pull LoopStream::pullChunk() {
 }
 
 bool LoopStream::idleFor(Clock::time_point now, Clock::duration idle) const {
-  return out_.empty() && !last_ && now - last_write_ >= idle;
+  return chunked_ && out_.empty() && !last_ && now - last_write_ >= idle;
 }
 
 void LoopStream::queuePing() { out_ += "8\r\n: ping\n\n\r\n"; }
 
 void LoopStream::finishNow() {
-  if (last_ || !open()) return;
+  if (!chunked_ || last_ || !open()) return;
   // Only when nothing half-sent is queued: a cut chunk must not look whole.
   if (sent_ == 0) {
     out_ = "0\r\n\r\n";

@@ -39,9 +39,11 @@ class LoopStream final : public sdk::SseWaker, public std::enable_shared_from_th
 
   /**
    * @p unsent_head: the response head if the worker did not send it;
-   * @p hold: kept until the stream ends (the request's concurrency slot).
+   * @p chunked: frame the feed's text as chunks and ping (an SSE body), or
+   * send it as it is (a deferred whole answer); @p hold: kept until the
+   * stream ends (the request's concurrency slot).
    */
-  LoopStream(int fd, std::string unsent_head, std::shared_ptr<sdk::SseFeed> feed,
+  LoopStream(int fd, std::string unsent_head, std::shared_ptr<sdk::SseFeed> feed, bool chunked,
              std::shared_ptr<void> hold, StreamScheduler& scheduler);
 
   void wake() override;
@@ -65,6 +67,7 @@ class LoopStream final : public sdk::SseWaker, public std::enable_shared_from_th
   sdk::SseFeed::Pull pullChunk();
 
   const int fd_;
+  const bool chunked_;
   std::shared_ptr<sdk::SseFeed> feed_;
   std::shared_ptr<void> hold_;
   StreamScheduler& scheduler_;

@@ -18,8 +18,8 @@
 namespace abx::kernel {
 
 /** Hands a connection to the event loop with what must live as long as its stream. */
-using StreamDetacher = std::function<std::shared_ptr<sdk::SseWaker>(
-    std::string unsent_head, std::shared_ptr<sdk::SseFeed> feed, std::shared_ptr<void> hold)>;
+using StreamDetacher =
+    std::function<std::shared_ptr<sdk::SseWaker>(SseWriter::Handoff, std::shared_ptr<void> hold)>;
 
 class SocketExchange final : public Exchange {
  public:
@@ -55,6 +55,8 @@ class SocketExchange final : public Exchange {
                         const std::vector<std::pair<std::string, std::string>>& headers,
                         const std::string& framing, bool close) const;
   void sendStream(const sdk::Response& r, bool close);
+  /** How a deferred answer of this request becomes bytes. */
+  SseWriter::Renderer answerRenderer() const;
   /** Reads and drops what is left of the body, up to a bound; false beyond it. */
   bool drainUnread();
   std::size_t bodyLeft() const;

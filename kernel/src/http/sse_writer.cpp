@@ -2,12 +2,17 @@
 
 #include <cstdio>
 
+#include "http/deferred_answer.h"
 #include "http/socket_io.h"
 
 namespace abx::kernel {
 
-SseWriter::SseWriter(int fd, std::string head, SseHub& hub, Detacher detacher)
-    : fd_(fd), head_(std::move(head)), hub_(hub), detacher_(std::move(detacher)) {
+SseWriter::SseWriter(int fd, std::string head, SseHub& hub, Detacher detacher, Renderer render)
+    : fd_(fd),
+      head_(std::move(head)),
+      hub_(hub),
+      detacher_(std::move(detacher)),
+      render_(std::move(render)) {
   hub_.add(this);
   if (hub_.closing()) close();
 }
@@ -35,12 +40,24 @@ bool SseWriter::detached() const {
 std::shared_ptr<sdk::SseWaker> SseWriter::detach(std::shared_ptr<sdk::SseFeed> feed) {
   std::lock_guard lock(mutex_);
   if (!detacher_ || detached_ || !open() || !feed) return nullptr;
-  auto waker = detacher_(begun_ ? std::string() : std::move(head_), std::move(feed));
+  auto waker = detacher_({begun_ ? std::string() : std::move(head_), std::move(feed), true});
   if (!waker) return nullptr;
   // From here the loop writes; this writer refuses everything.
   detached_ = begun_ = true;
   close();
   return waker;
+}
+
+std::shared_ptr<sdk::DeferredAnswer> SseWriter::defer(std::function<void()> on_hang_up) {
+  std::lock_guard lock(mutex_);
+  if (!detacher_ || !render_ || detached_ || begun_ || !open()) return nullptr;
+  auto answer = std::make_shared<AnswerFeed>(render_, std::move(on_hang_up));
+  auto waker = detacher_({{}, answer, false});
+  if (!waker) return nullptr;
+  answer->attach(waker);
+  detached_ = begun_ = true;
+  close();
+  return answer;
 }
 
 bool SseWriter::frames(std::string_view encoded) {

@@ -23,15 +23,19 @@ class SseHub;
 
 class SseWriter final : public sdk::SseStream {
  public:
-  /**
-   * Hands the connection to the event loop: @p unsent_head is the head if
-   * not sent yet (else empty). Null when the connection cannot leave its worker.
-   */
-  using Detacher = std::function<std::shared_ptr<sdk::SseWaker>(
-      std::string unsent_head, std::shared_ptr<sdk::SseFeed> feed)>;
+  /** What a handler hands to the event loop. */
+  struct Handoff {
+    std::string unsent_head;  // the response head if not sent yet
+    std::shared_ptr<sdk::SseFeed> feed;
+    bool chunked = true;  // false: the feed gives a whole answer's bytes
+  };
+  /** Hands the connection to the event loop; null when it cannot leave its worker. */
+  using Detacher = std::function<std::shared_ptr<sdk::SseWaker>(Handoff)>;
+  /** Renders a deferred answer (AnswerFeed::Renderer). */
+  using Renderer = std::function<std::string(const sdk::Response&)>;
 
   /** Writes to @p fd; @p head is the response's status line and headers. */
-  SseWriter(int fd, std::string head, SseHub& hub, Detacher detacher = {});
+  SseWriter(int fd, std::string head, SseHub& hub, Detacher detacher = {}, Renderer render = {});
   ~SseWriter();
 
   bool begin() override;
@@ -39,6 +43,7 @@ class SseWriter final : public sdk::SseStream {
   bool events(const std::vector<Event>& batch) override;
   bool comment(std::string_view text) override;
   std::shared_ptr<sdk::SseWaker> detach(std::shared_ptr<sdk::SseFeed> feed) override;
+  std::shared_ptr<sdk::DeferredAnswer> defer(std::function<void()> on_hang_up) override;
   bool frames(std::string_view encoded) override;
   bool open() const override { return !closed_.load(std::memory_order_acquire); }
 
@@ -59,6 +64,7 @@ class SseWriter final : public sdk::SseStream {
   std::string head_;
   SseHub& hub_;
   Detacher detacher_;
+  Renderer render_;
   mutable std::mutex mutex_;
   bool begun_ = false;
   bool detached_ = false;

@@ -119,6 +119,12 @@ std::shared_ptr<ResponseRun> replayOf(const Turn& turn, const ResponseEcho& echo
   return run;
 }
 
+// Names the request parameters this server accepted but ignores.
+sdk::Response withIgnoredParams(sdk::Response response, const std::string& ignored) {
+  if (!ignored.empty()) response.headers.emplace_back("X-Agent-Sandbox-Ignored-Params", ignored);
+  return response;
+}
+
 std::int64_t startingAfter(const sdk::Request& r) {
   auto text = r.queryParam("starting_after");
   if (!text) return -1;
@@ -159,8 +165,7 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   std::string ignored;
   for (const auto& name : req.ignored_params) ignored += (ignored.empty() ? "" : ",") + name;
   auto withHeaders = [&](sdk::Response response) {
-    if (!ignored.empty()) response.headers.emplace_back("X-Agent-Sandbox-Ignored-Params", ignored);
-    return response;
+    return withIgnoredParams(std::move(response), ignored);
   };
 
   // An Idempotency-Key is the caller's own: another identity's equal key is
@@ -272,6 +277,16 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   }
   if (req.background)
     return withHeaders(sdk::Response::json(responseJsonForTurn(*submitted, echo)));
+  // A stored response waits for its turn without a thread: the answer is
+  // given by the turn's end. (An unstored one is forgotten after the wait.)
+  if (req.store)
+    if (auto deferred = sse.defer({})) {
+      run->whenFinished([deferred, echo, ignored](const Turn& done) {
+        deferred->answer(
+            withIgnoredParams(sdk::Response::json(responseJsonForTurn(done, echo)), ignored));
+      });
+      return std::nullopt;
+    }
   auto done = ctx->runtime->waitTurn(turn_id, kForever);
   if (!done) return openAiError({500, "The response's turn was lost.", "internal_error", ""});
   auto response = withHeaders(sdk::Response::json(responseJsonForTurn(*done, echo)));

@@ -1,8 +1,9 @@
 // Integration: agent session tails leave their worker — with more open
 // tails than worker threads, /health and other routes still answer, every
 // tail still receives its events, the server does not grow a thread per
-// tail, and a tail whose client hangs up gives its subscriber place back
-// without a write.
+// tail, a tail whose client hangs up gives its subscriber place back
+// without a write, and non-streaming /v1/responses wait for their turns
+// without holding workers.
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -39,6 +40,11 @@ ServerOptions agentsServer(int threads) {
   - name: fake
     runtime: command
     command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
+    workspace: {path: "{dir}/work"}
+  - name: slow
+    runtime: command
+    command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
+    env: {FAKE_MODE: slow, FAKE_DELAY_MS: "150"}
     workspace: {path: "{dir}/work"}
 )";
   o.env["ABX_AGENTS_CONFIG"] = "{dir}/agents.yaml";
@@ -184,6 +190,33 @@ TEST(DetachedStreams, AHungUpTailGivesItsSubscriberPlaceBackWithoutAWrite) {
   }
   EXPECT_THAT(head, HasSubstr("HTTP/1.1 200"));
   for (int fd : fds) ::close(fd);
+}
+
+TEST(DetachedStreams, NonStreamingResponsesWaitForTheirTurnsWithoutWorkers) {
+  ServerProcess server(agentsServer(2));
+  constexpr int kWaiting = 6;  // three times the two workers
+  std::vector<HttpResult> results(kWaiting);
+  std::vector<std::thread> callers;
+  for (int i = 0; i < kWaiting; ++i)
+    callers.emplace_back([&, i] {
+      results[static_cast<std::size_t>(i)] =
+          http(server.port(), "POST", "/v1/responses",
+               R"({"model":"slow","input":"wait )" + std::to_string(i) + R"("})", kAuth);
+    });
+  std::this_thread::sleep_for(300ms);  // every caller is waiting for its turn now
+  const auto asked = Clock::now();
+  EXPECT_EQ(http(server.port(), "GET", "/health").status, 200);
+  auto models = http(server.port(), "GET", "/v1/models", "", kAuth);
+  EXPECT_EQ(models.status, 200) << models.body;
+  EXPECT_LT(Clock::now() - asked, 2s);
+  for (auto& t : callers) t.join();
+  for (int i = 0; i < kWaiting; ++i) {
+    const auto& r = results[static_cast<std::size_t>(i)];
+    EXPECT_EQ(r.status, 200) << r.body;
+    EXPECT_THAT(r.body, HasSubstr(R"("object":"response")"));
+    EXPECT_THAT(r.body, HasSubstr(R"("status":"completed")")) << r.body;
+    EXPECT_THAT(r.body, HasSubstr("wait " + std::to_string(i)));
+  }
 }
 
 }  // namespace

@@ -100,4 +100,5 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // spawnOnTerminal; randomHex (random.h); identifyProgramFile
 // (program_identity.h). 1.4 — detached streams: SseStream::detach and
 // frames (trailing virtuals; only the kernel implements SseStream), SseFeed,
-// SseWaker, appendSseFrame; Subprocess::readinessFds.
+// SseWaker, appendSseFrame; SseStream::defer and DeferredAnswer;
+// Subprocess::readinessFds.

@@ -112,6 +112,7 @@ struct Response {
 
 class SseFeed;
 class SseWaker;
+class DeferredAnswer;
 
 /**
  * A server-sent-events response being written. The first event (or begin())
@@ -158,6 +159,16 @@ class ABX_SDK_API SseStream {
    * supported). Since ABI 1.4.
    */
   virtual bool frames(std::string_view encoded);
+  /**
+   * Instead of streaming: moves the connection to the event loop to wait,
+   * without a thread, for one whole answer (a JSON Response) that is given
+   * later through the returned handle; the handler returns std::nullopt at
+   * once. Only before begin() and any event. When the client hangs up
+   * first, @p on_hang_up (if any) runs on the event-loop thread. The answer
+   * ends the connection. @return nullptr when not possible: answer on this
+   * thread instead. Since ABI 1.4.
+   */
+  virtual std::shared_ptr<DeferredAnswer> defer(std::function<void()> on_hang_up);
 
  protected:
   ~SseStream();
@@ -199,6 +210,21 @@ class ABX_SDK_API SseWaker {
 
  protected:
   ~SseWaker();
+};
+
+/**
+ * The handle of an answer a handler deferred (SseStream::defer).
+ * THREAD: safe from any thread.
+ */
+class ABX_SDK_API DeferredAnswer {
+ public:
+  /** Sends @p response (its body; a body_stream is not supported). Only the first call counts. */
+  virtual void answer(Response response) = 0;
+  /** False once the client hung up, the server drains, or it was answered. */
+  virtual bool open() const = 0;
+
+ protected:
+  ~DeferredAnswer();
 };
 
 /**
