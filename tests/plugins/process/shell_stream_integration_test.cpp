@@ -299,6 +299,18 @@ TEST(ProcessShellStreamEnd, MaxConcurrencyCountsACommandUntilItEnds) {
   }));
 }
 
+TEST(ProcessShellStreamEnd, AServerThatStopsEndsItsStreamsAndTheirCommands) {
+  ServerProcess server(options());
+  RawStream stream(server.port(), streamBody("sh -c 'echo $$; sleep 30'"));
+  const int pid = stream.firstLinePid();
+  ASSERT_GT(pid, 1);
+  ASSERT_FALSE(groupMembers(pid).empty());
+  const auto t0 = Clock::now();
+  EXPECT_EQ(server.stop(), 0);
+  EXPECT_LT(Clock::now() - t0, milliseconds(5000));
+  EXPECT_TRUE(groupMembers(pid).empty());
+}
+
 TEST(ProcessShellStreamEnd, ALongLineArrivesInParts) {
   ServerProcess server(options());
   SseClient sse(server.port(), streamBody("sh -c 'printf %2500000s x'"));
