@@ -82,6 +82,8 @@ std::optional<Refusal> ShellPump::ready() {
     return Refusal{500, "Cannot watch streamed commands", "OSError", {}};
   try {
     thread_ = std::thread([this] { run(); });
+    // Named before anyone can look: the name says whose thread it is.
+    ::pthread_setname_np(thread_.native_handle(), "abx-shell-pump");
   } catch (const std::system_error&) {
     return Refusal{500, "Cannot start the thread of streamed commands", "OSError", {}};
   }
@@ -139,7 +141,6 @@ void ShellPump::stop(std::chrono::milliseconds grace) noexcept {
 }
 
 void ShellPump::run() {
-  ::pthread_setname_np(::pthread_self(), "abx-shell-pump");
   epoll_event events[kEventsPerWait];
   std::optional<Clock::time_point> stop_by;
   while (true) {
