@@ -15,7 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
+#include <string_view>
 
 #include "abx/sdk/subprocess.h"
 #include "shell_feed.h"
@@ -24,8 +24,7 @@ namespace abx::plugins::process {
 
 /** The fixed settings of the route's streams; tests shorten them. */
 struct StreamSettings {
-  /** How a stream that could not be detached notices a closed connection: a comment after this
-   * silence. */
+  /** A stream served on its handler's thread writes a comment after this silence. */
   std::chrono::milliseconds probe_interval{500};
   /** The ladder when the client went away. */
   sdk::KillLadder disconnect_ladder{std::chrono::milliseconds(200), std::chrono::milliseconds(200)};
@@ -63,8 +62,6 @@ class StreamJob {
   void abandon() { abandoned_ = true; }
 
   bool finished() const { return phase_ == Phase::finished; }
-  /** Stopped at its share of a turn with output left: service again without waiting. */
-  bool again() const { return again_; }
   /** When service() must run again even without an event; Clock::time_point::max() for never. */
   Clock::time_point nextWake() const;
   /** The output pipes should be watched (false while a slow client holds the reader). */
@@ -81,8 +78,7 @@ class StreamJob {
   void addLine(const sdk::OutputLine& line, std::string& frames);
   /** Queues @p frames; false when the feed is now full (or the client gone). */
   bool flush(std::string& frames, Clock::time_point now);
-  /** Leader gone and the pipes quiet: the rest of the group is killed, the pipes drained briefly.
-   */
+  /** Leader gone, pipes quiet: the rest of the group is killed, the pipes drained briefly. */
   void sweepStragglers(Clock::time_point now);
   bool readingOver(Clock::time_point now) const;
   void startLadder(Reason reason, Clock::time_point now);
@@ -110,7 +106,7 @@ class StreamJob {
   Clock::time_point drain_until_{};
   std::size_t sent_ = 0;
   bool truncated_ = false;
-  bool again_ = false;
+  bool again_ = false;  // stopped at its share of a turn: service again at once
   bool abandoned_ = false;
   Clock::time_point next_probe_{};
 
