@@ -35,7 +35,6 @@ struct ShellPump::Inbox {
   struct Added {
     std::uint64_t id;
     std::unique_ptr<StreamJob> job;
-    Slot slot;
   };
   std::vector<Added> added;
   std::vector<std::uint64_t> poked;
@@ -58,9 +57,7 @@ struct ShellPump::Inbox {
   bool idle() const { return added.empty() && poked.empty() && !stop; }
 };
 
-ShellPump::ShellPump()
-    : inbox_(std::make_shared<Inbox>()),
-      running_(std::make_shared<std::atomic<std::uint32_t>>(0)) {}
+ShellPump::ShellPump() : inbox_(std::make_shared<Inbox>()) {}
 
 ShellPump::~ShellPump() {
   stop();
@@ -90,13 +87,6 @@ std::optional<Refusal> ShellPump::ready() {
   return std::nullopt;
 }
 
-std::optional<ShellPump::Slot> ShellPump::reserve(std::optional<std::uint32_t> max) {
-  const std::uint32_t before = running_->fetch_add(1, std::memory_order_acq_rel);
-  Slot slot(running_);
-  if (max && before >= *max) return std::nullopt;  // the slot gives its place back
-  return slot;
-}
-
 std::uint64_t ShellPump::nextId() {
   std::lock_guard lock(inbox_->mutex);
   return ++inbox_->last_id;
@@ -116,13 +106,13 @@ std::function<void()> ShellPump::poker(std::uint64_t id) {
   };
 }
 
-void ShellPump::add(std::uint64_t id, std::unique_ptr<StreamJob> job, Slot slot) {
+void ShellPump::add(std::uint64_t id, std::unique_ptr<StreamJob> job) {
   {
     std::lock_guard start(start_mutex_);
     // Too late: the job's end kills the command and ends its stream.
     if (stopped_ || !thread_.joinable()) return;
     std::lock_guard lock(inbox_->mutex);
-    inbox_->added.push_back({id, std::move(job), std::move(slot)});
+    inbox_->added.push_back({id, std::move(job)});
   }
   inbox_->signal();
 }
@@ -167,7 +157,7 @@ void ShellPump::run() {
       stop = inbox_->stop;
       grace = inbox_->stop_grace;
     }
-    for (auto& a : added) adopt(a.id, std::move(a.job), std::move(a.slot));
+    for (auto& a : added) adopt(a.id, std::move(a.job));
     for (const std::uint64_t id : poked)
       if (auto it = jobs_.find(id); it != jobs_.end()) it->second.hot = true;
     const auto now = Clock::now();
@@ -186,9 +176,8 @@ void ShellPump::run() {
   jobs_.clear();
 }
 
-void ShellPump::adopt(std::uint64_t id, std::unique_ptr<StreamJob> job, Slot slot) {
+void ShellPump::adopt(std::uint64_t id, std::unique_ptr<StreamJob> job) {
   Entry entry;
-  entry.slot.emplace(std::move(slot));
   for (const int fd : job->child().readinessFds()) {
     if (isPipe(fd)) {
       entry.pipes.push_back(fd);

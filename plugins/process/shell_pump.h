@@ -26,25 +26,6 @@ namespace abx::plugins::process {
 
 class ShellPump {
  public:
-  /**
-   * One place among the running streamed commands, given back when its job
-   * ends: an endpoint's max_concurrency counts a command for as long as it
-   * runs, not only while its handler does. Move-only.
-   */
-  class Slot {
-   public:
-    Slot(Slot&& other) noexcept : count_(std::move(other.count_)) {}
-    Slot& operator=(Slot&&) = delete;
-    ~Slot() {
-      if (count_) count_->fetch_sub(1, std::memory_order_acq_rel);
-    }
-
-   private:
-    friend class ShellPump;
-    explicit Slot(std::shared_ptr<std::atomic<std::uint32_t>> count) : count_(std::move(count)) {}
-    std::shared_ptr<std::atomic<std::uint32_t>> count_;
-  };
-
   ShellPump();
   ShellPump(const ShellPump&) = delete;
   ShellPump& operator=(const ShellPump&) = delete;
@@ -55,14 +36,12 @@ class ShellPump {
    * stopped, or when the thread cannot start. THREAD: any.
    */
   std::optional<Refusal> ready();
-  /** A place for one more command; nullopt when @p max already run. THREAD: any. */
-  std::optional<Slot> reserve(std::optional<std::uint32_t> max);
   /** A fresh id for add(). THREAD: any. */
   std::uint64_t nextId();
   /** What the feed of job @p id calls to have the job looked at soon. THREAD: any. */
   std::function<void()> poker(std::uint64_t id);
   /** Hands a command over (after ready()); after stop() it is stopped at once. THREAD: any. */
-  void add(std::uint64_t id, std::unique_ptr<StreamJob> job, Slot slot);
+  void add(std::uint64_t id, std::unique_ptr<StreamJob> job);
   /**
    * Stops every command as if its client had gone (the disconnect ladder),
    * waits for them up to @p grace, kills what is left, and ends the thread.
@@ -73,7 +52,6 @@ class ShellPump {
   struct Inbox;
   struct Entry {
     std::unique_ptr<StreamJob> job;
-    std::optional<Slot> slot;
     std::vector<int> pipes;  // the child's output pipes when it was added
     std::vector<int> armed;  // those in the epoll set now
     bool hot = true;         // service at the next turn
@@ -81,7 +59,7 @@ class ShellPump {
   using Clock = std::chrono::steady_clock;
 
   void run();
-  void adopt(std::uint64_t id, std::unique_ptr<StreamJob> job, Slot slot);
+  void adopt(std::uint64_t id, std::unique_ptr<StreamJob> job);
   /** Services what is hot or due; drops what finished. */
   void serviceJobs(Clock::time_point now);
   /** Watches the job's pipes while it wants them (a full feed: not). */
@@ -90,7 +68,6 @@ class ShellPump {
   int waitMs(Clock::time_point now, std::optional<Clock::time_point> stop_by) const;
 
   std::shared_ptr<Inbox> inbox_;
-  std::shared_ptr<std::atomic<std::uint32_t>> running_;
   std::mutex start_mutex_;
   bool stopped_ = false;  // under start_mutex_
   std::thread thread_;

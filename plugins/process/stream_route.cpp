@@ -7,24 +7,6 @@
 #include "run_limits.h"
 
 namespace abx::plugins::process {
-namespace {
-
-// The kernel's answer to a call over max_concurrency: a detached stream gave
-// its admission slot back when its handler returned, so the plugin counts
-// the commands that still run.
-sdk::Response concurrencyLimited(const sdk::Request& request, std::uint32_t max) {
-  auto response = sdk::Response::json(
-      "{\"error\":" +
-          sdk::jsonQuote("Too many concurrent requests to endpoint '" + request.endpoint +
-                         "': at most " + std::to_string(max)) +
-          ",\"type\":\"ResourceError\",\"code\":\"concurrency_limited\",\"endpoint\":" +
-          sdk::jsonQuote(request.endpoint) + ",\"limit\":\"max_concurrency\",\"retry_after\":1}",
-      429);
-  response.headers.emplace_back("Retry-After", "1");
-  return response;
-}
-
-}  // namespace
 
 std::optional<sdk::Response> shellStream(const LaunchContext& context, ShellPump& pump,
                                          const StreamSettings& settings,
@@ -35,11 +17,6 @@ std::optional<sdk::Response> shellStream(const LaunchContext& context, ShellPump
   if (auto* refusal = std::get_if<Refusal>(&timeout)) return toResponse(*refusal);
   if (auto refusal = pump.ready()) return toResponse(*refusal);
   const auto limit = std::get<std::chrono::milliseconds>(timeout);
-  const auto max_running =
-      request.policy ? request.policy->limits.max_concurrency : std::optional<std::uint32_t>();
-  auto slot = pump.reserve(max_running);
-  if (!slot) return concurrencyLimited(request, *max_running);
-
   auto spawned = sdk::Subprocess::spawn(std::get<Launch>(launch).spawn);
   if (!spawned) {
     const Refusal failure = spawnFailure(spawned.status());
@@ -57,8 +34,7 @@ std::optional<sdk::Response> shellStream(const LaunchContext& context, ShellPump
     feed->setWaker(std::move(waker));
     detached = true;
   }
-  pump.add(id, std::make_unique<StreamJob>(std::move(*spawned), feed, settings, limits),
-           std::move(*slot));
+  pump.add(id, std::make_unique<StreamJob>(std::move(*spawned), feed, settings, limits));
   if (detached) return std::nullopt;
   // A stream that cannot leave this thread (a test double, a server that
   // drains) is served here.

@@ -67,12 +67,8 @@ class ShellPumpTest : public ::testing::Test {
     settings_.queue_bytes = queue_bytes;
     const auto id = pump_.nextId();
     auto feed = std::make_shared<ShellFeed>(queue_bytes, pump_.poker(id));
-    auto slot = pump_.reserve(std::nullopt);
-    EXPECT_TRUE(slot.has_value());
-    pump_.add(id,
-              std::make_unique<StreamJob>(std::move(*child), feed, settings_,
-                                          StreamLimits{Clock::now() + timeout, timeout, {}}),
-              std::move(*slot));
+    pump_.add(id, std::make_unique<StreamJob>(std::move(*child), feed, settings_,
+                                              StreamLimits{Clock::now() + timeout, timeout, {}}));
     return feed;
   }
 
