@@ -4,6 +4,7 @@
 // locked.
 #include "terminal_plugin.h"
 
+#include <pthread.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -150,6 +151,7 @@ void TerminalPlugin::policyApplied() noexcept {
 }
 
 void TerminalPlugin::sweepLoop() {
+  ::pthread_setname_np(::pthread_self(), "abx-pty-sweep");  // as ps -L / top -H show it
   std::unique_lock lock(sweep_mutex_);
   while (!sweep_stop_) {
     sweep_cv_.wait_for(lock, sweep_interval_);

@@ -1,5 +1,6 @@
 #include "agent_runtime.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -234,6 +235,7 @@ sdk::Result<Turn> AgentRuntime::submitTurn(const std::string& session_id, TurnRe
 }
 
 void AgentRuntime::workerLoop() {
+  ::pthread_setname_np(::pthread_self(), "abx-agents-turn");  // as ps -L / top -H show it
   std::unique_lock lock(mutex_);
   while (true) {
     std::string turn_id;
@@ -720,6 +722,7 @@ void AgentRuntime::persist() {
 }
 
 void AgentRuntime::writerLoop() {
+  ::pthread_setname_np(::pthread_self(), "abx-agents-save");
   std::unique_lock lock(persist_mutex_);
   while (true) {
     persist_wanted_.wait(lock, [&] { return dirty_ || writer_stopping_; });
