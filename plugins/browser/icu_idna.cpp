@@ -1,10 +1,13 @@
-// dlopen of the ICU the plugin was compiled against (libicuuc.so.<major>);
-// ICU's symbols carry the major version (uidna_openUTS46_72), which the
-// renaming macros of its own headers give.
+// dlopen of the ICU the plugin was compiled against (ABX_ICU_UC_SONAME,
+// libicuuc.so.<major>, from the ICU CMake found); ICU's symbols carry the
+// major version (uidna_openUTS46_72), which the renaming macros of its own
+// headers give.
 #include "icu_idna.h"
 
 #include <dlfcn.h>
 #include <unicode/uvernum.h>
+
+#include <string_view>
 
 #define ABX_ICU_TEXT2(x) #x
 #define ABX_ICU_TEXT(x) ABX_ICU_TEXT2(x)
@@ -12,7 +15,10 @@
 namespace abx::plugins::browser {
 namespace {
 
-constexpr const char* kLibrary = "libicuuc.so." ABX_ICU_TEXT(U_ICU_VERSION_MAJOR_NUM);
+constexpr const char* kLibrary = ABX_ICU_UC_SONAME;
+static_assert(std::string_view(ABX_ICU_UC_SONAME) ==
+                  "libicuuc.so." ABX_ICU_TEXT(U_ICU_VERSION_MAJOR_NUM),
+              "CMake found another ICU than the headers compiled here");
 
 struct Loaded {
   IcuIdna api{};
