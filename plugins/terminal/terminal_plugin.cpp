@@ -113,6 +113,9 @@ void TerminalPlugin::startSweeper() {
   if (sweeper_.joinable() || sweep_stop_) return;
   try {
     sweeper_ = std::thread([this] { sweepLoop(); });
+    // Named here, not by the thread: it carries its name (ps -L, top -H)
+    // from the moment the session that started it is answered.
+    ::pthread_setname_np(sweeper_.native_handle(), "abx-pty-sweep");
   } catch (const std::system_error& e) {
     // The next session tries again; until then idle sessions stay open.
     host_.log().error(std::string("pty idle sweeper not started: ") + e.what());
@@ -151,7 +154,6 @@ void TerminalPlugin::policyApplied() noexcept {
 }
 
 void TerminalPlugin::sweepLoop() {
-  ::pthread_setname_np(::pthread_self(), "abx-pty-sweep");  // as ps -L / top -H show it
   std::unique_lock lock(sweep_mutex_);
   while (!sweep_stop_) {
     sweep_cv_.wait_for(lock, sweep_interval_);

@@ -99,7 +99,11 @@ Status AgentRuntime::startWorkersLocked() {
   if (!workers_.empty()) return Status::ok();
   const std::size_t workers = std::max<std::size_t>(options_.max_concurrent_turns, 1);
   try {
-    for (std::size_t i = 0; i < workers; ++i) workers_.emplace_back([this] { workerLoop(); });
+    for (std::size_t i = 0; i < workers; ++i) {
+      workers_.emplace_back([this] { workerLoop(); });
+      // Named here, not by the thread: named (ps -L, top -H) from the start.
+      ::pthread_setname_np(workers_.back().native_handle(), "abx-agents-turn");
+    }
   } catch (const std::system_error& e) {
     if (workers_.empty())
       return Status::error(std::string("cannot start a turn worker: ") + e.what(), "unavailable");
@@ -235,7 +239,6 @@ sdk::Result<Turn> AgentRuntime::submitTurn(const std::string& session_id, TurnRe
 }
 
 void AgentRuntime::workerLoop() {
-  ::pthread_setname_np(::pthread_self(), "abx-agents-turn");  // as ps -L / top -H show it
   std::unique_lock lock(mutex_);
   while (true) {
     std::string turn_id;
@@ -713,6 +716,7 @@ void AgentRuntime::persist() {
     if (!writer_.joinable() && !writer_stopping_) {
       try {
         writer_ = std::thread([this] { writerLoop(); });
+        ::pthread_setname_np(writer_.native_handle(), "abx-agents-save");
       } catch (const std::system_error&) {
         // No thread to be had: the next persist() tries again, shutdown() saves.
       }
@@ -722,7 +726,6 @@ void AgentRuntime::persist() {
 }
 
 void AgentRuntime::writerLoop() {
-  ::pthread_setname_np(::pthread_self(), "abx-agents-save");
   std::unique_lock lock(persist_mutex_);
   while (true) {
     persist_wanted_.wait(lock, [&] { return dirty_ || writer_stopping_; });
