@@ -2,12 +2,11 @@
 // connects): IPv6, percent-decoding, UTS #46 ToASCII through ICU with
 // Chromium's options, forbidden code points, and the IPv4 parser with every
 // number form. The URL-level parser is whatwg_url.cpp.
-#include <unicode/uidna.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
+#include "icu_idna.h"
 #include "whatwg_url.h"
 
 namespace abx::plugins::browser {
@@ -66,16 +65,14 @@ bool forbiddenDomainByte(unsigned char c) {
 
 /** UTS #46 ToASCII with the options Chromium passes to ICU (url_idna_icu). */
 sdk::Result<std::string> idnToAscii(const std::string& domain) {
-  UErrorCode error = U_ZERO_ERROR;
-  static UIDNA* const idna =
-      uidna_openUTS46(UIDNA_CHECK_BIDI | UIDNA_NONTRANSITIONAL_TO_ASCII, &error);
-  if (!idna) return invalid("IDN support (ICU) is unavailable");
+  std::string why;
+  const IcuIdna* icu = icuIdna(&why);
+  if (!icu) return invalid("IDN support (ICU) is unavailable: " + why);
   std::vector<char> out(domain.size() * 4 + 64);
   UIDNAInfo info = UIDNA_INFO_INITIALIZER;
-  error = U_ZERO_ERROR;
-  const int32_t n =
-      uidna_nameToASCII_UTF8(idna, domain.data(), static_cast<int32_t>(domain.size()), out.data(),
-                             static_cast<int32_t>(out.size()), &info, &error);
+  UErrorCode error = U_ZERO_ERROR;
+  const int32_t n = icu->nameToAscii(icu->idna, domain.data(), static_cast<int32_t>(domain.size()),
+                                     out.data(), static_cast<int32_t>(out.size()), &info, &error);
   // Chromium ignores these for web compatibility.
   const uint32_t ignored = UIDNA_ERROR_EMPTY_LABEL | UIDNA_ERROR_LABEL_TOO_LONG |
                            UIDNA_ERROR_DOMAIN_NAME_TOO_LONG | UIDNA_ERROR_LEADING_HYPHEN |

@@ -16,6 +16,8 @@ struct archive;
 
 namespace abx::plugins::files {
 
+struct LibArchiveApi;
+
 enum class ArchiveFormat { tar_gz, zip };
 
 /** "tar.gz" or "zip"; nullopt for anything else. */
@@ -52,6 +54,7 @@ class ArchiveWriter {
                      std::string_view link_target);
   sdk::Status failed(std::string_view what);
 
+  const LibArchiveApi* api_ = nullptr;
   struct archive* archive_ = nullptr;
   int fd_ = -1;
   std::uint64_t max_bytes_ = 0;

@@ -76,6 +76,7 @@ sdk::Response createSession(const TerminalContext& context, const sdk::Request& 
   }
   auto session = context.sessions->commit(std::move(*slot), std::move(*process), body.cols,
                                           body.rows, request.identity.id);
+  if (context.session_opened) context.session_opened();
 
   // A ticket only for a caller who could open the WebSocket with headers
   // anyway: pty_create's scopes must not stand in for pty_connect's.

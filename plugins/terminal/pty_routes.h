@@ -22,6 +22,8 @@ struct TerminalContext {
   TicketStore* tickets = nullptr;
   /** The PTY port to put into URLs (the bound one when the service runs). */
   std::function<int()> ws_port;
+  /** Called after a session is added (the plugin starts its idle sweeper). */
+  std::function<void()> session_opened;
   /** DELETE: time between SIGHUP and SIGKILL. */
   std::chrono::milliseconds kill_grace{500};
 };

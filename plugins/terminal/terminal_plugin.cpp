@@ -1,13 +1,16 @@
 // Handlers run on server worker threads, policyApplied() and stop() on the
-// main thread, the sweeper on its own; the session table and the ticket
-// store are the shared state, both internally locked.
+// main thread, the sweeper on its own (from the first session on); the
+// session table and the ticket store are the shared state, both internally
+// locked.
 #include "terminal_plugin.h"
 
+#include <pthread.h>
 #include <signal.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <system_error>
 
 namespace abx::plugins::terminal {
 namespace {
@@ -65,6 +68,7 @@ sdk::Status TerminalPlugin::start(sdk::HostContext& host) {
   context_.sessions = sessions_.get();
   context_.tickets = &tickets_;
   context_.ws_port = [this] { return wsPort(); };
+  context_.session_opened = [this] { startSweeper(); };
 
   using Fn = sdk::Response (*)(const TerminalContext&, const sdk::Request&);
   struct Row {
@@ -101,8 +105,21 @@ sdk::Status TerminalPlugin::start(sdk::HostContext& host) {
       std::chrono::duration_cast<std::chrono::milliseconds>(settings->idle_timeout / 4);
   sweep_interval_ =
       std::clamp(quarter, std::chrono::milliseconds(200), std::chrono::milliseconds(5000));
-  sweeper_ = std::thread([this] { sweepLoop(); });
   return sdk::Status::ok();
+}
+
+void TerminalPlugin::startSweeper() {
+  std::lock_guard lock(sweep_mutex_);
+  if (sweeper_.joinable() || sweep_stop_) return;
+  try {
+    sweeper_ = std::thread([this] { sweepLoop(); });
+    // Named here, not by the thread: it carries its name (ps -L, top -H)
+    // from the moment the session that started it is answered.
+    ::pthread_setname_np(sweeper_.native_handle(), "abx-pty-sweep");
+  } catch (const std::system_error& e) {
+    // The next session tries again; until then idle sessions stay open.
+    host_.log().error(std::string("pty idle sweeper not started: ") + e.what());
+  }
 }
 
 int TerminalPlugin::wsPort() const {

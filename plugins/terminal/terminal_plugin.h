@@ -33,7 +33,7 @@ class TerminalPlugin final : public sdk::Plugin {
   explicit TerminalPlugin(sdk::HostContext& host) : host_(host) {}
   ~TerminalPlugin() override;
 
-  /** Reads the settings, declares the group, adds the six routes, starts the sweeper. */
+  /** Reads the settings, declares the group, adds the six routes. */
   sdk::Status start(sdk::HostContext& host) override;
   /** Starts or stops the WebSocket service as pty_connect is enabled or not. */
   void policyApplied() noexcept override;
@@ -44,6 +44,8 @@ class TerminalPlugin final : public sdk::Plugin {
   int wsPort() const;
 
  private:
+  /** Starts the idle sweeper with the first session (no thread while there is none). */
+  void startSweeper();
   void sweepLoop();
 
   sdk::HostContext& host_;
@@ -56,7 +58,7 @@ class TerminalPlugin final : public sdk::Plugin {
   std::condition_variable sweep_cv_;
   bool sweep_stop_ = false;
   std::chrono::milliseconds sweep_interval_{5000};
-  std::thread sweeper_;
+  std::thread sweeper_;  // guarded by sweep_mutex_
 };
 
 /** The factory ABX_DECLARE_PLUGIN calls. */

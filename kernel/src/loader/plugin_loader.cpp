@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <boost/system/system_error.hpp>
 #include <cstring>
 #include <filesystem>
 

@@ -1,11 +1,13 @@
 #include "agent_runtime.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <system_error>
 
 #include "agent_child_env.h"
 #include "session_file.h"
@@ -88,12 +90,25 @@ AgentRuntime::AgentRuntime(RuntimeOptions options, AgentResolver resolver)
   if (!options_.clock) options_.clock = std::make_shared<SystemRuntimeClock>();
   if (!options_.ids) options_.ids = randomId;
   if (!options_.base_env) options_.base_env = [] { return std::vector<std::string>{}; };
-  if (!options_.state_dir.empty()) {
-    file_ = std::make_unique<SessionFile>(options_.state_dir);
-    writer_ = std::thread([this] { writerLoop(); });
-  }
+  // The writer and the workers start on first use (persist(), submitTurn()):
+  // an idle server holds no thread (nor its stack) for them.
+  if (!options_.state_dir.empty()) file_ = std::make_unique<SessionFile>(options_.state_dir);
+}
+
+Status AgentRuntime::startWorkersLocked() {
+  if (!workers_.empty()) return Status::ok();
   const std::size_t workers = std::max<std::size_t>(options_.max_concurrent_turns, 1);
-  for (std::size_t i = 0; i < workers; ++i) workers_.emplace_back([this] { workerLoop(); });
+  try {
+    for (std::size_t i = 0; i < workers; ++i) {
+      workers_.emplace_back([this] { workerLoop(); });
+      // Named here, not by the thread: named (ps -L, top -H) from the start.
+      ::pthread_setname_np(workers_.back().native_handle(), "abx-agents-turn");
+    }
+  } catch (const std::system_error& e) {
+    if (workers_.empty())
+      return Status::error(std::string("cannot start a turn worker: ") + e.what(), "unavailable");
+  }
+  return Status::ok();
 }
 
 AgentRuntime::~AgentRuntime() { shutdown(); }
@@ -114,12 +129,15 @@ void AgentRuntime::shutdown() {
     for (auto& [id, session] : sessions_) session.events->close();
   }
   // The last state is on disk before shutdown returns.
+  bool unsaved = false;
   {
     std::lock_guard lock(persist_mutex_);
     writer_stopping_ = true;
+    unsaved = dirty_ && !writer_.joinable();
   }
   persist_wanted_.notify_all();
   if (writer_.joinable()) writer_.join();
+  if (unsaved) writeState();
 }
 
 Status AgentRuntime::restore() {
@@ -191,6 +209,7 @@ sdk::Result<Turn> AgentRuntime::submitTurn(const std::string& session_id, TurnRe
     if (it == sessions_.end())
       return Status::error("No session with id '" + session_id + "'.", "not_found");
     if (stopping_) return Status::error("the server is shutting down", "unavailable");
+    if (auto started = startWorkersLocked(); !started) return started;
     TurnState state;
     state.turn.id = request.turn_id.empty() ? options_.ids("turn") : request.turn_id;
     if (turns_.count(state.turn.id))
@@ -694,6 +713,14 @@ void AgentRuntime::persist() {
   {
     std::lock_guard lock(persist_mutex_);
     dirty_ = true;
+    if (!writer_.joinable() && !writer_stopping_) {
+      try {
+        writer_ = std::thread([this] { writerLoop(); });
+        ::pthread_setname_np(writer_.native_handle(), "abx-agents-save");
+      } catch (const std::system_error&) {
+        // No thread to be had: the next persist() tries again, shutdown() saves.
+      }
+    }
   }
   persist_wanted_.notify_one();
 }

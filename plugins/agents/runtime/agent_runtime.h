@@ -139,6 +139,8 @@ class AgentRuntime {
     std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
   };
 
+  /** Starts the workers on the first turn. Caller holds mutex_. */
+  sdk::Status startWorkersLocked();
   void workerLoop();
   void runTurn(const std::string& turn_id);
   void finishTurn(const std::string& turn_id, TurnStatus status, std::optional<TurnError> error,
@@ -163,7 +165,7 @@ class AgentRuntime {
   std::condition_variable persist_wanted_;
   bool dirty_ = false;            // guarded by persist_mutex_
   bool writer_stopping_ = false;  // guarded by persist_mutex_
-  std::thread writer_;
+  std::thread writer_;            // guarded by persist_mutex_; started by the first persist()
 
   mutable std::mutex mutex_;
   std::condition_variable work_;
@@ -172,7 +174,7 @@ class AgentRuntime {
   std::map<std::string, TurnState> turns_;
   std::deque<std::string> pending_;  // queued turn ids, submission order
   bool stopping_ = false;
-  std::vector<std::thread> workers_;
+  std::vector<std::thread> workers_;  // guarded by mutex_; empty until the first turn
 };
 
 }  // namespace abx::plugins::agents
