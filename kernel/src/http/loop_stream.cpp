@@ -94,8 +94,8 @@ sdk::SseFeed::Pull LoopStream::pullChunk() {
   if (size == 0) {
     out_.resize(at);
   } else {
-    char digits[9];
-    std::snprintf(digits, sizeof digits, "%08zx", size);
+    char digits[9];  // a pull is far below 4 GiB: eight hex digits hold its size
+    std::snprintf(digits, sizeof digits, "%08x", static_cast<unsigned>(size));
     out_.replace(at, 8, digits, 8);
     out_ += "\r\n";
   }
