@@ -138,8 +138,8 @@ TEST_F(ShellPumpTest, StopEndsEveryStreamAndItsCommand) {
   }));
   const pid_t pid = std::stoi(out.substr(out.find("data\":\"") + 7));
   const auto t0 = Clock::now();
-  pump_.stop();
-  EXPECT_LT(Clock::now() - t0, milliseconds(1500));
+  pump_.stop();  // the disconnect ladder, at most 1.5 s, then SIGKILL
+  EXPECT_LT(Clock::now() - t0, milliseconds(3000));
   EXPECT_FALSE(alive(pid));
   EXPECT_FALSE(pumpThreadRuns());
   out.clear();
