@@ -33,10 +33,10 @@ std::string writeManifest(const std::string& text) {
 TEST(Cli, VersionAndHelp) {
   auto v = cli({"version"});
   EXPECT_EQ(v.exit_code, 0);
-  EXPECT_THAT(v.out, HasSubstr("agent-sandbox-server 0.1.0 (plugin ABI " +
-                               std::to_string(ABX_SDK_ABI_MAJOR) + "." +
-                               std::to_string(ABX_SDK_ABI_MINOR) + ", SDK " +
-                               ABX_SDK_VERSION_STRING + ")"));
+  EXPECT_THAT(
+      v.out,
+      HasSubstr("agent-sandbox-server 0.1.0 (plugin ABI " + std::to_string(ABX_SDK_ABI_MAJOR) +
+                "." + std::to_string(ABX_SDK_ABI_MINOR) + ", SDK " + ABX_SDK_VERSION_STRING + ")"));
   auto h = cli({"serve", "--help"});
   EXPECT_EQ(h.exit_code, 0);
   EXPECT_THAT(h.out, HasSubstr("--insecure-no-auth"));
