@@ -62,4 +62,38 @@ bool SseStream::events(const std::vector<Event>& batch) {
   return open();
 }
 
+std::shared_ptr<SseWaker> SseStream::detach(std::shared_ptr<SseFeed>) { return nullptr; }
+
+bool SseStream::frames(std::string_view) { return false; }
+
+std::shared_ptr<DeferredAnswer> SseStream::defer(std::function<void()>) { return nullptr; }
+
+void SseFeed::closed() {}
+
+void appendSseFrame(std::string& out, std::string_view name, std::string_view data,
+                    std::string_view id) {
+  out.reserve(out.size() + name.size() + data.size() + id.size() + 24);
+  if (!id.empty()) {
+    out += "id: ";
+    out += id;
+    out += '\n';
+  }
+  if (!name.empty()) {
+    out += "event: ";
+    out += name;
+    out += '\n';
+  }
+  // Every line of the data its own `data:` line: a raw newline would end the event.
+  std::size_t start = 0;
+  while (true) {
+    std::size_t end = data.find('\n', start);
+    out += "data: ";
+    out += data.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    out += '\n';
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  out += '\n';
+}
+
 }  // namespace abx::sdk

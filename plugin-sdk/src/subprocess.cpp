@@ -581,6 +581,14 @@ bool Subprocess::outputDone() const noexcept {
   return out_fds_[0] < 0 && out_fds_[1] < 0 && !hasBuffered(0) && !hasBuffered(1);
 }
 
+std::vector<int> Subprocess::readinessFds() const {
+  std::vector<int> fds;
+  for (int fd : out_fds_)
+    if (fd >= 0) fds.push_back(fd);
+  if (pid_fd_ >= 0 && !exit_code_) fds.push_back(pid_fd_);
+  return fds;
+}
+
 std::optional<int> Subprocess::tryReap(bool sweep) {
   if (exit_code_ || pid_ <= 0) return exit_code_;
   if (sweep) {

@@ -34,15 +34,17 @@ ExitWatch::~ExitWatch() {
   if (pid_fd_ >= 0) ::close(pid_fd_);
 }
 
-bool ExitWatch::exited() const {
+bool exitedUnreaped(pid_t pid) {
   siginfo_t info{};
   int r;
   do {
-    r = ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT);
+    r = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
   } while (r < 0 && errno == EINTR);
   // ECHILD: already reaped by someone else; either way it is gone.
   return r < 0 ? errno == ECHILD : info.si_pid != 0;
 }
+
+bool ExitWatch::exited() const { return exitedUnreaped(pid_); }
 
 bool ExitWatch::wait(std::chrono::milliseconds timeout) const {
   const auto deadline = Clock::now() + timeout;

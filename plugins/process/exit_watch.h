@@ -17,6 +17,12 @@
 
 namespace abx::plugins::process {
 
+/**
+ * Non-blocking: true once the child @p pid exited (or someone else reaped
+ * it), without reaping it: its group id stays its own.
+ */
+bool exitedUnreaped(pid_t pid);
+
 class ExitWatch {
  public:
   /** @p pid: a child of this process, not yet reaped. */

@@ -40,6 +40,7 @@ sdk::Status ProcessPlugin::start(sdk::HostContext& host) {
   context->launch.environment = &host.environment();
   context->launch.base_dir = host.info().base_dir;
   context->table = std::make_shared<ProcessTable>();
+  context->shell_pump = std::make_shared<ShellPump>();
   context->server_pid = ::getpid();
   std::shared_ptr<const ProcessContext> ctx = context;
 
@@ -52,7 +53,7 @@ sdk::Status ProcessPlugin::start(sdk::HostContext& host) {
   routes.back().streaming = true;
   routes.back().stream_handler = [ctx](const sdk::Request& r, sdk::SseStream& s) {
     static const StreamSettings kSettings;
-    return shellStream(ctx->launch, kSettings, r, s);
+    return shellStream(ctx->launch, *ctx->shell_pump, kSettings, r, s);
   };
 
   using Fn = sdk::Response (*)(const ProcessContext&, const sdk::Request&);
@@ -85,7 +86,9 @@ sdk::Status ProcessPlugin::start(sdk::HostContext& host) {
 }
 
 void ProcessPlugin::stop() noexcept {
-  if (context_) context_->table->shutdown();
+  if (!context_) return;
+  context_->shell_pump->stop();
+  context_->table->shutdown();
 }
 
 std::unique_ptr<sdk::Plugin> makeProcessPlugin(sdk::HostContext&) {

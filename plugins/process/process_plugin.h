@@ -17,7 +17,10 @@ class ProcessPlugin final : public sdk::Plugin {
  public:
   /** Declares the group and adds the eight routes. */
   sdk::Status start(sdk::HostContext& host) override;
-  /** Stops every background process (kill ladder) and waits for its workers. */
+  /**
+   * Stops every streamed command and every background process (kill
+   * ladders) and waits for their threads.
+   */
   void stop() noexcept override;
 
  private:

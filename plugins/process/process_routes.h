@@ -12,12 +12,15 @@
 #include "launch.h"
 #include "managed_process.h"
 #include "process_table.h"
+#include "shell_pump.h"
 
 namespace abx::plugins::process {
 
 struct ProcessContext {
   LaunchContext launch;
   std::shared_ptr<ProcessTable> table;
+  /** Drives every running /shell/stream command (its thread starts with the first). */
+  std::shared_ptr<ShellPump> shell_pump;
   pid_t server_pid = 0;
 };
 

@@ -2,37 +2,26 @@
 // SSE events in the order they arrive (`stdout` / `stderr` {"data": line}),
 // each flushed at once, then `exit` {"exit_code"}. A timeout sends `error`
 // {"error", "type": "TimeoutError"} before `exit`; a command that cannot be
-// started sends only `error`. A client that goes away (a write fails) gets
-// the command's process group killed. While the command is silent a comment
-// is written every probe interval: a closed connection is noticed only by a
-// write that fails.
+// started sends only `error`. A client that goes away gets the command's
+// process group killed. Once the command runs the handler detaches the
+// stream to the server's event loop and returns: the plugin's ShellPump
+// thread reads the command's output, so a running stream holds no worker.
 #pragma once
 
-#include <chrono>
 #include <optional>
 
 #include "abx/sdk/http.h"
-#include "abx/sdk/subprocess.h"
 #include "launch.h"
+#include "shell_pump.h"
+#include "stream_job.h"
 
 namespace abx::plugins::process {
-
-struct StreamSettings {
-  /** Silence after which a `: keep-alive` comment probes the connection. */
-  std::chrono::milliseconds probe_interval{500};
-  /** The ladder when the client went away. */
-  sdk::KillLadder disconnect_ladder{std::chrono::milliseconds(200), std::chrono::milliseconds(200)};
-  /** The ladder at the timeout. */
-  sdk::KillLadder timeout_ladder{std::chrono::milliseconds(1000), std::chrono::milliseconds(1000)};
-  /** Longer lines arrive as several events. */
-  std::size_t max_line = 1u << 20;
-};
 
 /**
  * The stream handler. A bad body or a policy refusal is answered with a JSON
  * Response before any event; everything else streams.
  */
-std::optional<sdk::Response> shellStream(const LaunchContext& context,
+std::optional<sdk::Response> shellStream(const LaunchContext& context, ShellPump& pump,
                                          const StreamSettings& settings,
                                          const sdk::Request& request, sdk::SseStream& stream);
 

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "abx/sdk/subprocess.h"
+#include "abx/sdk/version.h"
 #include "support/server_process.h"
 
 namespace abx::testing {
@@ -32,7 +33,10 @@ std::string writeManifest(const std::string& text) {
 TEST(Cli, VersionAndHelp) {
   auto v = cli({"version"});
   EXPECT_EQ(v.exit_code, 0);
-  EXPECT_THAT(v.out, HasSubstr("agent-sandbox-server 0.1.0 (plugin ABI 1.3"));
+  EXPECT_THAT(
+      v.out,
+      HasSubstr("agent-sandbox-server 0.1.0 (plugin ABI " + std::to_string(ABX_SDK_ABI_MAJOR) +
+                "." + std::to_string(ABX_SDK_ABI_MINOR) + ", SDK " + ABX_SDK_VERSION_STRING + ")"));
   auto h = cli({"serve", "--help"});
   EXPECT_EQ(h.exit_code, 0);
   EXPECT_THAT(h.out, HasSubstr("--insecure-no-auth"));

@@ -134,7 +134,8 @@ class FakeExchange final : public Exchange {
     added.emplace_back(name, value);
   }
   std::string localAddress() const override { return "10.1.2.3"; }
-  void stream(const std::function<std::optional<Response>(SseStream&)>& producer) override {
+  void stream(const std::function<std::optional<Response>(SseStream&)>& producer,
+              std::shared_ptr<void> = {}) override {
     streamed = true;
     auto reply = producer(sse);
     if (reply && !sse.began) sent.push_back(*reply);

@@ -3,8 +3,10 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "abx/sdk/json.h"
+#include "http/loop_stream.h"
 #include "http/request_head.h"
 #include "http/socket_exchange.h"
 #include "http/socket_io.h"
@@ -33,8 +36,16 @@ struct Connection {
   Clock::time_point deadline;
   bool in_head = false;   // a request's head has started arriving
   bool over_cap = false;  // beyond a connection cap: probes only, one request
+  bool watched = false;   // registered with epoll (the loop thread's)
 };
 using ConnectionPtr = std::shared_ptr<Connection>;
+
+// A connection whose stream handler detached it: the loop pumps its stream.
+struct StreamEntry {
+  ConnectionPtr connection;
+  std::shared_ptr<LoopStream> stream;
+  bool out_armed = false;  // watching for writability
+};
 
 // Requests for the core group (health, ready, capabilities) run in a lane of
 // their own, so a liveness probe never waits behind busy workers.
@@ -44,6 +55,7 @@ constexpr std::size_t kOverCapConnections = 1024;
 constexpr std::chrono::seconds kOverCapTimeout{2};
 constexpr std::size_t kReadChunk = 16 * 1024;
 constexpr auto kTick = std::chrono::milliseconds(200);
+constexpr int kLoopNice = -5;
 
 /** A small answer written without waiting (the socket is non-blocking); then the caller closes. */
 void refuse(int fd, int status, std::string_view message, std::string_view type,
@@ -102,14 +114,16 @@ int boundPort(int fd) {
 
 }  // namespace
 
-class HttpServer::Loop {
+class HttpServer::Loop final : public StreamScheduler {
  public:
   Loop(const Pipeline& pipeline, SseHub& hub, int threads, ConnectionLimits limits)
       : pipeline_(pipeline),
         hub_(hub),
         limits_(limits),
         workers_(static_cast<std::size_t>(threads), static_cast<std::size_t>(threads) * 16),
-        probes_(kProbeThreads, 1024) {}
+        probes_(kProbeThreads, 1024) {
+    setIoTimeout(limits_.io_timeout);
+  }
 
   ~Loop() {
     stop_ = true;
@@ -118,6 +132,7 @@ class HttpServer::Loop {
     workers_.stop();
     probes_.stop();
     for (auto& [fd, c] : parked_) ::close(fd);
+    while (!streams_.empty()) closeStream(streams_.begin()->second);
     for (int fd : {listen_fd_, epoll_fd_, wake_fd_})
       if (fd >= 0) ::close(fd);
   }
@@ -130,6 +145,16 @@ class HttpServer::Loop {
     watch(wake_fd_, EPOLLIN);
     thread_ = std::thread([this] { run(); });
     return boundPort(listen_fd_);
+  }
+
+  void schedule(std::shared_ptr<LoopStream> stream) override {
+    bool was_idle;
+    {
+      std::lock_guard lock(streams_mutex_);
+      was_idle = ready_.empty() && adopting_.empty();
+      ready_.push_back(std::move(stream));
+    }
+    if (was_idle) wake();
   }
 
   void drain(std::chrono::milliseconds timeout) {
@@ -158,6 +183,11 @@ class HttpServer::Loop {
   }
 
   void run() {
+    pthread_setname_np(pthread_self(), "abx-http-loop");
+    // Every connection waits on this one thread: when clients and children
+    // compete for the CPUs, it should not be the one that waits. Raising its
+    // priority needs CAP_SYS_NICE; without it the thread runs at the default.
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kLoopNice);
     std::vector<epoll_event> events(256);
     bool drained = false;
     while (!stop_) {
@@ -165,6 +195,7 @@ class HttpServer::Loop {
                            static_cast<int>(kTick.count()));
       for (int i = 0; i < n; ++i) {
         int fd = events[static_cast<std::size_t>(i)].data.fd;
+        const std::uint32_t what = events[static_cast<std::size_t>(i)].events;
         if (fd == listen_fd_) {
           acceptAll();
         } else if (fd == wake_fd_) {
@@ -172,8 +203,11 @@ class HttpServer::Loop {
           ssize_t ignored = ::read(wake_fd_, &count, sizeof count);
           (void)ignored;
           adoptHandedBack();
+          pumpScheduledStreams();
         } else if (auto it = parked_.find(fd); it != parked_.end()) {
           readFrom(it->second);
+        } else if (auto st = streams_.find(fd); st != streams_.end()) {
+          streamEvent(st->second, what);
         }
       }
       if (draining_ && !drained) {
@@ -182,6 +216,11 @@ class HttpServer::Loop {
         ::close(std::exchange(listen_fd_, -1));
         while (!parked_.empty()) close(parked_.begin()->second);
       }
+      if (draining_)
+        while (!streams_.empty()) {
+          streams_.begin()->second.stream->finishNow();
+          closeStream(streams_.begin()->second);
+        }
       sweep();
     }
   }
@@ -228,7 +267,8 @@ class HttpServer::Loop {
                                   : c->in_head ? limits_.head_timeout
                                                : limits_.idle_timeout);
     parked_[c->fd] = c;
-    watch(c->fd, EPOLLIN | EPOLLRDHUP);
+    if (!c->watched) watch(c->fd, EPOLLIN | EPOLLRDHUP);
+    c->watched = true;
     if (!c->buffer.empty()) dispatchIfComplete(c);  // a pipelined request already read
   }
 
@@ -266,9 +306,15 @@ class HttpServer::Loop {
     }
     std::string rest = c->buffer.substr(end);
     c->buffer.clear();
+    const Lane where = laneOf(*head);
+    if (where == Lane::loop) {
+      answerOnLoop(c, std::move(*head), std::move(rest));  // stays watched: no epoll_ctl
+      return;
+    }
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
+    c->watched = false;
     parked_.erase(c->fd);
-    const bool probe = isProbe(*head);
+    const bool probe = where != Lane::workers;
     if (c->over_cap && !probe) {
       refuse(c->fd, 503, "Too many connections; try again shortly", "ResourceError", 1);
       close(c);
@@ -286,25 +332,58 @@ class HttpServer::Loop {
     }
   }
 
-  bool isProbe(const RequestHead& head) const {
+  enum class Lane { workers, probes, loop };
+
+  Lane laneOf(const RequestHead& head) const {
     const Dispatch* d = pipeline_.current();
-    if (!d) return false;
-    auto match = d->routes->match(head.method, Pipeline::normalisePath(head.target));
-    return match && match->route->owner == "core" && !match->route->spec.streaming;
+    if (!d) return Lane::workers;
+    const std::string path = Pipeline::normalisePath(head.target);
+    auto match = d->routes->match(head.method, path);
+    if (!match || match->route->owner != "core" || match->route->spec.streaming)
+      return Lane::workers;
+    // The liveness and readiness probes are a few microseconds of work: the
+    // loop answers them itself rather than handing them to a thread and back.
+    const bool bodiless =
+        head.values("Content-Length").empty() && head.values("Transfer-Encoding").empty();
+    if (bodiless && (path == "/health" || path == "/ready")) return Lane::loop;
+    return Lane::probes;
+  }
+
+  // On the loop thread: never waits for the client. An answer that does not
+  // fit in the socket's buffer (a client not reading its answers) ends it.
+  void answerOnLoop(const ConnectionPtr& c, RequestHead head, std::string rest) {
+    bool reusable = false;
+    std::string leftover;
+    {
+      NoWaitScope no_wait;
+      SocketExchange exchange(c->fd, std::move(head), std::move(rest), hub_);
+      pipeline_.handle(exchange);
+      reusable = exchange.reusable();
+      leftover = exchange.takeLeftover();
+    }
+    if (reusable && !c->over_cap && !draining_ && !stop_) {
+      c->buffer = std::move(leftover);
+      park(c);
+    } else {
+      close(c);
+    }
   }
 
   // On a worker: the request, then the connection goes back to the loop.
   void serve(const ConnectionPtr& c, RequestHead head, std::string rest) {
-    makeBlocking(c->fd, limits_.io_timeout);
     if (head.minor_version >= 1) {
       for (auto expect : head.values("Expect"))
         if (expect == "100-continue") writeAll(c->fd, {"HTTP/1.1 100 Continue\r\n\r\n"});
     }
-    SocketExchange exchange(c->fd, std::move(head), std::move(rest), hub_);
+    SocketExchange exchange(c->fd, std::move(head), std::move(rest), hub_,
+                            [this, c](SseWriter::Handoff handoff, std::shared_ptr<void> hold) {
+                              return adoptStream(c, std::move(handoff), std::move(hold));
+                            });
     pipeline_.handle(exchange);
-    if (exchange.reusable() && !c->over_cap && !draining_ && !stop_) {
+    if (exchange.detached()) {
+      // The loop owns the connection now.
+    } else if (exchange.reusable() && !c->over_cap && !draining_ && !stop_) {
       c->buffer = exchange.takeLeftover();
-      makeNonBlocking(c->fd);
       {
         std::lock_guard lock(handback_mutex_);
         handed_back_.push_back(c);
@@ -328,6 +407,107 @@ class HttpServer::Loop {
       else
         park(c);
     }
+  }
+
+  // On a worker, inside a stream handler: the connection moves to the loop.
+  std::shared_ptr<sdk::SseWaker> adoptStream(const ConnectionPtr& c, SseWriter::Handoff handoff,
+                                             std::shared_ptr<void> hold) {
+    if (draining_ || stop_) return nullptr;
+    auto stream =
+        std::make_shared<LoopStream>(c->fd, std::move(handoff.unsent_head), std::move(handoff.feed),
+                                     handoff.chunked, std::move(hold), *this);
+    bool was_idle;
+    {
+      std::lock_guard lock(streams_mutex_);
+      was_idle = ready_.empty() && adopting_.empty();
+      adopting_.push_back({c, stream});
+    }
+    if (was_idle) wake();
+    return stream;
+  }
+
+  void pumpScheduledStreams() {
+    std::vector<StreamEntry> adopted;
+    std::vector<std::shared_ptr<LoopStream>> ready;
+    {
+      std::lock_guard lock(streams_mutex_);
+      adopted.swap(adopting_);
+      ready.swap(ready_);
+    }
+    for (auto& entry : adopted) {
+      const int fd = entry.connection->fd;
+      watch(fd, EPOLLIN | EPOLLRDHUP);
+      pump(streams_[fd] = std::move(entry));
+    }
+    for (auto& stream : ready)
+      if (auto it = streams_.find(stream->fd());
+          it != streams_.end() && it->second.stream == stream)
+        pump(it->second);
+  }
+
+  void pump(StreamEntry& e) {
+    switch (e.stream->pump()) {
+      case LoopStream::Next::close:
+        closeStream(e);
+        return;
+      case LoopStream::Next::wait_for_socket:
+        watchWritable(e, true);
+        return;
+      case LoopStream::Next::wait_for_wake:
+        watchWritable(e, false);
+        return;
+      case LoopStream::Next::again:
+        watchWritable(e, false);
+        e.stream->wake();
+        return;
+    }
+  }
+
+  void watchWritable(StreamEntry& e, bool on) {
+    if (e.out_armed == on) return;
+    e.out_armed = on;
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0u);
+    ev.data.fd = e.connection->fd;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, e.connection->fd, &ev);
+  }
+
+  void streamEvent(StreamEntry& e, std::uint32_t what) {
+    // A hang-up is noticed here, not at the next write: the feed lets go at once.
+    if (what & (EPOLLERR | EPOLLHUP | EPOLLRDHUP)) {
+      closeStream(e);
+      return;
+    }
+    if (what & EPOLLIN) {
+      // A stream's client has nothing more to say: what it sends is dropped.
+      char scratch[4096];
+      ssize_t n = ::recv(e.connection->fd, scratch, sizeof scratch, MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        closeStream(e);
+        return;
+      }
+    }
+    if (what & EPOLLOUT) pump(e);
+  }
+
+  void pingIdleStreams(Clock::time_point now) {
+    std::vector<int> idle;
+    for (auto& [fd, e] : streams_)
+      if (e.stream->idleFor(now, hub_.pingInterval())) idle.push_back(fd);
+    for (int fd : idle)
+      if (auto it = streams_.find(fd); it != streams_.end()) {
+        it->second.stream->queuePing();
+        pump(it->second);
+      }
+  }
+
+  void closeStream(StreamEntry& e) {
+    auto connection = e.connection;
+    auto stream = e.stream;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, connection->fd, nullptr);
+    streams_.erase(connection->fd);
+    stream->closed();
+    release(connection);
   }
 
   /** A parked connection's end (the loop thread's). */
@@ -356,6 +536,7 @@ class HttpServer::Loop {
     auto now = Clock::now();
     if (now - last_sweep_ < kTick) return;
     last_sweep_ = now;
+    pingIdleStreams(now);
     std::vector<ConnectionPtr> expired;
     for (auto& [fd, c] : parked_)
       if (now >= c->deadline) expired.push_back(c);
@@ -376,6 +557,10 @@ class HttpServer::Loop {
   std::unordered_map<int, ConnectionPtr> parked_;  // the loop thread's only
   std::mutex handback_mutex_;
   std::vector<ConnectionPtr> handed_back_;
+  std::unordered_map<int, StreamEntry> streams_;  // the loop thread's only
+  std::mutex streams_mutex_;
+  std::vector<StreamEntry> adopting_;               // under streams_mutex_
+  std::vector<std::shared_ptr<LoopStream>> ready_;  // under streams_mutex_
   std::mutex peers_mutex_;
   std::unordered_map<std::string, std::size_t> per_peer_;
   std::size_t open_ = 0;      // under peers_mutex_

@@ -25,8 +25,13 @@ bool iequals(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-SocketExchange::SocketExchange(int fd, RequestHead head, std::string buffered, SseHub& hub)
-    : fd_(fd), head_(std::move(head)), buffered_(std::move(buffered)), hub_(hub) {}
+SocketExchange::SocketExchange(int fd, RequestHead head, std::string buffered, SseHub& hub,
+                               StreamDetacher detacher)
+    : fd_(fd),
+      head_(std::move(head)),
+      buffered_(std::move(buffered)),
+      hub_(hub),
+      detacher_(std::move(detacher)) {}
 
 std::vector<std::pair<std::string, std::string>> SocketExchange::headers() const {
   std::vector<std::pair<std::string, std::string>> out;
@@ -101,13 +106,16 @@ void SocketExchange::addResponseHeader(const std::string& name, const std::strin
 
 std::string SocketExchange::localAddress() const { return socketAddress(fd_, false); }
 
-std::string SocketExchange::headLines(
-    int status, const std::string& content_type,
-    const std::vector<std::pair<std::string, std::string>>& headers, const std::string& framing,
-    bool close) const {
+namespace {
+
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+std::string renderHead(int minor_version, const HeaderList& added, int status,
+                       const std::string& content_type, const HeaderList& headers,
+                       const std::string& framing, bool close) {
   std::string out;
   out.reserve(256);
-  out += head_.minor_version >= 1 ? "HTTP/1.1 " : "HTTP/1.0 ";
+  out += minor_version >= 1 ? "HTTP/1.1 " : "HTTP/1.0 ";
   out += std::to_string(status);
   out += ' ';
   out += reasonPhrase(status);
@@ -115,7 +123,7 @@ std::string SocketExchange::headLines(
   out += httpDate();
   out += "\r\n";
   if (!content_type.empty()) out += "Content-Type: " + content_type + "\r\n";
-  for (const auto& list : {&added_, &headers})
+  for (const auto& list : {&added, &headers})
     for (const auto& [name, value] : *list) {
       if (iequals(name, "Connection")) continue;
       out += name + ": " + value + "\r\n";
@@ -123,10 +131,30 @@ std::string SocketExchange::headLines(
   out += framing;
   if (close)
     out += "Connection: close\r\n";
-  else if (head_.minor_version == 0)
+  else if (minor_version == 0)
     out += "Connection: keep-alive\r\n";
   out += "\r\n";
   return out;
+}
+
+}  // namespace
+
+std::string SocketExchange::headLines(int status, const std::string& content_type,
+                                      const HeaderList& headers, const std::string& framing,
+                                      bool close) const {
+  return renderHead(head_.minor_version, added_, status, content_type, headers, framing, close);
+}
+
+SseWriter::Renderer SocketExchange::answerRenderer() const {
+  // Copies: a deferred answer is rendered after this exchange is gone. It
+  // ends the connection, so the client never waits for more on it.
+  return [minor = head_.minor_version, added = added_,
+          bodiless = head_.method == "HEAD"](const sdk::Response& r) {
+    std::string out = renderHead(minor, added, r.status, r.content_type, r.headers,
+                                 "Content-Length: " + std::to_string(r.body.size()) + "\r\n", true);
+    if (!bodiless) out += r.body;
+    return out;
+  };
 }
 
 void SocketExchange::send(const sdk::Response& r) {
@@ -167,9 +195,9 @@ void SocketExchange::sendStream(const sdk::Response& r, bool close) {
       if (buffer.empty() || !ok) return ok;
       char size[24];
       int n = std::snprintf(size, sizeof size, "%zx\r\n", buffer.size());
-      ok = chunked ? writeAll(fd, {std::string_view(size, static_cast<std::size_t>(n)), buffer,
-                                   "\r\n"})
-                   : writeAll(fd, {buffer});
+      ok = chunked
+               ? writeAll(fd, {std::string_view(size, static_cast<std::size_t>(n)), buffer, "\r\n"})
+               : writeAll(fd, {buffer});
       buffer.clear();
       return ok;
     }
@@ -202,15 +230,27 @@ void SocketExchange::sendStream(const sdk::Response& r, bool close) {
 }
 
 void SocketExchange::stream(
-    const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer) {
+    const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer,
+    std::shared_ptr<void> hold) {
   std::string head = headLines(200, "text/event-stream",
                                {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}},
                                "Transfer-Encoding: chunked\r\n", true);
   std::optional<sdk::Response> reply;
   bool begun = false;
   {
-    SseWriter writer(fd_, std::move(head), hub_);
+    SseWriter::Detacher detacher;
+    if (detacher_)
+      detacher = [this, hold](SseWriter::Handoff handoff) {
+        return detacher_(std::move(handoff), hold);
+      };
+    SseWriter writer(fd_, std::move(head), hub_, std::move(detacher), answerRenderer());
     reply = producer(writer);
+    if (writer.detached()) {
+      // The event loop writes the rest; a reply returned after detaching has nowhere to go.
+      detached_ = true;
+      reusable_ = false;
+      return;
+    }
     begun = writer.begun();
     if (begun) writer.finish();
   }

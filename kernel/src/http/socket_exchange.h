@@ -17,10 +17,15 @@
 
 namespace abx::kernel {
 
+/** Hands a connection to the event loop with what must live as long as its stream. */
+using StreamDetacher =
+    std::function<std::shared_ptr<sdk::SseWaker>(SseWriter::Handoff, std::shared_ptr<void> hold)>;
+
 class SocketExchange final : public Exchange {
  public:
   /** @p buffered: bytes read past the head (the body's start, maybe a next request). */
-  SocketExchange(int fd, RequestHead head, std::string buffered, SseHub& hub);
+  SocketExchange(int fd, RequestHead head, std::string buffered, SseHub& hub,
+                 StreamDetacher detacher = {});
 
   std::string_view method() const override { return head_.method; }
   std::string_view target() const override { return head_.target; }
@@ -32,13 +37,15 @@ class SocketExchange final : public Exchange {
   bool readBody(std::string& out, std::size_t length) override;
   std::size_t readSome(char* buffer, std::size_t n) override;
   void send(const sdk::Response& response) override;
-  void stream(
-      const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer) override;
+  void stream(const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer,
+              std::shared_ptr<void> hold = {}) override;
   void addResponseHeader(const std::string& name, const std::string& value) override;
   std::string localAddress() const override;
 
   /** May the connection carry another request (answered whole, body consumed)? */
   bool reusable() const { return reusable_; }
+  /** A stream handler detached the connection: the event loop owns it now. */
+  bool detached() const { return detached_; }
   /** Bytes read past this request's body: the start of the next one. */
   std::string takeLeftover();
 
@@ -48,6 +55,8 @@ class SocketExchange final : public Exchange {
                         const std::vector<std::pair<std::string, std::string>>& headers,
                         const std::string& framing, bool close) const;
   void sendStream(const sdk::Response& r, bool close);
+  /** How a deferred answer of this request becomes bytes. */
+  SseWriter::Renderer answerRenderer() const;
   /** Reads and drops what is left of the body, up to a bound; false beyond it. */
   bool drainUnread();
   std::size_t bodyLeft() const;
@@ -56,9 +65,11 @@ class SocketExchange final : public Exchange {
   RequestHead head_;
   std::string buffered_;  // read, not yet consumed
   SseHub& hub_;
+  StreamDetacher detacher_;
   std::vector<std::pair<std::string, std::string>> added_;
   std::uint64_t consumed_ = 0;
   bool reusable_ = false;
+  bool detached_ = false;
 };
 
 }  // namespace abx::kernel

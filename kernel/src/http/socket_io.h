@@ -1,7 +1,8 @@
-// Blocking socket I/O for the worker side of a connection: whole writes
-// (EINTR and short writes handled, never SIGPIPE) and bounded reads. The
-// socket carries SO_RCVTIMEO/SO_SNDTIMEO, so a stalled peer ends a call
-// instead of holding a worker forever.
+// Socket I/O for the worker side of a connection: whole writes (EINTR and
+// short writes handled, never SIGPIPE) and bounded reads. Sockets stay
+// non-blocking for their whole life (no mode switch per request); a call
+// that would block waits with poll, at most the I/O timeout, so a stalled
+// peer ends a call instead of holding a worker forever.
 #pragma once
 
 #include <sys/types.h>
@@ -13,12 +14,24 @@
 
 namespace abx::kernel {
 
+/** While one lives, this thread's reads and writes never wait: what would block fails. */
+class NoWaitScope {
+ public:
+  NoWaitScope();
+  ~NoWaitScope();
+  NoWaitScope(const NoWaitScope&) = delete;
+  NoWaitScope& operator=(const NoWaitScope&) = delete;
+
+ private:
+  bool was_;
+};
+
+/** The longest one read or write waits for its peer (default 60 s). */
+void setIoTimeout(std::chrono::milliseconds timeout);
 /** Writes every byte of @p parts in order (one writev when they fit). False on error or timeout. */
 bool writeAll(int fd, std::initializer_list<std::string_view> parts);
 /** One recv of at most @p n bytes: 0 at EOF, -1 on error or timeout. */
 ssize_t readSome(int fd, char* buffer, std::size_t n);
-/** Sets blocking mode and the send/receive timeouts. */
-void makeBlocking(int fd, std::chrono::seconds timeout);
 void makeNonBlocking(int fd);
 /** The numeric address of the socket's local (or, with @p peer, remote) end. */
 std::string socketAddress(int fd, bool peer);

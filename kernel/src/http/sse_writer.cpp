@@ -2,34 +2,17 @@
 
 #include <cstdio>
 
+#include "http/deferred_answer.h"
 #include "http/socket_io.h"
 
 namespace abx::kernel {
 
-std::string sseFrame(std::string_view name, std::string_view data) {
-  std::string frame;
-  frame.reserve(name.size() + data.size() + 16);
-  if (!name.empty()) {
-    frame += "event: ";
-    frame += name;
-    frame += '\n';
-  }
-  std::size_t start = 0;
-  while (true) {
-    std::size_t end = data.find('\n', start);
-    frame += "data: ";
-    frame +=
-        data.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    frame += '\n';
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  frame += '\n';
-  return frame;
-}
-
-SseWriter::SseWriter(int fd, std::string head, SseHub& hub)
-    : fd_(fd), head_(std::move(head)), hub_(hub) {
+SseWriter::SseWriter(int fd, std::string head, SseHub& hub, Detacher detacher, Renderer render)
+    : fd_(fd),
+      head_(std::move(head)),
+      hub_(hub),
+      detacher_(std::move(detacher)),
+      render_(std::move(render)) {
   hub_.add(this);
   if (hub_.closing()) close();
 }
@@ -49,7 +32,40 @@ bool SseWriter::beginLocked() {
   return open();
 }
 
-bool SseWriter::writeLocked(const std::string& frame) {
+bool SseWriter::detached() const {
+  std::lock_guard lock(mutex_);
+  return detached_;
+}
+
+std::shared_ptr<sdk::SseWaker> SseWriter::detach(std::shared_ptr<sdk::SseFeed> feed) {
+  std::lock_guard lock(mutex_);
+  if (!detacher_ || detached_ || !open() || !feed) return nullptr;
+  auto waker = detacher_({begun_ ? std::string() : std::move(head_), std::move(feed), true});
+  if (!waker) return nullptr;
+  // From here the loop writes; this writer refuses everything.
+  detached_ = begun_ = true;
+  close();
+  return waker;
+}
+
+std::shared_ptr<sdk::DeferredAnswer> SseWriter::defer(std::function<void()> on_hang_up) {
+  std::lock_guard lock(mutex_);
+  if (!detacher_ || !render_ || detached_ || begun_ || !open()) return nullptr;
+  auto answer = std::make_shared<AnswerFeed>(render_, std::move(on_hang_up));
+  auto waker = detacher_({{}, answer, false});
+  if (!waker) return nullptr;
+  answer->attach(waker);
+  detached_ = begun_ = true;
+  close();
+  return answer;
+}
+
+bool SseWriter::frames(std::string_view encoded) {
+  std::lock_guard lock(mutex_);
+  return writeLocked(encoded);
+}
+
+bool SseWriter::writeLocked(std::string_view frame) {
   if (!open() || !beginLocked()) return false;
   char size[24];
   int n = std::snprintf(size, sizeof size, "%zx\r\n", frame.size());
@@ -61,7 +77,7 @@ bool SseWriter::writeLocked(const std::string& frame) {
 
 bool SseWriter::finish() {
   std::lock_guard lock(mutex_);
-  if (!begun_) return false;
+  if (!begun_ || detached_) return false;
   return writeAll(fd_, {"0\r\n\r\n"});
 }
 
@@ -71,21 +87,15 @@ bool SseWriter::begin() {
 }
 
 bool SseWriter::event(std::string_view name, std::string_view data) {
-  auto frame = sseFrame(name, data);
+  std::string frame;
+  sdk::appendSseFrame(frame, name, data);
   std::lock_guard lock(mutex_);
   return writeLocked(frame);
 }
 
 bool SseWriter::events(const std::vector<Event>& batch) {
   std::string frames;
-  for (const auto& e : batch) {
-    if (!e.id.empty()) {
-      frames += "id: ";
-      frames += e.id;
-      frames += '\n';
-    }
-    frames += sseFrame(e.name, e.data);
-  }
+  for (const auto& e : batch) sdk::appendSseFrame(frames, e.name, e.data, e.id);
   std::lock_guard lock(mutex_);
   return writeLocked(frames);
 }

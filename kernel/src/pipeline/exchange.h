@@ -34,10 +34,12 @@ class Exchange {
   virtual void send(const sdk::Response& response) = 0;
   /**
    * Runs a streaming handler with an SSE writer. A Response it returns is
-   * sent as a plain reply if no event was written.
+   * sent as a plain reply if no event was written. @p hold lives as long as
+   * the stream, also after the handler detached it to the event loop (the
+   * request's concurrency slot).
    */
-  virtual void stream(
-      const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer) = 0;
+  virtual void stream(const std::function<std::optional<sdk::Response>(sdk::SseStream&)>& producer,
+                      std::shared_ptr<void> hold = {}) = 0;
   /** Adds a header to whatever response this exchange sends (CORS). */
   virtual void addResponseHeader(const std::string& name, const std::string& value) = 0;
   /** The IP address the connection arrived on ("" when unknown). */

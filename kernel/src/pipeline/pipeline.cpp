@@ -276,19 +276,23 @@ void Pipeline::handle(Exchange& ex) const {
   const std::string& rule = policy.rule;
   if (route.spec.streaming) {
     int status = 200;
-    ex.stream([&](sdk::SseStream& sse) -> std::optional<sdk::Response> {
-      try {
-        auto reply = route.spec.stream_handler(request, sse);
-        if (reply) status = reply->status;
-        return reply;
-      } catch (const std::exception& err) {
-        status = 500;
-        return internal(err.what());
-      } catch (...) {
-        status = 500;
-        return internal("unknown exception");
-      }
-    });
+    // A stream that leaves for the event loop takes the concurrency slot along.
+    auto slot = std::make_shared<AdmissionLease>(std::move(verdict.lease));
+    ex.stream(
+        [&](sdk::SseStream& sse) -> std::optional<sdk::Response> {
+          try {
+            auto reply = route.spec.stream_handler(request, sse);
+            if (reply) status = reply->status;
+            return reply;
+          } catch (const std::exception& err) {
+            status = 500;
+            return internal(err.what());
+          } catch (...) {
+            status = 500;
+            return internal("unknown exception");
+          }
+        },
+        slot);
     if (audit.wants(true, policy.audit)) {
       AuditEntry entry{identity->id, route.spec.endpoint, method, path, true, rule, {}, status, 0};
       entry.duration_ms =

@@ -42,13 +42,23 @@ std::string ResponseRun::lifecycle(const char* type, const std::string& status, 
 }
 
 void ResponseRun::push(std::string type, std::string data) {
-  history_bytes_ += data.size();
-  history_.push_back({sequence_ - 1, std::move(type), std::move(data)});
+  Event e{sequence_ - 1, std::move(type), {}, 0};
+  // The JSON is one line: the SSE text is the data with its two lines around it.
+  e.frame.reserve(e.type.size() + data.size() + 16);
+  e.frame += "event: ";
+  e.frame += e.type;
+  e.frame += "\ndata: ";
+  e.data_at = e.frame.size();
+  e.frame += data;
+  e.frame += "\n\n";
+  history_bytes_ += e.frame.size();
+  history_.push_back(std::move(e));
+  wakeReadersLocked();
   if (history_bytes_ > kMaxHistoryBytes) {
     std::size_t keep_from = dropped_ + history_.size();
     for (const auto& [id, reader] : readers_) keep_from = std::min(keep_from, reader.next);
     while (dropped_ < keep_from && !history_.empty()) {
-      history_bytes_ -= history_.front().data.size();
+      history_bytes_ -= history_.front().frame.size();
       history_.pop_front();
       ++dropped_;
     }
@@ -115,6 +125,7 @@ void ResponseRun::itemDone(const Item& item) {
 
 void ResponseRun::onEvent(const RuntimeEvent& event) {
   bool wake = false;
+  std::vector<std::function<void(const Turn&)>> then;
   {
     std::lock_guard lock(mutex_);
     if (finished_) return;
@@ -144,10 +155,26 @@ void ResponseRun::onEvent(const RuntimeEvent& event) {
           event.turn->status == TurnStatus::completed ? "response.completed" : "response.failed";
       push(name, lifecycle(name, status, event.turn.get()));
       finished_ = true;
+      final_turn_ = event.turn;
+      then.swap(on_finished_);
     }
     wake = finished_ || sleepers_ > 0;
   }
   if (wake) changed_.notify_all();
+  for (auto& call : then) call(*final_turn_);
+}
+
+void ResponseRun::whenFinished(std::function<void(const Turn&)> then) {
+  std::shared_ptr<const Turn> ended;
+  {
+    std::lock_guard lock(mutex_);
+    if (!final_turn_) {
+      on_finished_.push_back(std::move(then));
+      return;
+    }
+    ended = final_turn_;
+  }
+  then(*ended);
 }
 
 int ResponseRun::attach() {
@@ -185,6 +212,32 @@ bool ResponseRun::read(int reader, std::vector<Event>& out, std::chrono::millise
     ++state.next;
   }
   return !(finished_ && !available());
+}
+
+void ResponseRun::wakeReadersLocked() {
+  for (auto& [id, reader] : readers_)
+    if (auto waker = reader.waker.lock()) waker->wake();
+}
+
+void ResponseRun::setWaker(int reader, std::weak_ptr<sdk::SseWaker> waker) {
+  std::lock_guard lock(mutex_);
+  if (auto it = readers_.find(reader); it != readers_.end()) it->second.waker = std::move(waker);
+}
+
+sdk::SseFeed::Pull ResponseRun::pull(int reader, std::int64_t after, std::string& out,
+                                     std::size_t budget) {
+  std::lock_guard lock(mutex_);
+  auto it = readers_.find(reader);
+  if (it == readers_.end()) return sdk::SseFeed::Pull::end;
+  Reader& state = it->second;
+  const std::size_t start = out.size();
+  while (state.next < dropped_ + history_.size()) {
+    if (out.size() - start >= budget) return sdk::SseFeed::Pull::more;
+    const Event& e = history_[state.next - dropped_];
+    if (e.sequence_number > after) out += e.frame;
+    ++state.next;
+  }
+  return finished_ ? sdk::SseFeed::Pull::end : sdk::SseFeed::Pull::wait;
 }
 
 bool ResponseRun::finished() const {

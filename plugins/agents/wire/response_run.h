@@ -6,17 +6,22 @@
 // ?stream=true replays) can follow from any point. The kept history is
 // bounded: past kMaxHistoryBytes the events every reader has passed are
 // dropped, and a replay is then rebuilt from the finished turn instead.
+// Each event is encoded as SSE text once, when it happens; readers are sent
+// that text (pulled by the server's event loop through a ResponseFeed).
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "abx/sdk/http.h"
 #include "response_object.h"
 #include "runtime/runtime_types.h"
 
@@ -31,7 +36,11 @@ class ResponseRun {
   struct Event {
     std::int64_t sequence_number = 0;
     std::string type;
-    std::string data;
+    std::string frame;        // `event: <type>\ndata: <json>\n\n`
+    std::size_t data_at = 0;  // where the JSON starts in frame
+    std::string_view data() const {
+      return std::string_view(frame).substr(data_at, frame.size() - data_at - 2);
+    }
   };
 
   ResponseRun(std::string response_id, std::int64_t created_at, ResponseEcho echo);
@@ -47,8 +56,21 @@ class ResponseRun {
    * some. @return false once the reader has seen the terminal event.
    */
   bool read(int reader, std::vector<Event>& out, std::chrono::milliseconds wait);
+  /**
+   * Appends the SSE text of the reader's next events with a sequence number
+   * above @p after, about @p budget bytes at most, without waiting.
+   * THREAD: any; never blocks on the producer.
+   */
+  sdk::SseFeed::Pull pull(int reader, std::int64_t after, std::string& out, std::size_t budget);
+  /** @p waker is woken by the reader's next events and the end. */
+  void setWaker(int reader, std::weak_ptr<sdk::SseWaker> waker);
 
   bool finished() const;
+  /**
+   * Calls @p then with the turn as it ended, once: at the end, or at once
+   * when already finished. THREAD: runs on the turn's thread (or the caller's).
+   */
+  void whenFinished(std::function<void(const Turn&)> then);
   const ResponseEcho& echo() const { return echo_; }
   const std::string& id() const { return id_; }
 
@@ -76,12 +98,16 @@ class ResponseRun {
   struct Reader {
     std::size_t next = 0;  // index of its next event
     bool active = false;   // its last read found events
+    std::weak_ptr<sdk::SseWaker> waker;
   };
+  void wakeReadersLocked();
   std::map<int, Reader> readers_;
   int sleepers_ = 0;  // readers in a long wait, who need a notify
   int next_reader_ = 0;
   std::int64_t sequence_ = 0;
   bool finished_ = false;
+  std::shared_ptr<const Turn> final_turn_;
+  std::vector<std::function<void(const Turn&)>> on_finished_;
   std::map<std::string, ItemSlot> items_;
   std::vector<std::string> done_items_;  // output_item.done JSON by output_index
 };

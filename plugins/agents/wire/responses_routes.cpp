@@ -36,12 +36,42 @@ ResponseEcho echoFor(const ResponsesContext& ctx, const std::string& response_id
   return echo;
 }
 
-// Streams a run's events to @p sse from the first one, skipping
-// sequence numbers <= @p after. @return false if the run's start is gone.
-bool streamRun(ResponseRun& run, sdk::SseStream& sse, std::int64_t after) {
+// What a detached Responses stream sends: the run's events after a
+// sequence number, pulled by the event loop from the run's history.
+class ResponseFeed final : public sdk::SseFeed {
+ public:
+  ResponseFeed(std::shared_ptr<ResponseRun> run, int reader, std::int64_t after)
+      : run_(std::move(run)), reader_(reader), after_(after) {}
+  ~ResponseFeed() override { run_->detach(reader_); }
+  Pull pull(std::string& out, std::size_t budget) override {
+    return run_->pull(reader_, after_, out, budget);
+  }
+
+ private:
+  const std::shared_ptr<ResponseRun> run_;
+  const int reader_;
+  const std::int64_t after_;
+};
+
+// Streams a run's events to @p sse from the first one, skipping sequence
+// numbers <= @p after: from the event loop when @p may_detach (the handler's
+// thread is then free at once), else on this thread until the run ends.
+// @return false if the run's start is gone.
+bool streamRun(const std::shared_ptr<ResponseRun>& shared_run, sdk::SseStream& sse,
+               std::int64_t after, bool may_detach) {
+  ResponseRun& run = *shared_run;
   const int reader = run.attach();
   if (reader < 0) return false;
   sse.begin();
+  // The feed lets the reader go when it ends, on the loop or here.
+  auto feed = std::make_shared<ResponseFeed>(shared_run, reader, after);
+  if (may_detach) {
+    if (auto waker = sse.detach(feed)) {
+      run.setWaker(reader, waker);
+      waker->wake();  // events pushed before setWaker woke no one
+      return true;
+    }
+  }
   std::vector<ResponseRun::Event> events;
   std::vector<sdk::SseStream::Event> batch;
   bool more = true;
@@ -50,10 +80,9 @@ bool streamRun(ResponseRun& run, sdk::SseStream& sse, std::int64_t after) {
     batch.clear();
     more = run.read(reader, events, kReadSlice);
     for (const auto& e : events)
-      if (e.sequence_number > after) batch.push_back({e.type, e.data, {}});
+      if (e.sequence_number > after) batch.push_back({e.type, e.data(), {}});
     if (!batch.empty() && !sse.events(batch)) break;
   }
-  run.detach(reader);
   return true;
 }
 
@@ -90,6 +119,12 @@ std::shared_ptr<ResponseRun> replayOf(const Turn& turn, const ResponseEcho& echo
   return run;
 }
 
+// Names the request parameters this server accepted but ignores.
+sdk::Response withIgnoredParams(sdk::Response response, const std::string& ignored) {
+  if (!ignored.empty()) response.headers.emplace_back("X-Agent-Sandbox-Ignored-Params", ignored);
+  return response;
+}
+
 std::int64_t startingAfter(const sdk::Request& r) {
   auto text = r.queryParam("starting_after");
   if (!text) return -1;
@@ -109,12 +144,12 @@ std::optional<sdk::Response> getResponse(const Ctx& ctx, const sdk::Request& r,
   if (r.queryParam("stream").value_or("false") != "true")
     return sdk::Response::json(responseJsonForTurn(*turn, echo));
   auto run = ctx->store->find(id);
-  if (!run || !streamRun(*run, sse, startingAfter(r))) {
+  if (!run || !streamRun(run, sse, startingAfter(r), true)) {
     // No history to follow (an old response, or one whose history was cut):
     // wait for the end and replay the final state.
     if (!isTerminal(turn->status)) turn = ctx->runtime->waitTurn(turn->id, kForever);
     if (!turn) return notFoundResponse(id);
-    streamRun(*replayOf(*turn, echo), sse, startingAfter(r));
+    streamRun(replayOf(*turn, echo), sse, startingAfter(r), true);
   }
   return std::nullopt;
 }
@@ -130,8 +165,7 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   std::string ignored;
   for (const auto& name : req.ignored_params) ignored += (ignored.empty() ? "" : ",") + name;
   auto withHeaders = [&](sdk::Response response) {
-    if (!ignored.empty()) response.headers.emplace_back("X-Agent-Sandbox-Ignored-Params", ignored);
-    return response;
+    return withIgnoredParams(std::move(response), ignored);
   };
 
   // An Idempotency-Key is the caller's own: another identity's equal key is
@@ -235,12 +269,24 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   };
 
   if (req.stream) {
-    streamRun(*run, sse, -1);
+    // An unstored response is forgotten when its turn ends: that wait keeps
+    // this stream on its thread.
+    streamRun(run, sse, -1, req.background || req.store);
     if (!req.background && !req.store) forgetIfUnstored();
     return std::nullopt;
   }
   if (req.background)
     return withHeaders(sdk::Response::json(responseJsonForTurn(*submitted, echo)));
+  // A stored response waits for its turn without a thread: the answer is
+  // given by the turn's end. (An unstored one is forgotten after the wait.)
+  if (req.store)
+    if (auto deferred = sse.defer({})) {
+      run->whenFinished([deferred, echo, ignored](const Turn& done) {
+        deferred->answer(
+            withIgnoredParams(sdk::Response::json(responseJsonForTurn(done, echo)), ignored));
+      });
+      return std::nullopt;
+    }
   auto done = ctx->runtime->waitTurn(turn_id, kForever);
   if (!done) return openAiError({500, "The response's turn was lost.", "internal_error", ""});
   auto response = withHeaders(sdk::Response::json(responseJsonForTurn(*done, echo)));

@@ -18,20 +18,43 @@ void SessionStream::push(const char* type, const std::string& fields) {
   bool wake;
   {
     std::lock_guard lock(mutex_);
+    const std::uint64_t seq = seq_ + 1;
     char id[32];
-    std::snprintf(id, sizeof id, "evt_%08llu", static_cast<unsigned long long>(seq_ + 1));
+    std::snprintf(id, sizeof id, "evt_%08llu", static_cast<unsigned long long>(seq));
     std::string data = "{\"type\":\"";
     data += type;
     data += "\",\"event_id\":\"";
     data += id;
     data += '"';
-    if (!fields.empty()) data += "," + fields;
+    if (!fields.empty()) {
+      data += ',';
+      data += fields;
+    }
     data += '}';
-    events_.push_back({++seq_, type, std::move(data)});
+    // `id: <seq>` lets a client reconnect with Last-Event-ID.
+    std::string frame;
+    sdk::appendSseFrame(frame, type, data, std::to_string(seq));
+    events_.push_back({seq, type, std::move(frame)});
+    seq_ = seq;
     if (events_.size() > capacity_) events_.pop_front();
     wake = sleepers_ > 0;
+    wakeSubscribersLocked();
   }
   if (wake) changed_.notify_all();
+}
+
+void SessionStream::wakeSubscribersLocked() {
+  std::erase_if(wakers_, [](const std::weak_ptr<sdk::SseWaker>& weak) {
+    auto waker = weak.lock();
+    if (!waker || !waker->open()) return true;
+    waker->wake();
+    return false;
+  });
+}
+
+void SessionStream::addWaker(std::weak_ptr<sdk::SseWaker> waker) {
+  std::lock_guard lock(mutex_);
+  wakers_.push_back(std::move(waker));
 }
 
 std::string SessionStream::ids(const std::string& turn_id) const {
@@ -155,20 +178,28 @@ std::uint64_t SessionStream::lastSeq() const {
   return seq_;
 }
 
-bool SessionStream::read(std::uint64_t& after, std::vector<Event>& out,
-                         std::chrono::milliseconds wait, bool& gap) {
+bool SessionStream::collect(std::uint64_t& after, bool& gap,
+                            const std::function<bool(const Event&)>& take) const {
+  std::lock_guard lock(mutex_);
+  if (!events_.empty() && after + 1 < events_.front().seq) gap = true;
+  // Sequence numbers are dense: the first event after `after` is found by index.
+  std::size_t i = 0;
+  if (!events_.empty() && after >= events_.front().seq)
+    i = static_cast<std::size_t>(after - events_.front().seq + 1);
+  for (; i < events_.size(); ++i) {
+    if (!take(events_[i])) return true;
+    after = events_[i].seq;
+  }
+  return !closed_;
+}
+
+void SessionStream::waitFor(std::uint64_t after, std::chrono::milliseconds wait) {
   std::unique_lock lock(mutex_);
   auto ready = [&] { return closed_ || seq_ > after; };
-  if (!ready()) {
-    ++sleepers_;
-    changed_.wait_for(lock, wait, ready);
-    --sleepers_;
-  }
-  if (!events_.empty() && after + 1 < events_.front().seq) gap = true;
-  for (const auto& e : events_)
-    if (e.seq > after) out.push_back(e);
-  if (!out.empty()) after = out.back().seq;
-  return !closed_;
+  if (ready()) return;
+  ++sleepers_;
+  changed_.wait_for(lock, wait, ready);
+  --sleepers_;
 }
 
 bool SessionStream::subscribe() {
@@ -187,6 +218,7 @@ void SessionStream::close() {
   {
     std::lock_guard lock(mutex_);
     closed_ = true;
+    wakeSubscribersLocked();
   }
   changed_.notify_all();
 }

@@ -2,8 +2,9 @@
 // §9.6, §9.10) — runtime events mapped to agent.session.* events with
 // unique, stable event ids (evt_<zero-padded seq>), kept in a bounded ring
 // so a live tail can start at the current position or replay after a
-// sequence number (Last-Event-ID). SessionStreams holds them by session id
-// and is the runtime's listener.
+// sequence number (Last-Event-ID). Each event is encoded as SSE text once,
+// when it happens, and that text is what every subscriber is sent.
+// SessionStreams holds them by session id and is the runtime's listener.
 #pragma once
 
 #include <chrono>
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "abx/sdk/http.h"
 #include "runtime/runtime_types.h"
 
 namespace abx::plugins::agents {
@@ -25,12 +27,11 @@ namespace abx::plugins::agents {
 class SessionStream {
  public:
   static constexpr std::size_t kMaxSubscribers = 32;
-  static constexpr std::chrono::microseconds kBatchWindow{500};
 
   struct Event {
     std::uint64_t seq = 0;
     std::string type;
-    std::string data;
+    std::string frame;  // the SSE text: `id: <seq>`, `event: <type>`, `data: <json>`
   };
   using SessionLookup = std::function<std::optional<SessionInfo>()>;
   using VaultIdsLookup = std::function<std::vector<std::string>()>;
@@ -48,12 +49,18 @@ class SessionStream {
 
   std::uint64_t lastSeq() const;
   /**
-   * Appends events with seq > @p after (advancing it), waiting up to @p wait
-   * for some. @p gap is set when events after @p after were already
-   * dropped. @return false once the stream is closed.
+   * Gives @p take the events with seq > @p after in order, advancing
+   * @p after past each one it takes, until it returns false (that event is
+   * not taken). @p gap is set when events after @p after were already
+   * dropped. @return false once the stream is closed and nothing is left.
+   * THREAD: @p take runs under the stream's lock: copy, never block.
    */
-  bool read(std::uint64_t& after, std::vector<Event>& out, std::chrono::milliseconds wait,
-            bool& gap);
+  bool collect(std::uint64_t& after, bool& gap,
+               const std::function<bool(const Event&)>& take) const;
+  /** Waits up to @p wait for an event after @p after, or the close. */
+  void waitFor(std::uint64_t after, std::chrono::milliseconds wait);
+  /** @p waker is woken by each new event and by the close, while it is open. */
+  void addWaker(std::weak_ptr<sdk::SseWaker> waker);
   /** False when kMaxSubscribers are already attached. */
   bool subscribe();
   void unsubscribe();
@@ -61,6 +68,7 @@ class SessionStream {
 
  private:
   void push(const char* type, const std::string& fields);
+  void wakeSubscribersLocked();
   std::string ids(const std::string& turn_id) const;
   /** `"session":{…}` with the session as it is now. */
   std::string sessionEvent();
@@ -79,6 +87,7 @@ class SessionStream {
   bool closed_ = false;
   int subscribers_ = 0;
   int sleepers_ = 0;
+  std::vector<std::weak_ptr<sdk::SseWaker>> wakers_;
   // Mapping state, touched only by the turn threads (one at a time per session).
   std::map<std::string, int> next_output_index_;  // per turn
   std::map<std::string, int> output_index_;       // per item

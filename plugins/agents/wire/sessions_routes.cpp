@@ -11,6 +11,7 @@
 #include "openai_error.h"
 #include "ownership.h"
 #include "runtime/id_factory.h"
+#include "session_feed.h"
 #include "session_objects.h"
 #include "wire_route.h"
 
@@ -20,10 +21,6 @@ namespace {
 using Poco::JSON::Array;
 using Poco::JSON::Object;
 using Ctx = std::shared_ptr<const SessionsContext>;
-using std::chrono::milliseconds;
-
-constexpr milliseconds kReadSlice{1000};
-
 sdk::Response noSession(const std::string& id) {
   return openAiError({404, "No session with id '" + id + "' found.", "not_found", ""});
 }
@@ -105,59 +102,6 @@ std::shared_ptr<SessionStream> streamFor(const Ctx& ctx, const std::string& sess
       [vault_ids, session_id] { return vault_ids->get(session_id); });
 }
 
-// Follows @p stream from @p after until the client goes, or (with
-// @p until_idle) until the session's first idle after a turn ended.
-void follow(SessionStream& stream, sdk::SseStream& sse, std::uint64_t after, bool until_idle) {
-  std::vector<SessionStream::Event> events;
-  std::vector<sdk::SseStream::Event> batch;
-  std::vector<std::string> ids;  // owns the id texts the batch points at
-  bool turn_ended = false;
-  while (sse.open()) {
-    events.clear();
-    batch.clear();
-    ids.clear();
-    bool gap = false;
-    const std::uint64_t from = after;
-    const bool open = stream.read(after, events, kReadSlice, gap);
-    if (gap) {
-      // A replay asked for events the ring no longer holds: say so rather
-      // than skip them silently.
-      const std::string data =
-          JsonText()
-              .str("type", "error")
-              .str("event_id", "evt_gap_after_" + std::to_string(from))
-              .raw("error", JsonText()
-                                .str("code", "events_dropped")
-                                .str("message", "Events after " + std::to_string(from) +
-                                                    " are no longer kept; the replay starts "
-                                                    "at the oldest event still held.")
-                                .null("param")
-                                .str("type", "invalid_request_error")
-                                .done())
-              .done();
-      if (!sse.event("error", data)) return;
-    }
-    bool stop = false;
-    ids.reserve(events.size());
-    for (const auto& e : events) {
-      // `id: <seq>` lets a client reconnect with Last-Event-ID.
-      ids.push_back(std::to_string(e.seq));
-      batch.push_back({e.type, e.data, ids.back()});
-      if (e.type == "agent.session.turn.completed" || e.type == "agent.session.turn.failed" ||
-          e.type == "agent.session.turn.cancelled")
-        turn_ended = true;
-      // A create-and-stream ends at the first idle after its turn.
-      if (until_idle &&
-          ((turn_ended && e.type == "agent.session.idle") || e.type == "agent.session.failed")) {
-        stop = true;
-        break;
-      }
-    }
-    if (!batch.empty() && !sse.events(batch)) return;
-    if (stop || !open) return;
-  }
-}
-
 std::optional<std::uint64_t> resumeFrom(const sdk::Request& r) {
   auto text = r.header("last-event-id");
   if (!text) text = r.queryParam("after");
@@ -222,7 +166,7 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
   }
   if (stream) {
     sse.begin();
-    follow(*session_stream, sse, start, /*until_idle=*/true);
+    followSession(session_stream, sse, start, /*until_idle=*/true, /*subscribed=*/false);
     return std::nullopt;
   }
   auto now = ctx->runtime->session(created->id);
@@ -333,8 +277,7 @@ std::optional<sdk::Response> streamEvents(const Ctx& ctx, const sdk::Request& r,
                         "too_many_subscribers", ""});
   const std::uint64_t after = resumeFrom(r).value_or(stream->lastSeq());
   sse.begin();  // the SDK waits for these headers before it posts the input
-  follow(*stream, sse, after, /*until_idle=*/false);
-  stream->unsubscribe();
+  followSession(stream, sse, after, /*until_idle=*/false, /*subscribed=*/true);
   return std::nullopt;
 }
 

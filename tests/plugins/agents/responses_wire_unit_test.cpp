@@ -31,9 +31,9 @@ WireError refusal(const std::string& body) {
   return std::holds_alternative<WireError>(parsed) ? std::get<WireError>(parsed) : WireError{};
 }
 
-Poco::JSON::Object::Ptr json(const std::string& text) {
+Poco::JSON::Object::Ptr json(std::string_view text) {
   Poco::JSON::Parser parser;
-  return parser.parse(text).extract<Poco::JSON::Object::Ptr>();
+  return parser.parse(std::string(text)).extract<Poco::JSON::Object::Ptr>();
 }
 
 TEST(ResponsesRequest, StringInputIsThePrompt) {
@@ -217,7 +217,7 @@ TEST(ResponseRun, MapsATurnOntoTheCanonicalSequence) {
   for (std::size_t i = 0; i < events.size(); ++i) {
     types.push_back(events[i].type);
     EXPECT_EQ(events[i].sequence_number, static_cast<std::int64_t>(i));
-    auto data = json(events[i].data);
+    auto data = json(events[i].data());
     EXPECT_EQ(data->getValue<std::string>("type"), events[i].type);
     EXPECT_EQ(data->getValue<std::int64_t>("sequence_number"), static_cast<std::int64_t>(i));
     EXPECT_FALSE(data->has("error"));  // a top-level error would make the SDK throw
@@ -234,7 +234,7 @@ TEST(ResponseRun, MapsATurnOntoTheCanonicalSequence) {
                   "response.output_text.delta", "response.output_text.delta",
                   "response.output_text.done", "response.content_part.done",
                   "response.output_item.done", "response.completed"));
-  auto completed = json(events.back().data)->getObject("response");
+  auto completed = json(events.back().data())->getObject("response");
   EXPECT_EQ(completed->getValue<std::string>("id"), "resp_1");
   EXPECT_EQ(completed->getValue<std::string>("object"), "response");
   EXPECT_EQ(completed->getValue<std::string>("status"), "completed");
@@ -246,9 +246,9 @@ TEST(ResponseRun, MapsATurnOntoTheCanonicalSequence) {
   EXPECT_EQ(output->getObject(2)->getArray("content")->getObject(0)->getValue<std::string>("text"),
             "Done.");
   EXPECT_EQ(completed->getObject("usage")->getValue<int>("total_tokens"), 17);
-  auto added = json(events[8].data)->getObject("item");
+  auto added = json(events[8].data())->getObject("item");
   EXPECT_EQ(added->getValue<std::string>("arguments"), "");  // pre-initialised string
-  EXPECT_EQ(json(events[15].data)->getValue<int>("output_index"), 2);
+  EXPECT_EQ(json(events[15].data())->getValue<int>("output_index"), 2);
 }
 
 TEST(ResponseRun, AFailedTurnEndsWithResponseFailedCarryingTheError) {
@@ -262,7 +262,7 @@ TEST(ResponseRun, AFailedTurnEndsWithResponseFailedCarryingTheError) {
   run.onEvent(end);
   auto events = drain(run);
   ASSERT_EQ(events.back().type, "response.failed");
-  auto response = json(events.back().data)->getObject("response");
+  auto response = json(events.back().data())->getObject("response");
   EXPECT_EQ(response->getValue<std::string>("status"), "failed");
   EXPECT_EQ(response->getObject("error")->getValue<std::string>("code"), "authentication_error");
   EXPECT_EQ(response->getObject("usage")->getValue<int>("total_tokens"), 0);  // never null
@@ -286,6 +286,37 @@ TEST(ResponseRun, ALateReaderStillSeesEverythingFromCreated) {
   EXPECT_FALSE(run.read(reader, seen, std::chrono::milliseconds(1)));  // the end, delivered
   EXPECT_EQ(seen.back().type, "response.completed");
   run.detach(reader);
+}
+
+TEST(ResponseRun, APullSendsTheEncodedEventsAfterItsPositionWithinItsBudget) {
+  ResponseRun run("resp_4", 100, {});
+  run.onEvent(event("turn.started"));
+  const int reader = run.attach();
+  ASSERT_GE(reader, 0);
+  std::string out;
+  // The first event always fits: a pull never stalls on a small budget.
+  EXPECT_EQ(run.pull(reader, -1, out, 1), sdk::SseFeed::Pull::more);
+  EXPECT_EQ(out.rfind("event: response.created\ndata: {\"type\":\"response.created\"", 0), 0u)
+      << out;
+  EXPECT_TRUE(out.ends_with("}\n\n"));
+  out.clear();
+  EXPECT_EQ(run.pull(reader, -1, out, 1 << 20), sdk::SseFeed::Pull::wait);
+  EXPECT_EQ(out.rfind("event: response.in_progress\n", 0), 0u) << out;
+  Turn turn;
+  turn.status = TurnStatus::completed;
+  RuntimeEvent end = event("turn.completed");
+  end.turn = std::make_shared<const Turn>(turn);
+  run.onEvent(end);
+  out.clear();
+  EXPECT_EQ(run.pull(reader, -1, out, 1 << 20), sdk::SseFeed::Pull::end);
+  EXPECT_EQ(out.rfind("event: response.completed\n", 0), 0u) << out;
+  run.detach(reader);
+  // A reader resuming after sequence number 1 skips created and in_progress.
+  const int late = run.attach();
+  out.clear();
+  EXPECT_EQ(run.pull(late, 1, out, 1 << 20), sdk::SseFeed::Pull::end);
+  EXPECT_EQ(out.rfind("event: response.completed\n", 0), 0u) << out;
+  run.detach(late);
 }
 
 TEST(ResponseObject, IdsMapBetweenTurnsAndResponses) {

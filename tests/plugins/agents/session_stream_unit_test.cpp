@@ -4,12 +4,22 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "wire/session_feed.h"
 #include "wire/session_stream.h"
 
 namespace abx::plugins::agents {
 namespace {
 
 using ::testing::HasSubstr;
+
+// Every event after @p after, as a subscriber would take them; false once closed.
+bool readAll(const SessionStream& stream, std::uint64_t& after,
+             std::vector<SessionStream::Event>& out, bool& gap) {
+  return stream.collect(after, gap, [&](const SessionStream::Event& e) {
+    out.push_back(e);
+    return true;
+  });
+}
 
 SessionInfo idleSession() {
   SessionInfo s;
@@ -33,15 +43,15 @@ TEST(SessionStream, MapsATurnAndNumbersEveryEvent) {
   std::uint64_t after = 0;
   std::vector<SessionStream::Event> events;
   bool gap = false;
-  EXPECT_TRUE(stream.read(after, events, std::chrono::milliseconds(1), gap));
+  EXPECT_TRUE(readAll(stream, after, events, gap));
   EXPECT_FALSE(gap);
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[0].type, "agent.session.created");
-  EXPECT_THAT(events[0].data, HasSubstr(R"("event_id":"evt_00000001")"));
+  EXPECT_THAT(events[0].frame, HasSubstr(R"("event_id":"evt_00000001")"));
   EXPECT_EQ(events[1].type, "agent.session.turn.created");
-  EXPECT_THAT(events[1].data, HasSubstr(R"("subagent_id":null)"));
+  EXPECT_THAT(events[1].frame, HasSubstr(R"("subagent_id":null)"));
   EXPECT_EQ(events[2].type, "agent.session.turn.item.added");
-  EXPECT_THAT(events[2].data, HasSubstr(R"("output_index":null)"));
+  EXPECT_THAT(events[2].frame, HasSubstr(R"("output_index":null)"));
   EXPECT_EQ(after, 3u);
 }
 
@@ -51,7 +61,7 @@ TEST(SessionStream, AReaderBehindTheRingIsToldOfTheGap) {
   std::uint64_t after = 1;
   std::vector<SessionStream::Event> events;
   bool gap = false;
-  stream.read(after, events, std::chrono::milliseconds(1), gap);
+  readAll(stream, after, events, gap);
   EXPECT_TRUE(gap);
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events.front().seq, 4u);
@@ -80,11 +90,12 @@ TEST(SessionStreams, AnEndedSessionSendsSessionFailedWithItsVaultsThenClosesAndI
   std::uint64_t after = 0;
   std::vector<SessionStream::Event> events;
   bool gap = false;
-  EXPECT_FALSE(stream->read(after, events, std::chrono::milliseconds(1), gap));  // closed
+  EXPECT_FALSE(readAll(*stream, after, events, gap));  // closed
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].type, "agent.session.failed");
-  EXPECT_THAT(events[0].data, HasSubstr(R"("status":"failed","error":"The session was evicted.")"));
-  EXPECT_THAT(events[0].data, HasSubstr(R"("vault_ids":["vlt_a"])"));
+  EXPECT_THAT(events[0].frame,
+              HasSubstr(R"("status":"failed","error":"The session was evicted.")"));
+  EXPECT_THAT(events[0].frame, HasSubstr(R"("vault_ids":["vlt_a"])"));
 }
 
 TEST(SessionStream, SessionEventsCarryTheSessionsVaultIds) {
@@ -97,9 +108,90 @@ TEST(SessionStream, SessionEventsCarryTheSessionsVaultIds) {
   std::uint64_t after = 0;
   std::vector<SessionStream::Event> events;
   bool gap = false;
-  stream.read(after, events, std::chrono::milliseconds(1), gap);
+  readAll(stream, after, events, gap);
   ASSERT_EQ(events.size(), 1u);
-  EXPECT_THAT(events[0].data, HasSubstr(R"("vault_ids":["vlt_a","vlt_b"])"));
+  EXPECT_THAT(events[0].frame, HasSubstr(R"("vault_ids":["vlt_a","vlt_b"])"));
+}
+
+TEST(SessionStream, AnEventIsEncodedOnceWithItsSequenceAsSseId) {
+  SessionStream stream("agsess_1", 10, [] { return std::optional<SessionInfo>(idleSession()); });
+  stream.created(idleSession());
+  std::uint64_t after = 0;
+  std::vector<SessionStream::Event> events;
+  bool gap = false;
+  readAll(stream, after, events, gap);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].frame.rfind("id: 1\nevent: agent.session.created\ndata: {", 0), 0u)
+      << events[0].frame;
+  EXPECT_TRUE(events[0].frame.ends_with("}\n\n"));
+}
+
+TEST(SessionFeed, PullsWithinItsBudgetAndSaysWhenMoreIsWaiting) {
+  auto stream = std::make_shared<SessionStream>(
+      "agsess_1", 100, [] { return std::optional<SessionInfo>(idleSession()); });
+  for (int i = 0; i < 10; ++i) stream->created(idleSession());
+  SessionFeed feed(stream, 0, false, false);
+  std::string out;
+  // The first event always fits, whatever the budget: a pull never stalls.
+  EXPECT_EQ(feed.pull(out, 1), sdk::SseFeed::Pull::more);
+  EXPECT_EQ(feed.position(), 1u);
+  EXPECT_EQ(out.rfind("id: 1\n", 0), 0u);
+  out.clear();
+  EXPECT_EQ(feed.pull(out, 1 << 20), sdk::SseFeed::Pull::wait);
+  EXPECT_EQ(feed.position(), 10u);
+  EXPECT_NE(out.find("id: 10\n"), std::string::npos);
+  out.clear();
+  EXPECT_EQ(feed.pull(out, 1 << 20), sdk::SseFeed::Pull::wait);
+  EXPECT_TRUE(out.empty());
+  stream->close();
+  EXPECT_EQ(feed.pull(out, 1 << 20), sdk::SseFeed::Pull::end);
+}
+
+TEST(SessionFeed, AFeedBehindTheRingGetsTheGapErrorFirst) {
+  auto stream = std::make_shared<SessionStream>(
+      "agsess_1", 3, [] { return std::optional<SessionInfo>(idleSession()); });
+  for (int i = 0; i < 6; ++i) stream->created(idleSession());
+  SessionFeed feed(stream, 1, false, false);
+  std::string out;
+  feed.pull(out, 1 << 20);
+  EXPECT_EQ(
+      out.rfind("event: error\ndata: {\"type\":\"error\",\"event_id\":\"evt_gap_after_1\"", 0), 0u)
+      << out;
+  EXPECT_NE(out.find("\"code\":\"events_dropped\""), std::string::npos);
+  EXPECT_NE(out.find("id: 4\n"), std::string::npos);
+  EXPECT_EQ(feed.position(), 6u);
+}
+
+TEST(SessionFeed, ACreateAndStreamEndsAtTheFirstIdleAfterItsTurn) {
+  auto stream = std::make_shared<SessionStream>(
+      "agsess_1", 100, [] { return std::optional<SessionInfo>(idleSession()); });
+  Turn turn;
+  turn.id = "turn_1";
+  turn.session_id = "agsess_1";
+  turn.status = TurnStatus::completed;
+  stream->created(idleSession());
+  RuntimeEvent done;
+  done.type = "turn.completed";
+  done.turn_id = "turn_1";
+  done.turn = std::make_shared<const Turn>(turn);
+  stream->onRuntimeEvent(done);  // turn.completed, then session.idle
+  stream->onRuntimeEvent(done);  // after the end: never sent
+  SessionFeed feed(stream, 0, true, false);
+  std::string out;
+  EXPECT_EQ(feed.pull(out, 1 << 20), sdk::SseFeed::Pull::end);
+  EXPECT_NE(out.find("id: 1\nevent: agent.session.created"), std::string::npos) << out;
+  EXPECT_NE(out.find("id: 3\nevent: agent.session.idle"), std::string::npos) << out;
+  EXPECT_EQ(out.find("id: 4\n"), std::string::npos) << out;
+  EXPECT_EQ(feed.position(), 3u);
+}
+
+TEST(SessionFeed, ASubscribedFeedGivesItsPlaceBack) {
+  auto stream =
+      std::make_shared<SessionStream>("agsess_1", 10, [] { return std::optional<SessionInfo>(); });
+  for (std::size_t i = 0; i < SessionStream::kMaxSubscribers; ++i) ASSERT_TRUE(stream->subscribe());
+  EXPECT_FALSE(stream->subscribe());
+  { SessionFeed feed(stream, 0, false, true); }
+  EXPECT_TRUE(stream->subscribe());
 }
 
 }  // namespace

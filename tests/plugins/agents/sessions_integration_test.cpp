@@ -145,13 +145,21 @@ TEST(SessionsWire, LastEventIdReplaysExactlyTheMissedEvents) {
 TEST(SessionsWire, DisconnectDoesNotStopTheTurnAndALaterClientSeesTheRest) {
   ServerProcess server(sessionsServer());
   const auto id = createSession(server, "slow");
-  std::thread first([&] { tail(server, id, "", 300ms); });  // goes away mid-turn
+  std::string seen;
+  std::thread first([&] { seen = tail(server, id, "", 300ms); });  // goes away mid-turn
   std::this_thread::sleep_for(100ms);
   sendInput(server, id, "keep going");
   first.join();
-  auto later = tail(server, id, "", 5s);
-  EXPECT_THAT(later, HasSubstr("event: agent.session.turn.completed"));
-  EXPECT_THAT(later, HasSubstr("turn 1: keep going"));
+  // The later client resumes where the first one left: whether the turn is
+  // still running or already over, it gets the rest and nothing twice.
+  const auto first_ids = idsOf(seen);
+  const std::string resume = first_ids.empty() ? "0" : first_ids.back();
+  auto later = tail(server, id, "Last-Event-ID: " + resume + "\r\n", 3s);
+  EXPECT_THAT(seen + later, HasSubstr("event: agent.session.turn.completed"));
+  EXPECT_THAT(seen + later, HasSubstr("turn 1: keep going"));
+  const auto later_ids = idsOf(later);
+  ASSERT_FALSE(later_ids.empty()) << later;
+  EXPECT_EQ(std::stoull(later_ids.front()), std::stoull(resume) + 1);
 }
 
 TEST(SessionsWire, TheThirtyThirdSubscriberIsRefused) {

@@ -20,16 +20,16 @@
 #include <sstream>
 #include <thread>
 
+#include "plugins/process/process_test_support.h"
 #include "support/server_process.h"
 
 namespace abx::testing {
 namespace {
 
+using std::chrono::milliseconds;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
-using Headers = std::vector<std::pair<std::string, std::string>>;
-using std::chrono::milliseconds;
 
 const std::string kManifest =
     "plugins:\n  - name: process\n    file: abx_process.so\n    id: abx.process\n";
@@ -58,113 +58,6 @@ HttpResult get(const ServerProcess& server, const std::string& target,
                const Headers& headers = {}) {
   return http(server.port(), "GET", target, "", headers);
 }
-
-template <class Pred>
-bool eventually(Pred pred, milliseconds timeout = milliseconds(5000)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  return pred();
-}
-
-/** Fields 3 (state), 4 (ppid) and 5 (pgrp) of /proc/<pid>/stat, if it exists. */
-struct ProcStat {
-  char state = '?';
-  int ppid = 0;
-  int pgrp = 0;
-};
-std::optional<ProcStat> procStat(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto paren = text.rfind(')');
-  if (!in.good() && text.empty()) return std::nullopt;
-  if (paren == std::string::npos) return std::nullopt;
-  std::istringstream rest(text.substr(paren + 1));
-  ProcStat s;
-  rest >> s.state >> s.ppid >> s.pgrp;
-  return s;
-}
-
-std::vector<int> allPids() {
-  std::vector<int> pids;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const auto name = entry.path().filename().string();
-    if (!name.empty() && std::all_of(name.begin(), name.end(), ::isdigit))
-      pids.push_back(std::stoi(name));
-  }
-  return pids;
-}
-
-/** Zombies whose parent is @p parent. */
-std::vector<int> zombieChildren(int parent) {
-  std::vector<int> out;
-  for (int pid : allPids())
-    if (auto s = procStat(pid); s && s->ppid == parent && s->state == 'Z') out.push_back(pid);
-  return out;
-}
-
-/** Live processes of process group @p pgrp. */
-std::vector<int> groupMembers(int pgrp) {
-  std::vector<int> out;
-  for (int pid : allPids())
-    if (auto s = procStat(pid); s && s->pgrp == pgrp && s->state != 'Z') out.push_back(pid);
-  return out;
-}
-
-struct Event {
-  std::string name;
-  std::string data;
-};
-
-/** POST /shell/stream on its own connection; events read one at a time. */
-class SseClient {
- public:
-  SseClient(int port, const std::string& body, const Headers& headers = {})
-      : session_("127.0.0.1", static_cast<Poco::UInt16>(port)) {
-    session_.setTimeout(Poco::Timespan(20, 0));
-    Poco::Net::HTTPRequest request("POST", "/shell/stream", Poco::Net::HTTPMessage::HTTP_1_1);
-    for (const auto& [k, v] : headers) request.add(k, v);
-    request.setContentType("application/json");
-    request.setContentLength(static_cast<std::streamsize>(body.size()));
-    session_.sendRequest(request) << body;
-    in_ = &session_.receiveResponse(response_);
-  }
-  int status() const { return static_cast<int>(response_.getStatus()); }
-  std::string contentType() const { return response_.getContentType(); }
-  std::string rest() {
-    std::string out((std::istreambuf_iterator<char>(*in_)), std::istreambuf_iterator<char>());
-    return out;
-  }
-  /** The next event (comments skipped); nullopt at the end of the stream. */
-  std::optional<Event> next() {
-    Event event;
-    std::string line;
-    bool any = false;
-    while (std::getline(*in_, line)) {
-      if (line.empty()) {
-        if (any) return event;
-        continue;
-      }
-      if (line.front() == ':') continue;
-      any = true;
-      if (line.starts_with("event: ")) event.name = line.substr(7);
-      if (line.starts_with("data: ")) event.data += line.substr(6);
-    }
-    return std::nullopt;
-  }
-  std::vector<Event> all() {
-    std::vector<Event> out;
-    while (auto e = next()) out.push_back(*e);
-    return out;
-  }
-
- private:
-  Poco::Net::HTTPClientSession session_;
-  Poco::Net::HTTPResponse response_;
-  std::istream* in_ = nullptr;
-};
 
 std::string quoted(const std::string& command) {
   Poco::JSON::Object o;

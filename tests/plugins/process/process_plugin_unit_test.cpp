@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <thread>
+#include <utility>
 
 #include "abx/sdk/testing/fakes.h"
 #include "abx/sdk/testing/mock_host_context.h"
@@ -28,6 +29,23 @@ class RecordingStream final : public sdk::SseStream {
   }
   bool comment(std::string_view) override { return true; }
   bool open() const override { return true; }
+  /** Encoded whole events (a feed served on the handler's thread), split back. */
+  bool frames(std::string_view encoded) override {
+    std::string name, data;
+    while (!encoded.empty()) {
+      const auto end = encoded.find('\n');
+      const auto line = encoded.substr(0, end);
+      encoded.remove_prefix(end == std::string_view::npos ? encoded.size() : end + 1);
+      if (line.empty()) {
+        events.emplace_back(std::exchange(name, {}), std::exchange(data, {}));
+      } else if (line.starts_with("event: ")) {
+        name = line.substr(7);
+      } else if (line.starts_with("data: ")) {
+        data += (data.empty() ? "" : "\n") + std::string(line.substr(6));
+      }
+    }
+    return true;
+  }
   bool begun = false;
   std::vector<std::pair<std::string, std::string>> events;
 };

@@ -98,4 +98,7 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // 1.3 — HostContext::admit (admission.h), privateDirectory, takeSecretEnv;
 // Subprocess's child user (setChildUser, childUser, giveToChildUser) and
 // spawnOnTerminal; randomHex (random.h); identifyProgramFile
-// (program_identity.h).
+// (program_identity.h). 1.4 — detached streams: SseStream::detach and
+// frames (trailing virtuals; only the kernel implements SseStream), SseFeed,
+// SseWaker, appendSseFrame; SseStream::defer and DeferredAnswer;
+// Subprocess::readinessFds.

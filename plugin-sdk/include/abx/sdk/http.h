@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -109,6 +110,10 @@ struct Response {
                                     std::string_view code = {});
 };
 
+class SseFeed;
+class SseWaker;
+class DeferredAnswer;
+
 /**
  * A server-sent-events response being written. The first event (or begin())
  * flushes the 200 headers. A failed write marks only this stream closed; the
@@ -137,10 +142,98 @@ class ABX_SDK_API SseStream {
    * (ids dropped). Since ABI 1.1.
    */
   virtual bool events(const std::vector<Event>& batch);
+  /**
+   * Moves the connection to the server's event loop so the handler can
+   * return std::nullopt at once and free its thread. From then on the loop
+   * pulls encoded text from @p feed whenever the client can take more,
+   * sends `: ping` while the stream is idle and notices a client that hangs
+   * up; nothing written through this SseStream afterwards is sent. The
+   * headers go first if begin() was not called. @return the producer's
+   * handle, or nullptr when this stream cannot be detached (a test double):
+   * the handler then serves the feed itself (see SseFeed). Since ABI 1.4.
+   */
+  virtual std::shared_ptr<SseWaker> detach(std::shared_ptr<SseFeed> feed);
+  /**
+   * Writes already-encoded SSE text (appendSseFrame) as one send: how a
+   * handler that could not detach serves a feed. Default: false (not
+   * supported). Since ABI 1.4.
+   */
+  virtual bool frames(std::string_view encoded);
+  /**
+   * Instead of streaming: moves the connection to the event loop to wait,
+   * without a thread, for one whole answer (a JSON Response) that is given
+   * later through the returned handle; the handler returns std::nullopt at
+   * once. Only before begin() and any event. When the client hangs up
+   * first, @p on_hang_up (if any) runs on the event-loop thread. The answer
+   * ends the connection. @return nullptr when not possible: answer on this
+   * thread instead. Since ABI 1.4.
+   */
+  virtual std::shared_ptr<DeferredAnswer> defer(std::function<void()> on_hang_up);
 
  protected:
   ~SseStream();
 };
+
+/**
+ * What a detached SseStream sends. The server's event loop pulls from it
+ * when the client can take more text, so the producer never waits for a
+ * slow client: the feed keeps the client's position (in a ring the producer
+ * already has, or in a bounded queue of its own) and decides what a client
+ * that fell too far behind gets. Since ABI 1.4.
+ * THREAD: pull() and closed() run on the event-loop thread, one at a time
+ * for one feed; they must not block (take a lock, copy, return).
+ */
+class ABX_SDK_API SseFeed {
+ public:
+  enum class Pull {
+    more, /**< @p budget reached: call again when the client takes it */
+    wait, /**< nothing more now: call again after the next SseWaker::wake() */
+    end,  /**< what was appended is the last: the stream ends */
+  };
+  /** Appends encoded SSE text (appendSseFrame) to @p out, about @p budget bytes at most. */
+  virtual Pull pull(std::string& out, std::size_t budget) = 0;
+  /** The stream ended (client gone, server draining, or pull() said end). Default: nothing. */
+  virtual void closed();
+  virtual ~SseFeed();
+};
+
+/**
+ * The producer's handle on a detached stream: wake() after making new text
+ * available to its feed. Calls coalesce into one pull.
+ * THREAD: safe from any thread, cheap (no system call while a pull is due).
+ */
+class ABX_SDK_API SseWaker {
+ public:
+  virtual void wake() = 0;
+  /** False once the stream ended. */
+  virtual bool open() const = 0;
+
+ protected:
+  ~SseWaker();
+};
+
+/**
+ * The handle of an answer a handler deferred (SseStream::defer).
+ * THREAD: safe from any thread.
+ */
+class ABX_SDK_API DeferredAnswer {
+ public:
+  /** Sends @p response (its body; a body_stream is not supported). Only the first call counts. */
+  virtual void answer(Response response) = 0;
+  /** False once the client hung up, the server drains, or it was answered. */
+  virtual bool open() const = 0;
+
+ protected:
+  ~DeferredAnswer();
+};
+
+/**
+ * Appends one event to @p out as SSE text: `id:` (if any), `event:` (if
+ * any), one `data:` line per line of @p data, a blank line. Encode an event
+ * once and hand the same text to every subscriber. Since ABI 1.4.
+ */
+ABX_SDK_API void appendSseFrame(std::string& out, std::string_view name, std::string_view data,
+                                std::string_view id = {});
 
 using Handler = std::function<Response(const Request&)>;
 /**

@@ -177,6 +177,15 @@ class ABX_SDK_API Subprocess {
   bool signalGroup(int sig) noexcept;
   /** Runs the kill ladder on the group until the child exits. @return exit code. */
   int terminate(const KillLadder& ladder = {});
+  /**
+   * The descriptors that become readable when output arrives or the child
+   * exits (the open output pipes, and the pidfd when the kernel has one),
+   * for one thread to watch many children with poll/epoll and then call
+   * readLine / readChunk / poll with a zero timeout. Owned by this object:
+   * never read or close them; the set shrinks as pipes reach EOF. Without
+   * a pidfd the exit is noticed only by polling poll(). Since ABI 1.4.
+   */
+  std::vector<int> readinessFds() const;
 
  private:
   Subprocess() = default;
