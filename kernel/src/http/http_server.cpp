@@ -18,34 +18,17 @@
 #include <vector>
 
 #include "abx/sdk/json.h"
-#include "http/loop_stream.h"
+#include "http/connection.h"
 #include "http/request_head.h"
 #include "http/socket_exchange.h"
 #include "http/socket_io.h"
+#include "http/stream_set.h"
 #include "http/worker_pool.h"
 
 namespace abx::kernel {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct Connection {
-  int fd = -1;
-  std::string peer;
-  std::string buffer;  // bytes of the next request read so far
-  Clock::time_point deadline;
-  bool in_head = false;   // a request's head has started arriving
-  bool over_cap = false;  // beyond a connection cap: probes only, one request
-  bool watched = false;   // registered with epoll (the loop thread's)
-};
-using ConnectionPtr = std::shared_ptr<Connection>;
-
-// A connection whose stream handler detached it: the loop pumps its stream.
-struct StreamEntry {
-  ConnectionPtr connection;
-  std::shared_ptr<LoopStream> stream;
-  bool out_armed = false;  // watching for writability
-};
 
 // Requests for the core group (health, ready, capabilities) run in a lane of
 // their own, so a liveness probe never waits behind busy workers.
@@ -114,51 +97,45 @@ int boundPort(int fd) {
 
 }  // namespace
 
-class HttpServer::Loop final : public StreamScheduler {
+class HttpServer::Loop {
  public:
   Loop(const Pipeline& pipeline, SseHub& hub, int threads, ConnectionLimits limits)
       : pipeline_(pipeline),
         hub_(hub),
         limits_(limits),
         workers_(static_cast<std::size_t>(threads), static_cast<std::size_t>(threads) * 16),
-        probes_(kProbeThreads, 1024) {
+        probes_(kProbeThreads, 1024),
+        epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)),
+        wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+        streams_(
+            epoll_fd_, [this] { wake(); }, [this](const ConnectionPtr& c) { release(c); }) {
     setIoTimeout(limits_.io_timeout);
   }
 
   ~Loop() {
     stop_ = true;
+    streams_.refuseNew();
     wake();
     if (thread_.joinable()) thread_.join();
     workers_.stop();
     probes_.stop();
     for (auto& [fd, c] : parked_) ::close(fd);
-    while (!streams_.empty()) closeStream(streams_.begin()->second);
+    streams_.closeAll(/*finish=*/false);
     for (int fd : {listen_fd_, epoll_fd_, wake_fd_})
       if (fd >= 0) ::close(fd);
   }
 
   int listen(const std::string& host, int port) {
     listen_fd_ = openListener(host, port);
-    epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
-    wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     watch(listen_fd_, EPOLLIN);
     watch(wake_fd_, EPOLLIN);
     thread_ = std::thread([this] { run(); });
     return boundPort(listen_fd_);
   }
 
-  void schedule(std::shared_ptr<LoopStream> stream) override {
-    bool was_idle;
-    {
-      std::lock_guard lock(streams_mutex_);
-      was_idle = ready_.empty() && adopting_.empty();
-      ready_.push_back(std::move(stream));
-    }
-    if (was_idle) wake();
-  }
-
   void drain(std::chrono::milliseconds timeout) {
     draining_ = true;
+    streams_.refuseNew();
     hub_.closeAll();
     wake();
     auto deadline = Clock::now() + timeout;
@@ -203,11 +180,11 @@ class HttpServer::Loop final : public StreamScheduler {
           ssize_t ignored = ::read(wake_fd_, &count, sizeof count);
           (void)ignored;
           adoptHandedBack();
-          pumpScheduledStreams();
+          streams_.pumpScheduled();
         } else if (auto it = parked_.find(fd); it != parked_.end()) {
           readFrom(it->second);
-        } else if (auto st = streams_.find(fd); st != streams_.end()) {
-          streamEvent(st->second, what);
+        } else {
+          streams_.onEvent(fd, what);
         }
       }
       if (draining_ && !drained) {
@@ -216,11 +193,7 @@ class HttpServer::Loop final : public StreamScheduler {
         ::close(std::exchange(listen_fd_, -1));
         while (!parked_.empty()) close(parked_.begin()->second);
       }
-      if (draining_)
-        while (!streams_.empty()) {
-          streams_.begin()->second.stream->finishNow();
-          closeStream(streams_.begin()->second);
-        }
+      if (draining_) streams_.closeAll(/*finish=*/true);
       sweep();
     }
   }
@@ -377,7 +350,8 @@ class HttpServer::Loop final : public StreamScheduler {
     }
     SocketExchange exchange(c->fd, std::move(head), std::move(rest), hub_,
                             [this, c](SseWriter::Handoff handoff, std::shared_ptr<void> hold) {
-                              return adoptStream(c, std::move(handoff), std::move(hold));
+                              if (draining_ || stop_) return std::shared_ptr<sdk::SseWaker>();
+                              return streams_.adopt(c, std::move(handoff), std::move(hold));
                             });
     pipeline_.handle(exchange);
     if (exchange.detached()) {
@@ -409,107 +383,6 @@ class HttpServer::Loop final : public StreamScheduler {
     }
   }
 
-  // On a worker, inside a stream handler: the connection moves to the loop.
-  std::shared_ptr<sdk::SseWaker> adoptStream(const ConnectionPtr& c, SseWriter::Handoff handoff,
-                                             std::shared_ptr<void> hold) {
-    if (draining_ || stop_) return nullptr;
-    auto stream =
-        std::make_shared<LoopStream>(c->fd, std::move(handoff.unsent_head), std::move(handoff.feed),
-                                     handoff.chunked, std::move(hold), *this);
-    bool was_idle;
-    {
-      std::lock_guard lock(streams_mutex_);
-      was_idle = ready_.empty() && adopting_.empty();
-      adopting_.push_back({c, stream});
-    }
-    if (was_idle) wake();
-    return stream;
-  }
-
-  void pumpScheduledStreams() {
-    std::vector<StreamEntry> adopted;
-    std::vector<std::shared_ptr<LoopStream>> ready;
-    {
-      std::lock_guard lock(streams_mutex_);
-      adopted.swap(adopting_);
-      ready.swap(ready_);
-    }
-    for (auto& entry : adopted) {
-      const int fd = entry.connection->fd;
-      watch(fd, EPOLLIN | EPOLLRDHUP);
-      pump(streams_[fd] = std::move(entry));
-    }
-    for (auto& stream : ready)
-      if (auto it = streams_.find(stream->fd());
-          it != streams_.end() && it->second.stream == stream)
-        pump(it->second);
-  }
-
-  void pump(StreamEntry& e) {
-    switch (e.stream->pump()) {
-      case LoopStream::Next::close:
-        closeStream(e);
-        return;
-      case LoopStream::Next::wait_for_socket:
-        watchWritable(e, true);
-        return;
-      case LoopStream::Next::wait_for_wake:
-        watchWritable(e, false);
-        return;
-      case LoopStream::Next::again:
-        watchWritable(e, false);
-        e.stream->wake();
-        return;
-    }
-  }
-
-  void watchWritable(StreamEntry& e, bool on) {
-    if (e.out_armed == on) return;
-    e.out_armed = on;
-    epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0u);
-    ev.data.fd = e.connection->fd;
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, e.connection->fd, &ev);
-  }
-
-  void streamEvent(StreamEntry& e, std::uint32_t what) {
-    // A hang-up is noticed here, not at the next write: the feed lets go at once.
-    if (what & (EPOLLERR | EPOLLHUP | EPOLLRDHUP)) {
-      closeStream(e);
-      return;
-    }
-    if (what & EPOLLIN) {
-      // A stream's client has nothing more to say: what it sends is dropped.
-      char scratch[4096];
-      ssize_t n = ::recv(e.connection->fd, scratch, sizeof scratch, MSG_DONTWAIT);
-      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-        closeStream(e);
-        return;
-      }
-    }
-    if (what & EPOLLOUT) pump(e);
-  }
-
-  void pingIdleStreams(Clock::time_point now) {
-    std::vector<int> idle;
-    for (auto& [fd, e] : streams_)
-      if (e.stream->idleFor(now, hub_.pingInterval())) idle.push_back(fd);
-    for (int fd : idle)
-      if (auto it = streams_.find(fd); it != streams_.end()) {
-        it->second.stream->queuePing();
-        pump(it->second);
-      }
-  }
-
-  void closeStream(StreamEntry& e) {
-    auto connection = e.connection;
-    auto stream = e.stream;
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, connection->fd, nullptr);
-    streams_.erase(connection->fd);
-    stream->closed();
-    release(connection);
-  }
-
   /** A parked connection's end (the loop thread's). */
   void close(ConnectionPtr c) {
     if (c->fd < 0) return;
@@ -536,7 +409,7 @@ class HttpServer::Loop final : public StreamScheduler {
     auto now = Clock::now();
     if (now - last_sweep_ < kTick) return;
     last_sweep_ = now;
-    pingIdleStreams(now);
+    streams_.pingIdle(now, hub_.pingInterval());
     std::vector<ConnectionPtr> expired;
     for (auto& [fd, c] : parked_)
       if (now >= c->deadline) expired.push_back(c);
@@ -552,15 +425,14 @@ class HttpServer::Loop final : public StreamScheduler {
   const ConnectionLimits limits_;
   WorkerPool workers_;
   WorkerPool probes_;
-  int listen_fd_ = -1, epoll_fd_ = -1, wake_fd_ = -1;
+  int listen_fd_ = -1;
+  const int epoll_fd_;
+  const int wake_fd_;
+  StreamSet streams_;
   std::thread thread_;
   std::unordered_map<int, ConnectionPtr> parked_;  // the loop thread's only
   std::mutex handback_mutex_;
   std::vector<ConnectionPtr> handed_back_;
-  std::unordered_map<int, StreamEntry> streams_;  // the loop thread's only
-  std::mutex streams_mutex_;
-  std::vector<StreamEntry> adopting_;               // under streams_mutex_
-  std::vector<std::shared_ptr<LoopStream>> ready_;  // under streams_mutex_
   std::mutex peers_mutex_;
   std::unordered_map<std::string, std::size_t> per_peer_;
   std::size_t open_ = 0;      // under peers_mutex_

@@ -1,7 +1,6 @@
 #include "http/socket_io.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -89,8 +88,6 @@ ssize_t readSome(int fd, char* buffer, std::size_t n) {
     if (!awaitReady(fd, POLLIN, *deadline)) return -1;
   }
 }
-
-void makeNonBlocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
 std::string socketAddress(int fd, bool peer) {
   sockaddr_storage addr{};

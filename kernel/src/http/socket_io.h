@@ -32,7 +32,6 @@ void setIoTimeout(std::chrono::milliseconds timeout);
 bool writeAll(int fd, std::initializer_list<std::string_view> parts);
 /** One recv of at most @p n bytes: 0 at EOF, -1 on error or timeout. */
 ssize_t readSome(int fd, char* buffer, std::size_t n);
-void makeNonBlocking(int fd);
 /** The numeric address of the socket's local (or, with @p peer, remote) end. */
 std::string socketAddress(int fd, bool peer);
 
