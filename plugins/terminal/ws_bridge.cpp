@@ -95,6 +95,7 @@ void BridgeLoop::reopen() {
 void BridgeLoop::run() noexcept {
   std::vector<std::unique_ptr<Entry>> entries;
   std::uint64_t next_id = 1;
+  auto next_tick = Clock::now();
   epoll_event events[64];
   while (true) {
     std::vector<std::unique_ptr<WsLink>> arrived;
@@ -120,7 +121,7 @@ void BridgeLoop::run() noexcept {
     for (auto& entry : entries) sync(*entry);
     size_ = entries.size();
 
-    const int n = ::epoll_wait(epoll_fd_, events, 64, waitMillis(entries));
+    const int n = ::epoll_wait(epoll_fd_, events, 64, waitMillis(entries, next_tick));
     for (int i = 0; i < n; ++i) {
       const std::uint64_t key = events[i].data.u64;
       if (key == kWake) {
@@ -132,8 +133,14 @@ void BridgeLoop::run() noexcept {
                              [&](const auto& e) { return e->id == key >> 2; });
       if (it != entries.end()) serve(**it, static_cast<int>(key & 3), events[i].events);
     }
+    // Every link's timers once per tick (and while stopping); between ticks
+    // only those with a drain or close deadline that has come.
     const auto now = Clock::now();
+    const bool all = stopping || now >= next_tick;
+    if (all) next_tick = now + options_.tick;
     for (auto& entry : entries) {
+      const auto at = entry->link->deadline();
+      if (!all && !(at && *at <= now)) continue;
       try {
         entry->link->tick(stopping, now);
       } catch (...) {
@@ -196,9 +203,11 @@ void BridgeLoop::unregister(Entry& entry) noexcept {
   }
 }
 
-int BridgeLoop::waitMillis(const std::vector<std::unique_ptr<Entry>>& entries) const {
+int BridgeLoop::waitMillis(const std::vector<std::unique_ptr<Entry>>& entries,
+                           std::chrono::steady_clock::time_point next_tick) const {
   const auto now = Clock::now();
-  auto wait = options_.tick;
+  auto wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(next_tick - now),
+                         std::chrono::milliseconds(0), options_.tick);
   for (const auto& entry : entries) {
     if (auto at = entry->link->deadline()) {
       auto left = std::chrono::ceil<std::chrono::milliseconds>(*at - now);

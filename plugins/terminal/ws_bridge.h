@@ -84,7 +84,8 @@ class BridgeLoop {
   void serve(Entry& entry, int kind, std::uint32_t events) noexcept;
   void sync(Entry& entry) noexcept;
   void unregister(Entry& entry) noexcept;
-  int waitMillis(const std::vector<std::unique_ptr<Entry>>& entries) const;
+  int waitMillis(const std::vector<std::unique_ptr<Entry>>& entries,
+                 std::chrono::steady_clock::time_point next_tick) const;
 
   const BridgeOptions options_;
   std::mutex mutex_;
