@@ -184,6 +184,10 @@ class WsClient {
   void send(const std::string& text) {
     ws_->sendFrame(text.data(), static_cast<int>(text.size()), WebSocket::FRAME_TEXT);
   }
+  /** One raw frame: @p flags is its first byte (FIN and opcode). */
+  void sendFrame(const std::string& payload, int flags) {
+    ws_->sendFrame(payload.data(), static_cast<int>(payload.size()), flags);
+  }
   void input(const std::string& data) {
     Poco::JSON::Object o;
     o.set("type", "input");
@@ -224,6 +228,7 @@ class WsClient {
         }
         break;
       }
+      if (op == WebSocket::FRAME_OP_PONG) pongs.push_back(payload);
       if (op != WebSocket::FRAME_OP_TEXT) continue;
       texts.push_back(payload);
       return object(payload);  // throws if a frame is not valid JSON
@@ -273,6 +278,7 @@ class WsClient {
 
   std::string output;
   std::vector<std::string> texts;
+  std::vector<std::string> pongs;
   int close_code = 0;
   std::string close_reason;
 
@@ -636,6 +642,28 @@ TEST(TerminalWebSocket, AFrameOverOneMebibyteClosesWith1009) {
   EXPECT_EQ(ws->waitClose(), 1009);
   // The session survives its client.
   EXPECT_EQ(http(server.port(), "GET", "/pty/sessions/" + c.id, "", kAuth).status, 200);
+}
+
+TEST(TerminalWebSocket, FragmentsAreReassembledAndPingsAnswered) {
+  constexpr int kFin = static_cast<int>(WebSocket::FRAME_FLAG_FIN);
+  ServerProcess server(options());
+  auto c = create(server, R"({"shell":"/bin/sh"})");
+  auto ws = attach(c);
+  const std::string message = R"({"type":"input","data":"echo frag-$((5*5))\n"})";
+  // A text message in three fragments with a ping between them.
+  ws->sendFrame(message.substr(0, 10), WebSocket::FRAME_OP_TEXT);
+  ws->sendFrame("are you there", kFin | WebSocket::FRAME_OP_PING);
+  ws->sendFrame(message.substr(10, 15), WebSocket::FRAME_OP_CONT);
+  ws->sendFrame(message.substr(25), kFin | WebSocket::FRAME_OP_CONT);
+  EXPECT_TRUE(ws->waitOutput("frag-25\r\n")) << ws->output;
+  ASSERT_EQ(ws->pongs.size(), 1u);
+  EXPECT_EQ(ws->pongs[0], "are you there");
+  // A binary message is ignored; a stray continuation too.
+  ws->sendFrame(R"({"type":"input","data":"echo bin\n"})", kFin | WebSocket::FRAME_OP_BINARY);
+  ws->sendFrame("x", kFin | WebSocket::FRAME_OP_CONT);
+  ws->input("echo after-$((2*2))\n");
+  EXPECT_TRUE(ws->waitOutput("after-4\r\n")) << ws->output;
+  EXPECT_EQ(ws->output.find("bin\r\n"), std::string::npos) << ws->output;
 }
 
 TEST(TerminalWebSocket, ANewClientTakesTheSessionOver) {
