@@ -134,6 +134,7 @@ void WsLink::tick(bool stopping, Clock::time_point now) {
       break;
     case State::closing:
     case State::discarding:
+    case State::flushing:
       if (now >= close_end_) return finish(end_);
       break;
     default:
@@ -151,6 +152,7 @@ std::optional<WsLink::Clock::time_point> WsLink::deadline() const {
       return std::min(quiet_end_, drain_end_);
     case State::closing:
     case State::discarding:
+    case State::flushing:
       return close_end_;
     default:
       return std::nullopt;
@@ -206,6 +208,7 @@ bool WsLink::handleFrame(const WsFrame& frame) {
       queue(kFin | WebSocket::FRAME_OP_CLOSE, closePayload(WebSocket::WS_NORMAL_CLOSE, {}));
       state_ = State::flushing;
       end_ = BridgeEnd::client_closed;
+      close_end_ = Clock::now() + options_.close_wait;
       return false;
     case WebSocket::FRAME_OP_PING:
       queue(kFin | WebSocket::FRAME_OP_PONG, frame.payload);
