@@ -65,6 +65,11 @@ class WsLink {
   BridgeEnd end() const { return end_; }
 
  private:
+  // open: bridging. draining: the shell ended, its last output is read.
+  // closing: our close frame is out, the client's is awaited. flushing: the
+  // client closed, our answer is being sent. discarding: after 1009, what
+  // the client still sends is read away so the close frame is not lost to a
+  // reset.
   enum class State { open, draining, closing, flushing, discarding, done };
 
   bool wantClient() const;
