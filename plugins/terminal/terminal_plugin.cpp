@@ -61,7 +61,6 @@ sdk::Status TerminalPlugin::start(sdk::HostContext& host) {
   ws.log = &host.log();
   ws.sessions = sessions_.get();
   ws.tickets = &tickets_;
-  ws.max_connections = settings->max_sessions + 8;
   ws_ = std::make_unique<WsService>(std::move(ws));
 
   context_.host = &host;

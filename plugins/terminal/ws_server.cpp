@@ -89,7 +89,8 @@ std::string unknownSession(const std::string& id) {
 
 }  // namespace
 
-WsService::WsService(WsServiceContext context) : context_(std::move(context)) {}
+WsService::WsService(WsServiceContext context)
+    : context_(std::move(context)), bridge_(context_.bridge) {}
 
 WsService::~WsService() { stop(); }
 
@@ -102,13 +103,14 @@ sdk::Result<int> WsService::start(const std::string& host, int port) {
     socket.bind(Poco::Net::SocketAddress(host, static_cast<Poco::UInt16>(port)), true, false);
     socket.listen(64);
     auto params = new Poco::Net::HTTPServerParams;
-    params->setMaxThreads(static_cast<int>(context_.max_connections));
+    params->setMaxThreads(static_cast<int>(context_.handshake_threads));
     params->setMaxQueued(64);
     params->setTimeout(Poco::Timespan(kSocketTimeoutSeconds, 0));
     params->setKeepAlive(false);
     params->setThreadIdleTime(Poco::Timespan(10, 0));
-    pool_ = std::make_unique<Poco::ThreadPool>(1, static_cast<int>(context_.max_connections), 10);
+    pool_ = std::make_unique<Poco::ThreadPool>(1, static_cast<int>(context_.handshake_threads), 10);
     stopping_ = false;
+    bridge_.reopen();
     server_ = std::make_unique<Poco::Net::HTTPServer>(new Factory(*this), *pool_, socket, params);
     server_->start();
     port_ = socket.address().port();
@@ -129,7 +131,7 @@ void WsService::stop() noexcept {
     stopping_ = true;
     server_->stop();  // no new connections; queued ones are dropped
     std::unique_lock lock(active_mutex_);
-    // Bridges see the flag within a tick and close with 1001.
+    // Handshakes in progress end soon (their sockets time out).
     active_cv_.wait_for(lock, std::chrono::seconds(3), [this] { return active_ == 0; });
     lock.unlock();
     // Connections still reading a request, and a client that neither reads
@@ -139,6 +141,8 @@ void WsService::stop() noexcept {
     for (int fd : sockets_) ::shutdown(fd, SHUT_RDWR);
     active_cv_.wait_for(lock, std::chrono::seconds(5), [this] { return active_ == 0; });
     lock.unlock();
+    // Every attached terminal closes with 1001 (cut off if it does not answer).
+    bridge_.stop();
     server_.reset();
     pool_->joinAll();
     pool_.reset();
@@ -238,7 +242,11 @@ void WsService::handle(HTTPServerRequest& request, HTTPServerResponse& response)
     struct Untrack {
       WsService* s;
       int fd;
-      ~Untrack() { s->untrack(fd); }
+      void now() {
+        if (fd >= 0) s->untrack(fd);
+        fd = -1;
+      }
+      ~Untrack() { now(); }
     } untrack{this, fd};
     if (!session_id) {
       closeWebSocket(*ws, WebSocket::WS_POLICY_VIOLATION, "Missing session_id parameter");
@@ -249,7 +257,12 @@ void WsService::handle(HTTPServerRequest& request, HTTPServerResponse& response)
     } else {
       if (context_.log)
         context_.log->debug("pty " + session->id() + ": client attached (" + verdict.caller + ")");
-      runBridge(*ws, session, stopping_, context_.bridge);
+      // From here the bridge thread owns the socket (and may close it).
+      untrack.now();
+      if (!bridge_.adopt(ws, session))
+        closeWebSocket(
+            *ws, stopping_ ? WebSocket::WS_ENDPOINT_GOING_AWAY : WebSocket::WS_UNEXPECTED_CONDITION,
+            stopping_ ? "PTY service stopping" : "PTY bridge unavailable");
     }
   } catch (const std::exception& e) {
     if (context_.log) context_.log->debug(std::string("pty websocket: ") + e.what());

@@ -1,8 +1,9 @@
 // WsService: the PTY WebSocket port (ABX_PTY_PORT / --pty-port, default
 // 9001; 0 picks a free port) — a POCO HTTPServer of the plugin's own that
 // serves only `GET /pty` upgrades. Each handshake is authorized before the
-// upgrade (ws_auth.h), then the connection is bridged to its session
-// (ws_bridge.h) on one of the service's threads.
+// upgrade (ws_auth.h) on one of a few handshake threads, then the upgraded
+// connection is handed to the bridge thread (ws_bridge.h), which serves
+// every attached terminal.
 #pragma once
 
 #include <atomic>
@@ -35,8 +36,8 @@ struct WsServiceContext {
   SessionTable* sessions = nullptr;
   TicketStore* tickets = nullptr;
   BridgeOptions bridge;
-  /** Connections served at once (handshakes included). */
-  std::size_t max_connections = 18;
+  /** Handshakes served at once (the rest queue); attached terminals hold none. */
+  std::size_t handshake_threads = 8;
 };
 
 /** THREAD: start/stop from one thread (the plugin's lifecycle); the rest is safe. */
@@ -51,7 +52,7 @@ class WsService {
   sdk::Result<int> start(const std::string& host, int port);
   /**
    * Stops accepting, ends every connection (close 1001, or a socket shutdown
-   * for a client that does not answer) and waits for their threads.
+   * for a client that does not answer) and waits for the threads.
    */
   void stop() noexcept;
   bool running() const { return running_.load(); }
@@ -68,6 +69,7 @@ class WsService {
   void untrack(int fd);
 
   WsServiceContext context_;
+  BridgeLoop bridge_;
   std::unique_ptr<Poco::ThreadPool> pool_;
   std::unique_ptr<Poco::Net::HTTPServer> server_;
   std::atomic<bool> stopping_{false};

@@ -18,8 +18,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <sstream>
 #include <thread>
@@ -116,6 +118,19 @@ bool hasChildNamed(int parent, const std::string& name) {
   return false;
 }
 
+/** The names of @p pid's threads (from /proc: what ps -L shows). */
+std::vector<std::string> threadNames(int pid) {
+  std::vector<std::string> names;
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& entry : std::filesystem::directory_iterator(tasks)) {
+    std::ifstream comm(entry.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    names.push_back(name);
+  }
+  return names;
+}
+
 /** A created session: its id, pid and ws_url split into port and target. */
 struct Created {
   std::string id;
@@ -169,6 +184,10 @@ class WsClient {
   void send(const std::string& text) {
     ws_->sendFrame(text.data(), static_cast<int>(text.size()), WebSocket::FRAME_TEXT);
   }
+  /** One raw frame: @p flags is its first byte (FIN and opcode). */
+  void sendFrame(const std::string& payload, int flags) {
+    ws_->sendFrame(payload.data(), static_cast<int>(payload.size()), flags);
+  }
   void input(const std::string& data) {
     Poco::JSON::Object o;
     o.set("type", "input");
@@ -209,6 +228,7 @@ class WsClient {
         }
         break;
       }
+      if (op == WebSocket::FRAME_OP_PONG) pongs.push_back(payload);
       if (op != WebSocket::FRAME_OP_TEXT) continue;
       texts.push_back(payload);
       return object(payload);  // throws if a frame is not valid JSON
@@ -258,6 +278,7 @@ class WsClient {
 
   std::string output;
   std::vector<std::string> texts;
+  std::vector<std::string> pongs;
   int close_code = 0;
   std::string close_reason;
 
@@ -623,6 +644,28 @@ TEST(TerminalWebSocket, AFrameOverOneMebibyteClosesWith1009) {
   EXPECT_EQ(http(server.port(), "GET", "/pty/sessions/" + c.id, "", kAuth).status, 200);
 }
 
+TEST(TerminalWebSocket, FragmentsAreReassembledAndPingsAnswered) {
+  constexpr int kFin = static_cast<int>(WebSocket::FRAME_FLAG_FIN);
+  ServerProcess server(options());
+  auto c = create(server, R"({"shell":"/bin/sh"})");
+  auto ws = attach(c);
+  const std::string message = R"({"type":"input","data":"echo frag-$((5*5))\n"})";
+  // A text message in three fragments with a ping between them.
+  ws->sendFrame(message.substr(0, 10), WebSocket::FRAME_OP_TEXT);
+  ws->sendFrame("are you there", kFin | WebSocket::FRAME_OP_PING);
+  ws->sendFrame(message.substr(10, 15), WebSocket::FRAME_OP_CONT);
+  ws->sendFrame(message.substr(25), kFin | WebSocket::FRAME_OP_CONT);
+  EXPECT_TRUE(ws->waitOutput("frag-25\r\n")) << ws->output;
+  ASSERT_EQ(ws->pongs.size(), 1u);
+  EXPECT_EQ(ws->pongs[0], "are you there");
+  // A binary message is ignored; a stray continuation too.
+  ws->sendFrame(R"({"type":"input","data":"echo bin\n"})", kFin | WebSocket::FRAME_OP_BINARY);
+  ws->sendFrame("x", kFin | WebSocket::FRAME_OP_CONT);
+  ws->input("echo after-$((2*2))\n");
+  EXPECT_TRUE(ws->waitOutput("after-4\r\n")) << ws->output;
+  EXPECT_EQ(ws->output.find("bin\r\n"), std::string::npos) << ws->output;
+}
+
 TEST(TerminalWebSocket, ANewClientTakesTheSessionOver) {
   ServerProcess server(options());
   auto c = create(server, R"({"shell":"/bin/sh"})");
@@ -656,6 +699,43 @@ TEST(TerminalWebSocket, DeleteWhileAttachedEndsTheConnection) {
   ASSERT_TRUE(exited);
   EXPECT_EQ(exited->getValue<std::string>("event"), "exited");
   EXPECT_EQ(ws->waitClose(), 1000);
+}
+
+// The PTY port runs handshakes on 8 threads; attached terminals hold none.
+// Three times as many terminals as handshake threads all get their started
+// event and echo their input, and the server grows by far fewer threads.
+TEST(TerminalWebSocket, ManyTerminalsShareOneBridgeThread) {
+  constexpr int kHandshakeThreads = 8;
+  constexpr int kTerminals = 3 * kHandshakeThreads;
+  Config s;
+  s.settings = "      max_sessions: " + std::to_string(kTerminals) + "\n";
+  ServerProcess server(options(s));
+  std::vector<Created> made;
+  for (int i = 0; i < kTerminals; ++i) made.push_back(create(server, R"({"shell":"/bin/sh"})"));
+  const std::size_t before = threadNames(server.pid()).size();
+
+  std::vector<std::unique_ptr<WsClient>> clients;
+  for (const auto& c : made) clients.push_back(attach(c));  // each saw its started event
+  for (int i = 0; i < kTerminals; ++i)
+    clients[i]->input("echo term-$((" + std::to_string(i) + "+1000))\n");
+  for (int i = 0; i < kTerminals; ++i)
+    EXPECT_TRUE(clients[i]->waitOutput("term-" + std::to_string(i + 1000) + "\r\n"))
+        << i << ": " << clients[i]->output;
+
+  const auto names = threadNames(server.pid());
+  EXPECT_EQ(std::count(names.begin(), names.end(), "abx-pty-bridge"), 1);
+  // At most the handshake threads and the bridge thread were added.
+  EXPECT_LE(names.size(), before + kHandshakeThreads + 1);
+  EXPECT_LT(names.size() - before, static_cast<std::size_t>(kTerminals) / 2);
+  std::cout << "[ threads ] " << kTerminals << " terminals: " << before << " threads before, "
+            << names.size() << " with all attached\n";
+
+  // A terminal that takes no output stalls only itself: the others still echo.
+  clients[0]->input("yes stalled-output-line\n");
+  for (int i = 1; i < kTerminals; ++i) {
+    clients[i]->input("echo again-$((" + std::to_string(i) + "+2000))\n");
+    EXPECT_TRUE(clients[i]->waitOutput("again-" + std::to_string(i + 2000) + "\r\n")) << i;
+  }
 }
 
 TEST(TerminalWebSocket, ScopesOfPtyConnectApplyToHeadersAndTickets) {
