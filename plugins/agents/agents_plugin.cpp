@@ -118,7 +118,6 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   options.max_concurrent_turns = envCount("ABX_AGENTS_MAX_CONCURRENT_TURNS", 4);
   options.max_sessions = envCount("ABX_AGENTS_MAX_SESSIONS", 200);
   options.session_ttl_s = static_cast<std::int64_t>(envCount("ABX_AGENTS_SESSION_TTL_S", 86400));
-  options.event_ring_capacity = envCount("ABX_AGENTS_EVENT_RING", 20000);
   options.state_dir = env("ABX_AGENTS_STATE_DIR").value_or(host.info().state_dir + "/agents");
   // Transcripts and sessions.json are no caller's business through the file
   // API, wherever an operator put them.
@@ -134,7 +133,8 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
                              const std::vector<std::string>& extra) {
     return redactionFor(spec, extra);
   };
-  streams_ = std::make_unique<SessionStreams>(options.event_ring_capacity);
+  // The events a session's stream keeps for replays (Last-Event-ID).
+  streams_ = std::make_unique<SessionStreams>(envCount("ABX_AGENTS_EVENT_RING", 20000));
   vault_ids_ = std::make_unique<SessionVaultIds>();
   keys_ = std::make_unique<SessionKeys>();
   SessionStreams* streams = streams_.get();

@@ -124,10 +124,6 @@ void AgentRuntime::shutdown() {
   for (auto& worker : workers_)
     if (worker.joinable()) worker.join();
   workers_.clear();
-  {
-    std::lock_guard lock(mutex_);
-    for (auto& [id, session] : sessions_) session.events->close();
-  }
   // The last state is on disk before shutdown returns.
   bool unsaved = false;
   {
@@ -150,7 +146,6 @@ Status AgentRuntime::restore() {
       SessionState state;
       state.info = std::move(record);
       state.info.status = SessionStatus::idle;
-      state.events = std::make_shared<EventRing>(options_.event_ring_capacity);
       sessions_[state.info.id] = std::move(state);
     }
     for (auto& turn : loaded->turns) {
@@ -178,7 +173,6 @@ sdk::Result<SessionInfo> AgentRuntime::createSession(const std::string& agent,
     state.info.owner = std::move(owner);
     state.info.created_at = state.info.last_active_at = options_.clock->unixSeconds();
     state.info.metadata = std::move(metadata);
-    state.events = std::make_shared<EventRing>(options_.event_ring_capacity);
     info = state.info;
     sessions_[info.id] = std::move(state);
   }
@@ -187,17 +181,10 @@ sdk::Result<SessionInfo> AgentRuntime::createSession(const std::string& agent,
   return info;
 }
 
-void AgentRuntime::publish(const std::string& session_id, RuntimeEvent event,
+void AgentRuntime::publish(const std::string& session_id, const RuntimeEvent& event,
                            const TurnObserver& observer) {
-  std::shared_ptr<EventRing> ring;
-  {
-    std::lock_guard lock(mutex_);
-    auto it = sessions_.find(session_id);
-    if (it != sessions_.end()) ring = it->second.events;
-  }
   if (observer) observer(event);
   if (options_.listener) options_.listener(session_id, event);
-  if (ring) ring->publish(std::move(event));
 }
 
 sdk::Result<Turn> AgentRuntime::submitTurn(const std::string& session_id, TurnRequest request) {
@@ -597,12 +584,6 @@ std::optional<Turn> AgentRuntime::turn(const std::string& id) const {
   return it->second.turn;
 }
 
-std::shared_ptr<EventRing> AgentRuntime::sessionEvents(const std::string& id) const {
-  std::lock_guard lock(mutex_);
-  auto it = sessions_.find(id);
-  return it == sessions_.end() ? nullptr : it->second.events;
-}
-
 void AgentRuntime::eraseSessionLocked(std::map<std::string, SessionState>::iterator it,
                                       std::string why) {
   for (const auto& turn_id : it->second.info.turn_ids) {
@@ -614,7 +595,6 @@ void AgentRuntime::eraseSessionLocked(std::map<std::string, SessionState>::itera
     // (finishTurn then drops it: its session is gone).
     if (t->second.turn.status != TurnStatus::in_progress) turns_.erase(t);
   }
-  it->second.events->close();
   ended_.emplace_back(std::move(it->second.info), std::move(why));
   sessions_.erase(it);
 }

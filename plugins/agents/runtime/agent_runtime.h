@@ -2,8 +2,9 @@
 // and their turns, one active turn per session with a FIFO queue, a
 // server-wide cap on running turns (a pool of that many workers), cancel
 // with the kill ladder, turn and idle timeouts, the output cap, retention
-// (TTL and LRU among idle sessions), persistence through SessionFile, and a
-// per-session EventRing the wires read. Clock, ids and kill grace are
+// (TTL and LRU among idle sessions), persistence through SessionFile, and
+// every event handed to the turn's observer and the runtime's listener (the
+// wires keep what they replay). Clock, ids and kill grace are
 // injectable so timeout and cancel tests run in milliseconds.
 #pragma once
 
@@ -22,7 +23,6 @@
 #include "abx/sdk/agent_adapter.h"
 #include "abx/sdk/status.h"
 #include "abx/sdk/subprocess.h"
-#include "event_ring.h"
 #include "id_factory.h"
 #include "mcp_bearer.h"
 #include "runtime_clock.h"
@@ -67,7 +67,6 @@ struct TurnRequest {
 
 struct RuntimeOptions {
   std::size_t max_concurrent_turns = 4;
-  std::size_t event_ring_capacity = 20000;
   std::int64_t session_ttl_s = 24 * 3600;
   std::size_t max_sessions = 200;
   sdk::KillLadder ladder{std::chrono::milliseconds(5000), std::chrono::milliseconds(3000)};
@@ -116,7 +115,6 @@ class AgentRuntime {
   std::optional<SessionInfo> session(const std::string& id) const;
   std::vector<SessionInfo> sessions() const;
   std::optional<Turn> turn(const std::string& id) const;
-  std::shared_ptr<EventRing> sessionEvents(const std::string& id) const;
   /** Replaces a session's metadata. @return false for an unknown session. */
   bool setMetadata(const std::string& id, std::map<std::string, std::string> metadata);
   /** Deletes a session (cancelling its turns). */
@@ -130,7 +128,6 @@ class AgentRuntime {
  private:
   struct SessionState {
     SessionInfo info;
-    std::shared_ptr<EventRing> events;
     bool running = false;
   };
   struct TurnState {
@@ -146,7 +143,8 @@ class AgentRuntime {
   void finishTurn(const std::string& turn_id, TurnStatus status, std::optional<TurnError> error,
                   std::vector<Item> items, sdk::agents::TokenUsage usage,
                   std::optional<std::string> native_session_id);
-  void publish(const std::string& session_id, RuntimeEvent event, const TurnObserver& observer);
+  void publish(const std::string& session_id, const RuntimeEvent& event,
+               const TurnObserver& observer);
   void evictLocked();
   /** @p why is told to the listener (session.ended) by announceEnded(). */
   void eraseSessionLocked(std::map<std::string, SessionState>::iterator it, std::string why);
