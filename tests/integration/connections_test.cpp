@@ -2,10 +2,8 @@
 // and slowly sent heads hold no worker, a head has one total deadline,
 // beyond the connection caps the core group still answers, pipelined
 // requests are answered in order.
-#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -38,19 +36,6 @@ ServerOptions commandsServer(std::map<std::string, std::string> env = {},
   return o;
 }
 
-int connectTo(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 void sendText(int fd, const std::string& text) {
   ASSERT_EQ(::send(fd, text.data(), text.size(), MSG_NOSIGNAL), static_cast<ssize_t>(text.size()));
 }
@@ -77,13 +62,13 @@ TEST(Connections, IdleKeepAliveAndSlowHeadsHoldNoWorker) {
   ServerProcess server(commandsServer({}, {"--threads", "2"}));
   std::vector<int> held;
   for (int i = 0; i < 40; ++i) {  // each asked once and now waits: keep-alive
-    int fd = connectTo(server.port());
+    int fd = connectLoopback(server.port());
     sendText(fd, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     EXPECT_THAT(receive(fd, 2s), StartsWith("HTTP/1.1 200"));
     held.push_back(fd);
   }
   for (int i = 0; i < 40; ++i) {  // heads that never finish
-    int fd = connectTo(server.port());
+    int fd = connectLoopback(server.port());
     sendText(fd, "GET /commands HTTP/1.1\r\nHost: 127.0.0.1\r\n");
     held.push_back(fd);
   }
@@ -100,7 +85,7 @@ TEST(Connections, IdleKeepAliveAndSlowHeadsHoldNoWorker) {
 
 TEST(Connections, AHeadHasOneDeadlineNotOnePerRead) {
   ServerProcess server(commandsServer({{"ABX_SERVER_HEAD_TIMEOUT_S", "1"}}));
-  int fd = connectTo(server.port());
+  int fd = connectLoopback(server.port());
   sendText(fd, "GET /health HTTP/1.1\r\n");
   auto t0 = Clock::now();
   std::string answer;
@@ -116,7 +101,7 @@ TEST(Connections, AHeadHasOneDeadlineNotOnePerRead) {
 TEST(Connections, BeyondTheCapsTheCoreGroupStillAnswers) {
   ServerProcess server(commandsServer({{"ABX_SERVER_MAX_CONNECTIONS_PER_PEER", "3"}}));
   std::vector<int> held;
-  for (int i = 0; i < 3; ++i) held.push_back(connectTo(server.port()));
+  for (int i = 0; i < 3; ++i) held.push_back(connectLoopback(server.port()));
   std::this_thread::sleep_for(100ms);
   EXPECT_EQ(http(server.port(), "GET", "/health").status, 200);
   auto refused = http(server.port(), "GET", "/commands");
@@ -129,7 +114,7 @@ TEST(Connections, BeyondTheCapsTheCoreGroupStillAnswers) {
 
 TEST(Connections, PipelinedRequestsAreAnsweredInOrder) {
   ServerProcess server(commandsServer());
-  int fd = connectTo(server.port());
+  int fd = connectLoopback(server.port());
   sendText(fd,
            "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
            "POST /commands/hi HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}"
@@ -152,7 +137,7 @@ TEST(Connections, MalformedHeadsAreRefusedAndClosed) {
        {"GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n", "GET / HTTP/1.1\r\nHost : a\r\n\r\n",
         "GET / HTTP/2.0\r\n\r\n",
         "GET /health HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"}) {
-    int fd = connectTo(server.port());
+    int fd = connectLoopback(server.port());
     sendText(fd, head);
     auto answer = receive(fd, 2s);
     EXPECT_THAT(answer, ::testing::AnyOf(StartsWith("HTTP/1.1 400"), StartsWith("HTTP/1.1 505")))

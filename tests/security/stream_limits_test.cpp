@@ -2,10 +2,8 @@
 // than it allows. Streams leave their worker for the event loop; the
 // concurrency slot must go with them and be held until the stream ends,
 // not until the handler returns.
-#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -52,13 +50,9 @@ ServerOptions limitedAgents(const std::string& endpoint) {
 
 // Sends @p request on a new connection and returns it with the response head read.
 int openStream(int port, const std::string& request, std::string& head) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) < 0) {
+  int fd = connectLoopback(port);
+  if (fd < 0) return -1;
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) < 0) {
     ::close(fd);
     return -1;
   }

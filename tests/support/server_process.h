@@ -69,6 +69,9 @@ HttpResult http(int port, const std::string& method, const std::string& target,
                 const std::string& body = "",
                 const std::vector<std::pair<std::string, std::string>>& headers = {});
 
+/** A blocking TCP socket connected to 127.0.0.1:@p port, or -1. The caller closes it. */
+int connectLoopback(int port);
+
 /** Sends @p raw bytes and returns everything read until close or timeout. */
 std::string rawHttp(int port, const std::string& raw,
                     std::chrono::milliseconds timeout = std::chrono::seconds(5));

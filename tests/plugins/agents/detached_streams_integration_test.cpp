@@ -4,10 +4,8 @@
 // tail, a tail whose client hangs up gives its subscriber place back
 // without a write, and non-streaming /v1/responses wait for their turns
 // without holding workers.
-#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -61,22 +59,9 @@ std::string sessionId(const std::string& body) {
   return at == std::string::npos ? "" : body.substr(at + 6, body.find('"', at + 6) - at - 6);
 }
 
-int connectTo(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 // Opens a tail on a raw socket and returns once its 200 head arrived.
 int openTail(int port, const std::string& id, std::string& received) {
-  int fd = connectTo(port);
+  int fd = connectLoopback(port);
   if (fd < 0) return -1;
   std::string request = "GET /v1/agents/sessions/" + id +
                         "/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + kToken +
