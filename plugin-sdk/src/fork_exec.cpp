@@ -1,5 +1,7 @@
 // detail::forkExec (see fork_exec.h): fork + exec for the children
 // posix_spawn cannot start — another user's, and a terminal's.
+#include "fork_exec.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -8,8 +10,6 @@
 
 #include <cerrno>
 #include <system_error>
-
-#include "fork_exec.h"
 
 namespace abx::sdk {
 namespace {
