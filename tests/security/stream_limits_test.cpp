@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/agents_server.h"
 #include "support/server_process.h"
 
 namespace abx::testing {
@@ -23,27 +24,18 @@ using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kToken = "stream-limits-token-4321";
-const std::vector<std::pair<std::string, std::string>> kAuth = {
-    {"Authorization", std::string("Bearer ") + kToken}, {"Content-Type", "application/json"}};
+const auto kAuth = bearerJson(kToken);
 
 ServerOptions limitedAgents(const std::string& endpoint) {
-  ServerOptions o;
-  o.manifest =
-      "plugins:\n  - name: agents\n    file: abx_agents.so\n"
-      "  - name: adapter_command\n    file: abx_adapter_command.so\n";
-  o.files["agents.yaml"] = R"(agents:
+  auto o = fakeAgentsServer(R"(agents:
   - name: slow
     runtime: command
     command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
     env: {FAKE_MODE: slow, FAKE_DELAY_MS: "300"}
     workspace: {path: "{dir}/work"}
-)";
+)",
+                            kToken);
   o.files["policy.yaml"] = "endpoints:\n  " + endpoint + ": {limits: {max_concurrency: 2}}\n";
-  o.env["ABX_AGENTS_CONFIG"] = "{dir}/agents.yaml";
-  o.env["ABX_AGENTS_STATE_DIR"] = "{dir}/state";
-  o.env["ABX_SERVER_TOKEN"] = kToken;
-  o.env["ABX_SERVER_ENABLED_GROUPS"] = "agents";
-  o.env["PATH"] = sourceDir() + "/fake_agents:/usr/bin:/bin";
   o.args = {"--policy", "{dir}/policy.yaml"};
   return o;
 }

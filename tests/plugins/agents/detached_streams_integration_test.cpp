@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/agents_server.h"
 #include "support/server_process.h"
 
 namespace abx::testing {
@@ -26,15 +27,10 @@ using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kToken = "detached-token-5678";
-const std::vector<std::pair<std::string, std::string>> kAuth = {
-    {"Authorization", std::string("Bearer ") + kToken}, {"Content-Type", "application/json"}};
+const auto kAuth = bearerJson(kToken);
 
 ServerOptions agentsServer(int threads) {
-  ServerOptions o;
-  o.manifest =
-      "plugins:\n  - name: agents\n    file: abx_agents.so\n"
-      "  - name: adapter_command\n    file: abx_adapter_command.so\n";
-  o.files["agents.yaml"] = R"(agents:
+  auto o = fakeAgentsServer(R"(agents:
   - name: fake
     runtime: command
     command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
@@ -44,12 +40,8 @@ ServerOptions agentsServer(int threads) {
     command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
     env: {FAKE_MODE: slow, FAKE_DELAY_MS: "150"}
     workspace: {path: "{dir}/work"}
-)";
-  o.env["ABX_AGENTS_CONFIG"] = "{dir}/agents.yaml";
-  o.env["ABX_AGENTS_STATE_DIR"] = "{dir}/state";
-  o.env["ABX_SERVER_TOKEN"] = kToken;
-  o.env["ABX_SERVER_ENABLED_GROUPS"] = "agents";
-  o.env["PATH"] = sourceDir() + "/fake_agents:/usr/bin:/bin";
+)",
+                            kToken);
   o.args = {"--threads", std::to_string(threads)};
   return o;
 }

@@ -10,10 +10,14 @@
 #include <Poco/Net/HTTPResponse.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <memory>
 #include <thread>
 
+#include "support/agents_server.h"
 #include "support/server_process.h"
 
 namespace abx::testing {
@@ -26,11 +30,7 @@ using ::testing::Not;
 constexpr const char* kToken = "sessions-token-1234";
 
 ServerOptions sessionsServer() {
-  ServerOptions o;
-  o.manifest =
-      "plugins:\n  - name: agents\n    file: abx_agents.so\n"
-      "  - name: adapter_command\n    file: abx_adapter_command.so\n";
-  o.files["agents.yaml"] = R"(agents:
+  return fakeAgentsServer(R"(agents:
   - name: fake
     runtime: command
     command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
@@ -49,17 +49,11 @@ ServerOptions sessionsServer() {
     runtime: command
     command: {argv: ["sh", "-c", "printf 'VAULT=%s\\n' \"$VAULT_TOKEN\""], parser: text}
     workspace: {path: "{dir}/work"}
-)";
-  o.env["ABX_AGENTS_CONFIG"] = "{dir}/agents.yaml";
-  o.env["ABX_AGENTS_STATE_DIR"] = "{dir}/state";
-  o.env["ABX_SERVER_TOKEN"] = kToken;
-  o.env["ABX_SERVER_ENABLED_GROUPS"] = "agents";
-  o.env["PATH"] = sourceDir() + "/fake_agents:/usr/bin:/bin";
-  return o;
+)",
+                          kToken);
 }
 
-const std::vector<std::pair<std::string, std::string>> kAuth = {
-    {"Authorization", std::string("Bearer ") + kToken}, {"Content-Type", "application/json"}};
+const auto kAuth = bearerJson(kToken);
 
 std::string createSession(const ServerProcess& s, const std::string& agent) {
   auto r = http(s.port(), "POST", "/v1/agents/sessions",
@@ -142,24 +136,53 @@ TEST(SessionsWire, LastEventIdReplaysExactlyTheMissedEvents) {
   EXPECT_EQ(idsOf(rest), std::vector<std::string>(ids.begin() + cut, ids.end()));
 }
 
+// A tail that reads until @p until has arrived, then hangs up: the part of
+// what it got that ends with a whole event.
+std::string tailUntil(const ServerProcess& s, const std::string& id, const std::string& until) {
+  int fd = connectLoopback(s.port());
+  const std::string request = "GET /v1/agents/sessions/" + id +
+                              "/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " +
+                              kToken + "\r\n\r\n";
+  std::string raw;
+  if (fd >= 0 && ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) > 0) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    char buf[4096];
+    while (dechunked(raw).find(until) == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 100) <= 0) continue;
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      raw.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+  if (fd >= 0) ::close(fd);
+  std::string text = dechunked(raw);
+  return text.substr(0, text.rfind("\n\n") + 2);
+}
+
 TEST(SessionsWire, DisconnectDoesNotStopTheTurnAndALaterClientSeesTheRest) {
   ServerProcess server(sessionsServer());
   const auto id = createSession(server, "slow");
   std::string seen;
-  std::thread first([&] { seen = tail(server, id, "", 300ms); });  // goes away mid-turn
+  // Goes away as soon as the turn has started (the slow agent then still
+  // has lines to write, 100 ms apart).
+  std::thread first([&] { seen = tailUntil(server, id, "event: agent.session.turn.in_progress"); });
   std::this_thread::sleep_for(100ms);
   sendInput(server, id, "keep going");
   first.join();
-  // The later client resumes where the first one left: whether the turn is
-  // still running or already over, it gets the rest and nothing twice.
+  ASSERT_THAT(seen, HasSubstr("event: agent.session.turn.in_progress"));
+  ASSERT_THAT(seen, Not(HasSubstr("event: agent.session.turn.completed")));
+  // The later client resumes where the first one left: it gets the rest of
+  // the turn, which went on without a client, and nothing twice.
   const auto first_ids = idsOf(seen);
-  const std::string resume = first_ids.empty() ? "0" : first_ids.back();
-  auto later = tail(server, id, "Last-Event-ID: " + resume + "\r\n", 3s);
-  EXPECT_THAT(seen + later, HasSubstr("event: agent.session.turn.completed"));
-  EXPECT_THAT(seen + later, HasSubstr("turn 1: keep going"));
+  ASSERT_FALSE(first_ids.empty()) << seen;
+  auto later = tail(server, id, "Last-Event-ID: " + first_ids.back() + "\r\n", 3s);
+  EXPECT_THAT(later, HasSubstr("event: agent.session.turn.completed"));
+  EXPECT_THAT(later, HasSubstr("turn 1: keep going"));
   const auto later_ids = idsOf(later);
   ASSERT_FALSE(later_ids.empty()) << later;
-  EXPECT_EQ(std::stoull(later_ids.front()), std::stoull(resume) + 1);
+  EXPECT_EQ(std::stoull(later_ids.front()), std::stoull(first_ids.back()) + 1);
 }
 
 TEST(SessionsWire, TheThirtyThirdSubscriberIsRefused) {

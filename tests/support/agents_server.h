@@ -1,0 +1,34 @@
+// The real server with the agents plugin and the command adapter, fake
+// agents (fake_agents/) first on PATH, a token and the agents group on:
+// what the agents wire tests start. Each test brings its agents.yaml.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/server_process.h"
+
+namespace abx::testing {
+
+/** @p agents_yaml: the agents config ({dir} is the server's temp dir). */
+inline ServerOptions fakeAgentsServer(const std::string& agents_yaml, const std::string& token) {
+  ServerOptions o;
+  o.manifest =
+      "plugins:\n  - name: agents\n    file: abx_agents.so\n"
+      "  - name: adapter_command\n    file: abx_adapter_command.so\n";
+  o.files["agents.yaml"] = agents_yaml;
+  o.env["ABX_AGENTS_CONFIG"] = "{dir}/agents.yaml";
+  o.env["ABX_AGENTS_STATE_DIR"] = "{dir}/state";
+  o.env["ABX_SERVER_TOKEN"] = token;
+  o.env["ABX_SERVER_ENABLED_GROUPS"] = "agents";
+  o.env["PATH"] = sourceDir() + "/fake_agents:/usr/bin:/bin";
+  return o;
+}
+
+/** Bearer @p token and a JSON body. */
+inline std::vector<std::pair<std::string, std::string>> bearerJson(const std::string& token) {
+  return {{"Authorization", "Bearer " + token}, {"Content-Type", "application/json"}};
+}
+
+}  // namespace abx::testing
