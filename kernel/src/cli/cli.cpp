@@ -1,8 +1,5 @@
 #include "cli/cli.h"
 
-#include <Poco/Net/HTTPClientSession.h>
-#include <Poco/Net/HTTPRequest.h>
-#include <Poco/Net/HTTPResponse.h>
 #include <sys/prctl.h>
 
 #include <algorithm>
@@ -16,6 +13,7 @@
 #include <vector>
 
 #include "abx/sdk/version.h"
+#include "cli/health_probe.h"
 #include "http/origin_policy.h"
 #include "loader/manifest.h"
 #include "loader/plugin_loader.h"
@@ -222,21 +220,15 @@ int healthcheck(const Parsed& p) {
     if (!parsePort(it->second, port, "--port")) return 1;
   if (auto it = p.options.find("--timeout"); it != p.options.end())
     timeout = std::atof(it->second.c_str());
-  try {
-    Poco::Net::HTTPClientSession session(host, static_cast<Poco::UInt16>(port));
-    session.setTimeout(Poco::Timespan(static_cast<long>(timeout * 1e6)));
-    Poco::Net::HTTPRequest request("GET", "/health", Poco::Net::HTTPMessage::HTTP_1_1);
-    session.sendRequest(request);
-    Poco::Net::HTTPResponse response;
-    session.receiveResponse(response);
-    if (response.getStatus() == 200) {
-      std::printf("ok\n");
-      return 0;
-    }
-    std::fprintf(stderr, "healthcheck: HTTP %d\n", static_cast<int>(response.getStatus()));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "healthcheck: %s\n", e.what());
+  auto probe = probeHealth(host, port, std::chrono::milliseconds(static_cast<long>(timeout * 1e3)));
+  if (probe.status == 200) {
+    std::printf("ok\n");
+    return 0;
   }
+  if (probe.status != 0)
+    std::fprintf(stderr, "healthcheck: HTTP %d\n", probe.status);
+  else
+    std::fprintf(stderr, "healthcheck: %s\n", probe.error.c_str());
   return 1;
 }
 
