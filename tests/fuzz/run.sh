@@ -4,6 +4,8 @@
 #           tests/fuzz/corpus/
 #   base64  tests/fuzz/base64_fuzz.cpp (the files plugin's base64 coder),
 #           seeds in tests/fuzz/corpus-base64/
+#   json    tests/fuzz/json_fuzz.cpp (the SDK's JSON parser and writer),
+#           seeds in tests/fuzz/corpus-json/
 #
 #   tests/fuzz/run.sh <source dir> <build dir> [seconds] [target, default policy]
 #
@@ -62,11 +64,23 @@ case "$TARGET" in
     SEEDS="$SRC/tests/fuzz/corpus-base64"
     MAX_LEN=8192
     ;;
-  *) die "unknown target '$TARGET' (policy, base64)" ;;
+  json)
+    SOURCES=(
+      tests/fuzz/json_fuzz.cpp
+      plugin-sdk/src/json.cpp
+      plugin-sdk/src/json_parse.cpp
+      plugin-sdk/src/json_writer.cpp
+    )
+    LIBS=()
+    SEEDS="$SRC/tests/fuzz/corpus-json"
+    MAX_LEN=4096
+    ;;
+  *) die "unknown target '$TARGET' (policy, base64, json)" ;;
 esac
 SAN=("-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=all)
 CXXFLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -Wall -Wextra
-  -I"$SRC/kernel/src" -I"$SRC/plugin-sdk/include" -I"$SRC/plugins/files")
+  -I"$SRC/kernel/src" -I"$SRC/plugin-sdk/include" -I"$SRC/plugins/files"
+  -I"$SRC/plugin-sdk/src")
 FUZZER="$BUILD/${TARGET}_fuzz"
 
 # ------------------------------------------------------------------ build --
@@ -84,7 +98,7 @@ printf '%s\n' "${SOURCES[@]}" |
   die "compile failed"
 OBJECTS=()
 for s in "${SOURCES[@]}"; do OBJECTS+=("$OBJ/$(echo "$s" | tr / _).o"); done
-"$CLANGXX" "${SAN[@]}" "${OBJECTS[@]}" -o "$FUZZER" "${LIBS[@]}" ||
+"$CLANGXX" "${SAN[@]}" "${OBJECTS[@]}" -o "$FUZZER" ${LIBS[@]+"${LIBS[@]}"} ||
   die "link failed"
 log "built $FUZZER"
 

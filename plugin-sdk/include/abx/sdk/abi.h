@@ -101,4 +101,7 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // (program_identity.h). 1.4 — detached streams: SseStream::detach and
 // frames (trailing virtuals; only the kernel implements SseStream), SseFeed,
 // SseWaker, appendSseFrame; SseStream::defer and DeferredAnswer;
-// Subprocess::readinessFds.
+// Subprocess::readinessFds. 1.5 — the one JSON layer: Json's nested
+// access, iteration and own typed reads (get, at, size, elements, members,
+// as*), JsonWriter, appendJsonQuoted; the parser is the SDK's own (no JSON
+// library is loaded with the SDK).
