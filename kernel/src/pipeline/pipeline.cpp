@@ -78,240 +78,242 @@ std::optional<ApiError> Pipeline::parseQuery(std::string_view raw, sdk::ParamMap
   return std::nullopt;
 }
 
-void Pipeline::handle(Exchange& ex) const {
-  auto started = std::chrono::steady_clock::now();
-  auto method = ex.method();
-  std::string path = normalisePath(ex.target());
+namespace {
 
-  if (method == "OPTIONS") {
-    preflight(ex, path);
-    return;
+ApiError badRequest(std::string message, std::string code, bool close = false) {
+  ApiError e;
+  e.message = std::move(message);
+  e.code = std::move(code);
+  e.close_connection = close;
+  return e;
+}
+
+// Reads the body as the handler asks, never past Content-Length.
+class ExchangeBodyReader final : public sdk::BodyReader {
+ public:
+  ExchangeBodyReader(Exchange& ex, std::uint64_t length) : ex_(ex), total_(length), left_(length) {}
+  std::size_t read(char* buffer, std::size_t n) override {
+    if (left_ == 0) return 0;
+    auto got = ex_.readSome(buffer, static_cast<std::size_t>(std::min<std::uint64_t>(n, left_)));
+    left_ -= got;
+    return got;
   }
-  if (!knownMethod(method)) {
+  std::uint64_t length() const override { return total_; }
+
+ private:
+  Exchange& ex_;
+  std::uint64_t total_;
+  std::uint64_t left_;
+};
+
+}  // namespace
+
+/**
+ * One request on its way through the stages: what it matched, who it is,
+ * the admission it holds, and the one exit that answers and audits.
+ */
+struct Pipeline::Call {
+  explicit Call(Exchange& e) : ex(e), method(e.method()), path(normalisePath(e.target())) {}
+
+  Exchange& ex;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  std::string_view method;
+  std::string path;
+  const Dispatch* dispatch = nullptr;
+  const Route* route = nullptr;
+  sdk::ParamMap path_params;
+  const sdk::EndpointPolicy* policy = nullptr;
+  const sdk::Identity* identity = nullptr;
+  sdk::Identity authenticated;
+  Verdict verdict;
+
+  double elapsedMs() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+        .count();
+  }
+
+  void audit(int status, bool allowed, std::string_view rule, std::string_view code) const {
+    AuditLog& log = *dispatch->audit;
+    if (!log.wants(allowed, policy->audit)) return;
+    AuditEntry entry;
+    entry.identity = identity ? std::string_view(identity->id) : "unauthenticated";
+    entry.endpoint = route->spec.endpoint;
+    entry.method = method;
+    entry.path = path;
+    entry.allowed = allowed;
+    entry.rule = rule;
+    entry.code = code;
+    entry.status = status;
+    entry.duration_ms = elapsedMs();
+    log.record(entry);
+  }
+
+  // Every exit after routing goes through answer() or reject(), so each
+  // decision is audited once.
+  void answer(const sdk::Response& response) {
+    ex.send(response);
+    audit(response.status, true, policy->rule, {});
+  }
+  void reject(const ApiError& e, std::string_view rule) {
+    ex.send(renderError(path, e));
+    audit(e.status, false, rule, e.code);
+  }
+};
+
+void Pipeline::handle(Exchange& ex) const {
+  Call call(ex);
+  if (call.method == "OPTIONS") return preflight(ex, call.path);
+  if (!knownMethod(call.method)) {
     ApiError e;
     e.status = 501;
-    e.message = "Unsupported method ('" + std::string(method) + "')";
+    e.message = "Unsupported method ('" + std::string(call.method) + "')";
     e.type = "NotImplementedError";
-    ex.send(renderError(path, e));
-    return;
+    return ex.send(renderError(call.path, e));
   }
+  if (!route(call)) return ex.send(renderError(call.path, notFound(call.path)));
 
-  const Dispatch* dispatch = current();
-  const Authenticator& auth = *dispatch->auth;
-  AuditLog& audit = *dispatch->audit;
-  auto match = dispatch->routes->match(method, path);
-  if (!match) {
-    ex.send(renderError(path, notFound(path)));
-    return;
-  }
-  const Route& route = *match->route;
-  const sdk::EndpointPolicy& policy = dispatch->admission->policy(route);
-
-  // Every later exit goes through here, so each decision is audited once.
-  auto finish = [&](const sdk::Response& response, const sdk::Identity* who, bool allowed,
-                    std::string_view rule, std::string_view code) {
-    ex.send(response);
-    if (audit.wants(allowed, policy.audit)) {
-      AuditEntry entry;
-      entry.identity = who ? std::string_view(who->id) : std::string_view("unauthenticated");
-      entry.endpoint = route.spec.endpoint;
-      entry.method = method;
-      entry.path = path;
-      entry.allowed = allowed;
-      entry.rule = rule;
-      entry.code = code;
-      entry.status = response.status;
-      entry.duration_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-              .count();
-      audit.record(entry);
-    }
-  };
-  auto reject = [&](const ApiError& e, const sdk::Identity* who, std::string_view rule) {
-    finish(renderError(path, e), who, false, rule, e.code);
-  };
-
-  if (origins_) {
-    if (auto refusal = admitBrowserCaller(ex)) {
-      reject(*refusal, nullptr, refusal->code == "host_not_allowed" ? "host" : "origin");
-      return;
-    }
-  }
-
-  const sdk::Identity* identity = &auth.openIdentity();
-  sdk::Identity authenticated;
-  if (route.spec.auth_required && auth.enabled()) {
-    auto outcome = auth.authenticate(ex.headerValues("X-Access-Token"),
-                                     [&]() -> std::optional<std::string_view> {
-                                       auto v = ex.headerValues("Authorization");
-                                       if (v.empty()) return std::nullopt;
-                                       return v.front();
-                                     }());
-    if (auto* error = std::get_if<ApiError>(&outcome)) {
-      reject(*error, nullptr, "auth");
-      return;
-    }
-    authenticated = std::move(std::get<sdk::Identity>(outcome));
-    identity = &authenticated;
-  }
-
+  if (origins_)
+    if (auto refusal = admitBrowserCaller(ex))
+      return call.reject(*refusal, refusal->code == "host_not_allowed" ? "host" : "origin");
+  if (auto refusal = authenticate(call)) return call.reject(*refusal, "auth");
   // The verdict's lease holds a concurrency slot until the handler returns.
-  Verdict verdict = dispatch->admission->admit(route, *identity);
-  if (verdict.error) {
-    reject(*verdict.error, identity, denialRule(policy, *verdict.error));
-    return;
-  }
+  call.verdict = call.dispatch->admission->admit(*call.route, *call.identity);
+  if (call.verdict.error)
+    return call.reject(*call.verdict.error, denialRule(*call.policy, *call.verdict.error));
 
   sdk::Request request;
-  if (auto q = ex.target().find('?'); q != std::string_view::npos) {
-    auto raw = ex.target().substr(q + 1);
-    raw = raw.substr(0, raw.find('#'));
-    if (auto bad = parseQuery(raw, request.query, request.query_arrays)) {
-      reject(*bad, identity, "params");
-      return;
-    }
-  }
-
-  if (!ex.headerValues("Transfer-Encoding").empty()) {
-    ApiError e;
-    e.message = "Transfer-Encoding is not supported on requests; send Content-Length";
-    e.code = "transfer_encoding_unsupported";
-    e.close_connection = true;
-    reject(e, identity, "params");
-    return;
-  }
-
-  if (hasBody(method)) {
-    auto length = ex.contentLength();
-    std::size_t limit = policy.limits.max_request_bytes
-                            ? static_cast<std::size_t>(*policy.limits.max_request_bytes)
-                        : route.spec.max_request_bytes ? route.spec.max_request_bytes
-                                                       : default_body_limit_;
-    if (length && *length < 0) {
-      ApiError e;
-      e.message = "Malformed Content-Length";
-      e.code = "invalid_content_length";
-      e.close_connection = true;
-      reject(e, identity, "params");
-      return;
-    }
-    if (length && static_cast<std::uint64_t>(*length) > limit) {
-      ApiError e;
-      e.status = 413;
-      e.message = "Request body too large: " + std::to_string(*length) + " bytes; the limit is " +
-                  std::to_string(limit);
-      e.code = "request_too_large";
-      e.fields = {{"endpoint", route.spec.endpoint}, {"limit", "max_request_bytes"}};
-      // No forced close: the exchange drains a moderate body so the client
-      // reads this answer, and closes the connection only for a huge one.
-      reject(e, identity, "limits:max_request_bytes");
-      return;
-    }
-    if (route.spec.raw_body) {
-      // The handler reads the body itself, in bounded memory.
-    } else if (length && *length > 0) {
-      if (!ex.readBody(request.body, static_cast<std::size_t>(*length))) {
-        ApiError e;
-        e.message = "Request body shorter than Content-Length";
-        e.code = "incomplete_body";
-        e.close_connection = true;
-        reject(e, identity, "params");
-        return;
-      }
-      auto parsed = sdk::Json::parse(request.body);
-      if (!parsed) {
-        ApiError e;
-        e.message = parsed.status().message();
-        e.code = "invalid_json";
-        reject(e, identity, "params");
-        return;
-      }
-      if (!parsed->isObject()) {
-        ApiError e;
-        e.message = "Invalid JSON: the request body must be a JSON object";
-        e.code = "invalid_json";
-        reject(e, identity, "params");
-        return;
-      }
-      request.json = std::move(parsed).value();
-    }
-  }
-
-  // Reads the body as the handler asks, never past Content-Length.
-  struct ExchangeBodyReader final : sdk::BodyReader {
-    Exchange& ex;
-    std::uint64_t total;
-    std::uint64_t left;
-    ExchangeBodyReader(Exchange& e, std::uint64_t n) : ex(e), total(n), left(n) {}
-    std::size_t read(char* buffer, std::size_t n) override {
-      if (left == 0) return 0;
-      auto got = ex.readSome(buffer, static_cast<std::size_t>(std::min<std::uint64_t>(n, left)));
-      left -= got;
-      return got;
-    }
-    std::uint64_t length() const override { return total; }
-  };
   std::optional<ExchangeBodyReader> body_reader;
-  if (route.spec.raw_body) {
+  std::string rule = "params";
+  if (auto refusal = readRequest(call, request, rule)) return call.reject(*refusal, rule);
+  if (call.route->spec.raw_body) {
     auto length = ex.contentLength();
     body_reader.emplace(ex, length && *length > 0 ? static_cast<std::uint64_t>(*length) : 0);
     request.body_reader = &*body_reader;
   }
+  if (call.route->spec.streaming) return invokeStream(call, request);
+  call.answer(invoke(call, [&] { return call.route->spec.handler(request); }));
+}
 
-  request.method = std::string(method);
-  request.path = path;
-  request.endpoint = route.spec.endpoint;
-  request.path_params = std::move(match->params);
+bool Pipeline::route(Call& call) const {
+  call.dispatch = current();
+  auto match = call.dispatch->routes->match(call.method, call.path);
+  if (!match) return false;
+  call.route = match->route;
+  call.path_params = std::move(match->params);
+  call.policy = &call.dispatch->admission->policy(*call.route);
+  return true;
+}
+
+std::optional<ApiError> Pipeline::authenticate(Call& call) const {
+  const Authenticator& auth = *call.dispatch->auth;
+  call.identity = &auth.openIdentity();
+  if (!call.route->spec.auth_required || !auth.enabled()) return std::nullopt;
+  auto bearer = call.ex.headerValues("Authorization");
+  auto outcome = auth.authenticate(call.ex.headerValues("X-Access-Token"),
+                                   bearer.empty() ? std::nullopt : std::optional(bearer.front()));
+  if (auto* error = std::get_if<ApiError>(&outcome)) {
+    call.identity = nullptr;
+    return *error;
+  }
+  call.authenticated = std::move(std::get<sdk::Identity>(outcome));
+  call.identity = &call.authenticated;
+  return std::nullopt;
+}
+
+// Query, Transfer-Encoding, the bounded body and its JSON: the refusal of
+// the first that fails (with its audit rule in @p rule), else the request.
+std::optional<ApiError> Pipeline::readRequest(Call& call, sdk::Request& request,
+                                              std::string& rule) const {
+  Exchange& ex = call.ex;
+  if (auto q = ex.target().find('?'); q != std::string_view::npos) {
+    auto raw = ex.target().substr(q + 1);
+    if (auto bad = parseQuery(raw.substr(0, raw.find('#')), request.query, request.query_arrays))
+      return bad;
+  }
+  if (!ex.headerValues("Transfer-Encoding").empty())
+    return badRequest("Transfer-Encoding is not supported on requests; send Content-Length",
+                      "transfer_encoding_unsupported", true);
+  if (hasBody(call.method))
+    if (auto refusal = readBody(call, request, rule)) return refusal;
+
+  request.method = std::string(call.method);
+  request.path = call.path;
+  request.endpoint = call.route->spec.endpoint;
+  request.path_params = std::move(call.path_params);
   request.headers = ex.headers();
-  request.identity = *identity;
-  request.policy = &policy;
+  request.identity = *call.identity;
+  request.policy = call.policy;
+  return std::nullopt;
+}
 
-  auto internal = [&](std::string_view what) {
+std::optional<ApiError> Pipeline::readBody(Call& call, sdk::Request& request,
+                                           std::string& rule) const {
+  const auto& spec = call.route->spec;
+  auto length = call.ex.contentLength();
+  const auto& max = call.policy->limits.max_request_bytes;
+  std::size_t limit = max                      ? static_cast<std::size_t>(*max)
+                      : spec.max_request_bytes ? spec.max_request_bytes
+                                               : default_body_limit_;
+  if (length && *length < 0)
+    return badRequest("Malformed Content-Length", "invalid_content_length", true);
+  if (length && static_cast<std::uint64_t>(*length) > limit) {
     ApiError e;
-    e.status = 500;
-    e.message = "Internal error in " + route.spec.endpoint + ": " + std::string(what);
-    e.type = "InternalError";
-    return renderError(path, e);
-  };
-  const std::string& rule = policy.rule;
-  if (route.spec.streaming) {
-    int status = 200;
-    // A stream that leaves for the event loop takes the concurrency slot along.
-    auto slot = std::make_shared<AdmissionLease>(std::move(verdict.lease));
-    ex.stream(
-        [&](sdk::SseStream& sse) -> std::optional<sdk::Response> {
-          try {
-            auto reply = route.spec.stream_handler(request, sse);
-            if (reply) status = reply->status;
-            return reply;
-          } catch (const std::exception& err) {
-            status = 500;
-            return internal(err.what());
-          } catch (...) {
-            status = 500;
-            return internal("unknown exception");
-          }
-        },
-        slot);
-    if (audit.wants(true, policy.audit)) {
-      AuditEntry entry{identity->id, route.spec.endpoint, method, path, true, rule, {}, status, 0};
-      entry.duration_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-              .count();
-      audit.record(entry);
-    }
-    return;
+    e.status = 413;
+    e.message = "Request body too large: " + std::to_string(*length) + " bytes; the limit is " +
+                std::to_string(limit);
+    e.code = "request_too_large";
+    e.fields = {{"endpoint", spec.endpoint}, {"limit", "max_request_bytes"}};
+    // No forced close: the exchange drains a moderate body so the client
+    // reads this answer, and closes the connection only for a huge one.
+    rule = "limits:max_request_bytes";
+    return e;
   }
+  // A raw-body handler reads the body itself, in bounded memory.
+  if (spec.raw_body || !length || *length == 0) return std::nullopt;
+  if (!call.ex.readBody(request.body, static_cast<std::size_t>(*length)))
+    return badRequest("Request body shorter than Content-Length", "incomplete_body", true);
+  auto parsed = sdk::Json::parse(request.body);
+  if (!parsed) return badRequest(parsed.status().message(), "invalid_json");
+  if (!parsed->isObject())
+    return badRequest("Invalid JSON: the request body must be a JSON object", "invalid_json");
+  request.json = std::move(parsed).value();
+  return std::nullopt;
+}
 
-  sdk::Response response;
+sdk::Response Pipeline::internalError(const Call& call, std::string_view what) {
+  ApiError e;
+  e.status = 500;
+  e.message = "Internal error in " + call.route->spec.endpoint + ": " + std::string(what);
+  e.type = "InternalError";
+  return renderError(call.path, e);
+}
+
+template <class Handler>
+auto Pipeline::invoke(const Call& call, Handler&& handler) -> decltype(handler()) {
   try {
-    response = route.spec.handler(request);
+    return handler();
   } catch (const std::exception& err) {
-    response = internal(err.what());
+    return internalError(call, err.what());
   } catch (...) {
-    response = internal("unknown exception");
+    return internalError(call, "unknown exception");
   }
-  finish(response, identity, true, rule, {});
+}
+
+// A stream answers itself; its audit record is written when the handler
+// returns (or the stream leaves for the event loop, taking the slot along).
+void Pipeline::invokeStream(Call& call, sdk::Request& request) const {
+  int status = 200;
+  auto slot = std::make_shared<AdmissionLease>(std::move(call.verdict.lease));
+  call.ex.stream(
+      [&](sdk::SseStream& sse) -> std::optional<sdk::Response> {
+        auto reply = invoke(call, [&]() -> std::optional<sdk::Response> {
+          return call.route->spec.stream_handler(request, sse);
+        });
+        if (reply) status = reply->status;
+        return reply;
+      },
+      slot);
+  call.audit(status, true, call.policy->rule, {});
 }
 
 }  // namespace abx::kernel

@@ -69,6 +69,20 @@ class Pipeline {
                                             decltype(sdk::Request::query_arrays)& arrays);
 
  private:
+  struct Call;
+  /** Finds the route and its policy; false: 404. */
+  bool route(Call& call) const;
+  /** Sets the caller's identity (the open one when no token is needed), or the 401. */
+  std::optional<ApiError> authenticate(Call& call) const;
+  /** Fills @p request (query, body, identity) or returns the refusal and its @p rule. */
+  std::optional<ApiError> readRequest(Call& call, sdk::Request& request, std::string& rule) const;
+  std::optional<ApiError> readBody(Call& call, sdk::Request& request, std::string& rule) const;
+  /** Runs @p handler; an exception becomes a 500 that names the endpoint. */
+  template <class Handler>
+  static auto invoke(const Call& call, Handler&& handler) -> decltype(handler());
+  static sdk::Response internalError(const Call& call, std::string_view what);
+  void invokeStream(Call& call, sdk::Request& request) const;
+
   /** A CORS preflight (OPTIONS with an Origin): 204 with the CORS headers, or the refusal. */
   void preflight(Exchange& ex, const std::string& path) const;
   /** The Host/Origin refusal of @p ex, or nullopt (CORS headers added for an allowed origin). */
