@@ -91,169 +91,198 @@ sdk::Result<PolicyDocument> loadPreset(const std::string& preset_dir, const std:
   return doc;
 }
 
-sdk::Result<std::shared_ptr<const CompiledPolicy>> compilePolicy(const PolicyInputs& in,
-                                                                 std::uint64_t revision) {
-  auto out = std::make_shared<CompiledPolicy>();
-  out->revision = revision;
-  const RouteTable& routes = *in.routes;
+namespace {
 
-  std::vector<std::string> ids, group_names;
-  for (const auto& r : routes.routes()) ids.push_back(r->spec.endpoint);
-  for (const auto& g : in.groups) group_names.push_back(g.spec.name);
-  auto knownGroup = [&](const std::string& g) {
-    return std::find(group_names.begin(), group_names.end(), g) != group_names.end();
-  };
-  auto isCoreId = [&](const std::string& id) {
-    const Route* r = routes.findEndpoint(id);
-    return r && r->spec.group == "core";
-  };
-
-  std::deque<RuleSpec> synthesized;  // rules the layers imply (stable addresses)
-  std::vector<Selector> selectors;
-  int order = 0;
-  auto addSelector = [&](SelectorKind kind, std::string pattern, const RuleSpec* rule, int layer,
-                         std::string name) {
-    selectors.push_back({kind, std::move(pattern), rule, layer, order++, std::move(name)});
-  };
-  auto enabledRule = [&](bool on) -> const RuleSpec* {
-    RuleSpec r;
-    r.enabled = on;
-    synthesized.push_back(std::move(r));
-    return &synthesized.back();
-  };
-
-  // default: everything on, opt-in groups off.
-  addSelector(SelectorKind::defaults, "", enabledRule(true), kDefault, "default");
-  for (const auto& g : in.groups)
-    if (g.spec.opt_in && g.spec.name != "core")
-      addSelector(SelectorKind::group, g.spec.name, enabledRule(false), kDefault,
-                  "default:opt-in:" + g.spec.name);
-
-  // Toggles edit the code layer: the last call for a group is the one in force.
-  std::vector<CodeToggle> code;
-  for (auto it = in.code.rbegin(); it != in.code.rend(); ++it)
-    if (std::none_of(code.begin(), code.end(),
-                     [&](const CodeToggle& c) { return c.group == it->group; }))
-      code.insert(code.begin(), *it);
-  for (const auto& t : code) {
-    if (!knownGroup(t.group))
-      return sdk::Status::error(
-          "plugin " + t.plugin + ": " + (t.enable ? "enableGroup" : "disableGroup") +
-              ": unknown group '" + t.group + "'" + didYouMean(t.group, group_names),
-          "ConfigError");
-    if (t.group == "core" && !t.enable)
-      return sdk::Status::error("plugin " + t.plugin + ": the core group cannot be disabled",
-                                "ConfigError");
-    addSelector(SelectorKind::group, t.group, enabledRule(t.enable), kCode,
-                std::string("code:") + (t.enable ? "enable_group:" : "disable_group:") + t.group);
+// Builds one CompiledPolicy: each layer adds its selectors (default, code,
+// preset, policy, environment), then every endpoint is resolved against the
+// selectors that match it, then the identities are compiled.
+class PolicyCompiler {
+ public:
+  PolicyCompiler(const PolicyInputs& in, std::uint64_t revision)
+      : in_(in), routes_(*in.routes), out_(std::make_shared<CompiledPolicy>()) {
+    out_->revision = revision;
+    for (const auto& r : routes_.routes()) ids_.push_back(r->spec.endpoint);
+    for (const auto& g : in.groups) group_names_.push_back(g.spec.name);
   }
 
-  // preset and policy documents share one shape; only the policy layer is
+  sdk::Result<std::shared_ptr<const CompiledPolicy>> compile() {
+    addDefaultLayer();
+    if (auto s = addCodeLayer(); !s) return s;
+    if (auto s = addDocumentLayers(); !s) return s;
+    for (const auto& g : in_.env_groups)
+      add(SelectorKind::group, g, enabledRule(true), kEnv, "env:ABX_SERVER_ENABLED_GROUPS");
+    out_->endpoints.resize(routes_.size());
+    for (const auto& route : routes_.routes()) resolve(*route, out_->endpoints[route->index]);
+    if (auto s = compileIdentities(); !s) return s;
+    return std::shared_ptr<const CompiledPolicy>(std::move(out_));
+  }
+
+ private:
+  bool knownGroup(const std::string& g) const {
+    return std::find(group_names_.begin(), group_names_.end(), g) != group_names_.end();
+  }
+  bool isCoreId(const std::string& id) const {
+    const Route* r = routes_.findEndpoint(id);
+    return r && r->spec.group == "core";
+  }
+  void add(SelectorKind kind, std::string pattern, const RuleSpec* rule, int layer,
+           std::string name) {
+    selectors_.push_back({kind, std::move(pattern), rule, layer, order_++, std::move(name)});
+  }
+  const RuleSpec* enabledRule(bool on) {
+    RuleSpec r;
+    r.enabled = on;
+    synthesized_.push_back(std::move(r));
+    return &synthesized_.back();
+  }
+
+  // default: everything on, opt-in groups off.
+  void addDefaultLayer() {
+    add(SelectorKind::defaults, "", enabledRule(true), kDefault, "default");
+    for (const auto& g : in_.groups)
+      if (g.spec.opt_in && g.spec.name != "core")
+        add(SelectorKind::group, g.spec.name, enabledRule(false), kDefault,
+            "default:opt-in:" + g.spec.name);
+  }
+
+  // Toggles edit the code layer: the last call for a group is the one in force.
+  sdk::Status addCodeLayer() {
+    std::vector<CodeToggle> code;
+    for (auto it = in_.code.rbegin(); it != in_.code.rend(); ++it)
+      if (std::none_of(code.begin(), code.end(),
+                       [&](const CodeToggle& c) { return c.group == it->group; }))
+        code.insert(code.begin(), *it);
+    for (const auto& t : code) {
+      if (!knownGroup(t.group))
+        return sdk::Status::error(
+            "plugin " + t.plugin + ": " + (t.enable ? "enableGroup" : "disableGroup") +
+                ": unknown group '" + t.group + "'" + didYouMean(t.group, group_names_),
+            "ConfigError");
+      if (t.group == "core" && !t.enable)
+        return sdk::Status::error("plugin " + t.plugin + ": the core group cannot be disabled",
+                                  "ConfigError");
+      add(SelectorKind::group, t.group, enabledRule(t.enable), kCode,
+          std::string("code:") + (t.enable ? "enable_group:" : "disable_group:") + t.group);
+    }
+    return sdk::Status::ok();
+  }
+
+  sdk::Status addDocumentLayers() {
+    std::string base_dir = in_.base_dir;
+    if (in_.preset) {
+      const auto& source = in_.preset->source;
+      out_->preset = source.starts_with("preset:") ? source.substr(7) : source;
+      if (auto s = addDocument(*in_.preset, kPreset, "preset:" + out_->preset); !s) return s;
+      out_->sources.push_back(source);
+      if (in_.preset->base_dir) base_dir = *in_.preset->base_dir;
+    }
+    if (in_.policy) {
+      if (auto s = addDocument(*in_.policy, kPolicy, "policy"); !s) return s;
+      out_->sources.push_back(in_.policy->source);
+      if (in_.policy->base_dir) base_dir = *in_.policy->base_dir;
+      out_->audit_log = in_.policy->audit_log;
+    }
+    std::error_code ec;
+    auto canonical = std::filesystem::weakly_canonical(base_dir, ec);
+    out_->base_dir = ec ? base_dir : canonical.string();
+    return sdk::Status::ok();
+  }
+
+  // Preset and policy documents share one shape; only the policy layer is
   // held to the installed endpoints and groups.
-  auto addDocument = [&](const PolicyDocument& doc, int layer,
-                         const std::string& label) -> sdk::Status {
-    bool checked = layer == kPolicy;
+  sdk::Status addDocument(const PolicyDocument& doc, int layer, const std::string& label) {
+    const bool checked = layer == kPolicy;
     for (const auto& [group, on] : doc.groups) {
       if (checked && !knownGroup(group))
         return configError(
-            doc.source, "groups: unknown group '" + group + "'" + didYouMean(group, group_names));
+            doc.source, "groups: unknown group '" + group + "'" + didYouMean(group, group_names_));
       if (group == "core" && !on) return configError(doc.source, "groups: core cannot be disabled");
-      addSelector(SelectorKind::group, group, enabledRule(on), layer,
-                  layer == kPolicy ? "policy:groups." + group : label);
+      add(SelectorKind::group, group, enabledRule(on), layer,
+          checked ? "policy:groups." + group : label);
     }
     if (doc.defaults)
-      addSelector(SelectorKind::defaults, "", &*doc.defaults, layer,
-                  layer == kPolicy ? "policy:defaults" : label);
+      add(SelectorKind::defaults, "", &*doc.defaults, layer, checked ? "policy:defaults" : label);
     for (const auto& [selector, rule] : doc.endpoints) {
+      if (auto s = checkSelector(doc, selector, rule, checked); !s) return s;
       auto kind = selectorKind(selector);
-      std::string pattern = selector;
-      if (kind == SelectorKind::group) pattern = selector.substr(6);
-      if (kind == SelectorKind::exact && checked && !routes.findEndpoint(selector))
-        return configError(doc.source, "endpoints: unknown endpoint '" + selector + "'" +
-                                           didYouMean(selector, ids));
-      if (kind == SelectorKind::group && checked && !knownGroup(pattern))
-        return configError(doc.source, "endpoints: unknown group '" + pattern + "'" +
-                                           didYouMean(pattern, group_names));
-      if (kind == SelectorKind::exact && isCoreId(selector) && rule.enabled == false)
-        return configError(doc.source, "endpoints." + selector + ": core cannot be disabled");
-      if (kind == SelectorKind::group && pattern == "core" && rule.enabled == false)
-        return configError(doc.source, "endpoints." + selector + ": core cannot be disabled");
-      if (kind == SelectorKind::glob && checked &&
-          std::none_of(ids.begin(), ids.end(),
-                       [&](const std::string& id) { return globMatch(selector, id); })) {
-        std::string warning = doc.source + ": endpoints: '" + selector + "' matches no endpoint";
-        if (in.strict) return sdk::Status::error(warning, "ConfigError");
-        out->warnings.push_back(warning);
-      }
-      addSelector(kind, pattern, &rule, layer,
-                  layer == kPolicy ? "policy:endpoints." + selector : label);
+      add(kind, kind == SelectorKind::group ? selector.substr(6) : selector, &rule, layer,
+          checked ? "policy:endpoints." + selector : label);
     }
     return sdk::Status::ok();
-  };
-
-  std::string base_dir = in.base_dir;
-  if (in.preset) {
-    out->preset =
-        in.preset->source.starts_with("preset:") ? in.preset->source.substr(7) : in.preset->source;
-    if (auto s = addDocument(*in.preset, kPreset, "preset:" + out->preset); !s) return s;
-    out->sources.push_back(in.preset->source);
-    if (in.preset->base_dir) base_dir = *in.preset->base_dir;
   }
-  if (in.policy) {
-    if (auto s = addDocument(*in.policy, kPolicy, "policy"); !s) return s;
-    out->sources.push_back(in.policy->source);
-    if (in.policy->base_dir) base_dir = *in.policy->base_dir;
-    out->audit_log = in.policy->audit_log;
+
+  sdk::Status checkSelector(const PolicyDocument& doc, const std::string& selector,
+                            const RuleSpec& rule, bool checked) {
+    auto kind = selectorKind(selector);
+    std::string pattern = kind == SelectorKind::group ? selector.substr(6) : selector;
+    if (kind == SelectorKind::exact && checked && !routes_.findEndpoint(selector))
+      return configError(doc.source, "endpoints: unknown endpoint '" + selector + "'" +
+                                         didYouMean(selector, ids_));
+    if (kind == SelectorKind::group && checked && !knownGroup(pattern))
+      return configError(doc.source, "endpoints: unknown group '" + pattern + "'" +
+                                         didYouMean(pattern, group_names_));
+    const bool disables_core = (kind == SelectorKind::exact && isCoreId(selector)) ||
+                               (kind == SelectorKind::group && pattern == "core");
+    if (disables_core && rule.enabled == false)
+      return configError(doc.source, "endpoints." + selector + ": core cannot be disabled");
+    if (kind == SelectorKind::glob && checked &&
+        std::none_of(ids_.begin(), ids_.end(),
+                     [&](const std::string& id) { return globMatch(selector, id); })) {
+      std::string warning = doc.source + ": endpoints: '" + selector + "' matches no endpoint";
+      if (in_.strict) return sdk::Status::error(warning, "ConfigError");
+      out_->warnings.push_back(warning);
+    }
+    return sdk::Status::ok();
   }
-  for (const auto& g : in.env_groups)
-    addSelector(SelectorKind::group, g, enabledRule(true), kEnv, "env:ABX_SERVER_ENABLED_GROUPS");
 
-  std::error_code ec;
-  auto canonical = std::filesystem::weakly_canonical(base_dir, ec);
-  out->base_dir = ec ? base_dir : canonical.string();
-
-  out->endpoints.resize(routes.size());
-  std::vector<const Selector*> matched;
-  for (const auto& route : routes.routes()) {
-    matched.clear();
-    for (const auto& s : selectors)
-      if (matches(s, *route)) matched.push_back(&s);
+  // The selectors that match @p route, most specific and latest first.
+  std::vector<const Selector*> matching(const Route& route) const {
+    std::vector<const Selector*> matched;
+    for (const auto& s : selectors_)
+      if (matches(s, route)) matched.push_back(&s);
     std::sort(matched.begin(), matched.end(), [](const Selector* a, const Selector* b) {
       if (a->kind != b->kind) return a->kind < b->kind;
       if (a->layer != b->layer) return a->layer > b->layer;
       return a->order > b->order;
     });
-    auto& ep = out->endpoints[route->index];
+    return matched;
+  }
 
-    if (route->spec.group == "core") {
+  static void resolveEnabled(const Route& route, const std::vector<const Selector*>& matched,
+                             sdk::EndpointPolicy& ep) {
+    if (route.spec.group == "core") {
       ep.enabled = true;
       ep.rule = "default:core";
-    } else {
-      const Selector* winner = nullptr;
-      for (const auto* s : matched) {
-        if (!s->rule->enabled) continue;
-        if (!winner) {
-          winner = s;
-        } else if (s->kind != winner->kind || s->layer != winner->layer) {
-          break;
-        }
-        // Same layer and specificity: a single `enabled: false` wins.
-        if (*s->rule->enabled == false) {
-          winner = s;
-          break;
-        }
-      }
-      ep.enabled = winner ? *winner->rule->enabled : true;
-      ep.rule = winner ? winner->name : "default";
-      if (winner && winner->layer == kDefault && winner->kind == SelectorKind::defaults)
-        ep.rule = "default:" + route->spec.group;
+      return;
     }
+    const Selector* winner = nullptr;
+    for (const auto* s : matched) {
+      if (!s->rule->enabled) continue;
+      if (!winner) {
+        winner = s;
+      } else if (s->kind != winner->kind || s->layer != winner->layer) {
+        break;
+      }
+      // Same layer and specificity: a single `enabled: false` wins.
+      if (*s->rule->enabled == false) {
+        winner = s;
+        break;
+      }
+    }
+    ep.enabled = winner ? *winner->rule->enabled : true;
+    ep.rule = winner ? winner->name : "default";
+    if (winner && winner->layer == kDefault && winner->kind == SelectorKind::defaults)
+      ep.rule = "default:" + route.spec.group;
+  }
 
+  void resolve(const Route& route, sdk::EndpointPolicy& ep) const {
+    const auto matched = matching(route);
+    resolveEnabled(route, matched, ep);
     // core:read is implicit: every identity may reach the core endpoints.
     ep.scopes =
-        route->spec.group == "core" ? route->spec.scopes : pick(matched, [](const RuleSpec& r) {
-                                                             return r.scopes;
-                                                           }).value_or(route->spec.scopes);
+        route.spec.group == "core"
+            ? route.spec.scopes
+            : pick(matched, [](const RuleSpec& r) { return r.scopes; }).value_or(route.spec.scopes);
     if (auto v = pick(matched, [](const RuleSpec& r) { return r.paths.allow; }))
       ep.paths.allow = *v;
     if (auto v = pick(matched, [](const RuleSpec& r) { return r.paths.deny; })) ep.paths.deny = *v;
@@ -262,7 +291,14 @@ sdk::Result<std::shared_ptr<const CompiledPolicy>> compilePolicy(const PolicyInp
     if (auto v = pick(matched, [](const RuleSpec& r) { return r.paths.symlinks; }))
       ep.paths.symlinks = *v;
     // The server's own state is no caller's, whatever a layer allowed.
-    ep.paths.deny.insert(ep.paths.deny.end(), in.private_dirs.begin(), in.private_dirs.end());
+    ep.paths.deny.insert(ep.paths.deny.end(), in_.private_dirs.begin(), in_.private_dirs.end());
+    resolveLimitsAndParams(matched, ep);
+    ep.audit =
+        pick(matched, [](const RuleSpec& r) { return r.audit; }).value_or(sdk::AuditLevel::deny);
+  }
+
+  static void resolveLimitsAndParams(const std::vector<const Selector*>& matched,
+                                     sdk::EndpointPolicy& ep) {
 #define ABX_PICK(part, field) \
   ep.part.field = pick(matched, [](const RuleSpec& r) { return r.part.field; })
     ABX_PICK(limits, max_bytes);
@@ -288,42 +324,55 @@ sdk::Result<std::shared_ptr<const CompiledPolicy>> compilePolicy(const PolicyInp
     ABX_PICK(params, allow_vars);
     ABX_PICK(params, deny_vars);
 #undef ABX_PICK
-    ep.audit =
-        pick(matched, [](const RuleSpec& r) { return r.audit; }).value_or(sdk::AuditLevel::deny);
   }
 
   // Identities: the legacy token, then auth.tokens of the policy.
-  if (in.legacy_token) out->identities.push_back({"legacy", *in.legacy_token, {"*"}});
-  if (in.policy) {
-    auto token_digest = in.token_digest ? in.token_digest : &environmentTokenDigest;
-    for (std::size_t i = 0; i < in.policy->tokens.size(); ++i) {
-      const auto& t = in.policy->tokens[i];
+  sdk::Status compileIdentities() {
+    if (in_.legacy_token) out_->identities.push_back({"legacy", *in_.legacy_token, {"*"}});
+    if (!in_.policy) return sdk::Status::ok();
+    auto token_digest = in_.token_digest ? in_.token_digest : &environmentTokenDigest;
+    const auto& source = in_.policy->source;
+    for (std::size_t i = 0; i < in_.policy->tokens.size(); ++i) {
+      const auto& t = in_.policy->tokens[i];
       std::string where = "auth.tokens[" + std::to_string(i) + "] (" + t.id + ")";
       TokenIdentity identity{t.id, {}, t.scopes};
       if (t.token_env) {
         auto digest = token_digest(*t.token_env);
         if (!digest)
-          return configError(in.policy->source,
+          return configError(source,
                              where + ": environment variable " + *t.token_env + " is not set");
         identity.digest = *digest;
-        out->secret_env_names.push_back(*t.token_env);
+        out_->secret_env_names.push_back(*t.token_env);
       } else if (t.token_sha256) {
         auto digest = fromHex(*t.token_sha256);
-        if (!digest)
-          return configError(in.policy->source, where + ": token_sha256 is not 64 hex digits");
+        if (!digest) return configError(source, where + ": token_sha256 is not 64 hex digits");
         identity.digest = *digest;
       }
-      for (const auto& existing : out->identities) {
+      for (const auto& existing : out_->identities) {
         if (existing.id == identity.id)
-          return configError(in.policy->source, where + ": duplicate identity id");
+          return configError(source, where + ": duplicate identity id");
         if (existing.digest == identity.digest)
-          return configError(in.policy->source,
-                             where + ": the same token as identity '" + existing.id + "'");
+          return configError(source, where + ": the same token as identity '" + existing.id + "'");
       }
-      out->identities.push_back(std::move(identity));
+      out_->identities.push_back(std::move(identity));
     }
+    return sdk::Status::ok();
   }
-  return std::shared_ptr<const CompiledPolicy>(std::move(out));
+
+  const PolicyInputs& in_;
+  const RouteTable& routes_;
+  std::shared_ptr<CompiledPolicy> out_;
+  std::vector<std::string> ids_, group_names_;
+  std::deque<RuleSpec> synthesized_;  // rules the layers imply (stable addresses)
+  std::vector<Selector> selectors_;
+  int order_ = 0;
+};
+
+}  // namespace
+
+sdk::Result<std::shared_ptr<const CompiledPolicy>> compilePolicy(const PolicyInputs& in,
+                                                                 std::uint64_t revision) {
+  return PolicyCompiler(in, revision).compile();
 }
 
 }  // namespace abx::kernel
