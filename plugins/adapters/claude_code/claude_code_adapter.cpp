@@ -1,6 +1,8 @@
 // ClaudeCodeAdapter: an agent definition + one turn -> a `claude -p` run.
 #include "claude_code_adapter.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 
@@ -73,6 +75,9 @@ std::string claudeEffort(std::string_view effort) {
 }
 
 ClaudeCodeAdapter::ClaudeCodeAdapter(bool as_root) : as_root_(as_root) {}
+// The CLI runs with the server's uid, so the server's uid decides whether
+// Claude needs IS_SANDBOX=1 for bypassPermissions.
+ClaudeCodeAdapter::ClaudeCodeAdapter() : ClaudeCodeAdapter(::geteuid() == 0) {}
 
 AdapterCapabilities ClaudeCodeAdapter::capabilities() const {
   AdapterCapabilities caps;

@@ -37,6 +37,8 @@ class ClaudeCodeAdapter final : public sdk::agents::AgentAdapter {
 
   /** @p as_root: whether the server (so the CLI) runs as uid 0. */
   explicit ClaudeCodeAdapter(bool as_root);
+  /** As the server's own uid says: the CLI runs with it. */
+  ClaudeCodeAdapter();
 
   std::string name() const override { return kName; }
   std::vector<std::string> aliases() const override { return {"claude"}; }

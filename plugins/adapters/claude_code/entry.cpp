@@ -1,7 +1,6 @@
-// The one exported symbol of abx_adapter_claude_code.so.
-#include "abx/sdk/declare_plugin.h"
-#include "claude_code_plugin.h"
+// The one exported symbol of abx_adapter_claude_code.so: the plugin that provides the claude-code
+// runtime.
+#include "abx/sdk/declare_adapter.h"
+#include "claude_code_adapter.h"
 
-ABX_DECLARE_PLUGIN(abx::plugins::adapters::makeClaudeCodePlugin, "abx.adapter.claude_code", "1.0.0",
-                   ABX_KIND_ADAPTER,
-                   R"({"type":"object","additionalProperties":false,"properties":{}})")
+ABX_DECLARE_ADAPTER(abx::plugins::adapters::ClaudeCodeAdapter, "abx.adapter.claude_code", "1.0.0")

@@ -1,7 +1,5 @@
-// The one exported symbol of abx_adapter_codex.so.
-#include "abx/sdk/declare_plugin.h"
-#include "codex_adapter_plugin.h"
+// The one exported symbol of abx_adapter_codex.so: the plugin that provides the codex runtime.
+#include "abx/sdk/declare_adapter.h"
+#include "codex_adapter.h"
 
-ABX_DECLARE_PLUGIN(abx::plugins::adapters::makeCodexAdapterPlugin, "abx.adapter.codex", "1.0.0",
-                   ABX_KIND_ADAPTER,
-                   R"({"type":"object","additionalProperties":false,"properties":{}})")
+ABX_DECLARE_ADAPTER(abx::plugins::adapters::CodexAdapter, "abx.adapter.codex", "1.0.0")

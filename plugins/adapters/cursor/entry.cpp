@@ -1,7 +1,5 @@
-// The one exported symbol of abx_adapter_cursor.so.
-#include "abx/sdk/declare_plugin.h"
-#include "cursor_adapter_plugin.h"
+// The one exported symbol of abx_adapter_cursor.so: the plugin that provides the cursor runtime.
+#include "abx/sdk/declare_adapter.h"
+#include "cursor_adapter.h"
 
-ABX_DECLARE_PLUGIN(abx::plugins::adapters::makeCursorAdapterPlugin, "abx.adapter.cursor", "1.0.0",
-                   ABX_KIND_ADAPTER,
-                   R"({"type":"object","additionalProperties":false,"properties":{}})")
+ABX_DECLARE_ADAPTER(abx::plugins::adapters::CursorAdapter, "abx.adapter.cursor", "1.0.0")

@@ -1,7 +1,6 @@
-// The one exported symbol of abx_adapter_qwen_code.so.
-#include "abx/sdk/declare_plugin.h"
-#include "qwen_code_adapter_plugin.h"
+// The one exported symbol of abx_adapter_qwen_code.so: the plugin that provides the qwen-code
+// runtime.
+#include "abx/sdk/declare_adapter.h"
+#include "qwen_code_adapter.h"
 
-ABX_DECLARE_PLUGIN(abx::plugins::adapters::makeQwenCodeAdapterPlugin, "abx.adapter.qwen_code",
-                   "1.0.0", ABX_KIND_ADAPTER,
-                   R"({"type":"object","additionalProperties":false,"properties":{}})")
+ABX_DECLARE_ADAPTER(abx::plugins::adapters::QwenCodeAdapter, "abx.adapter.qwen_code", "1.0.0")

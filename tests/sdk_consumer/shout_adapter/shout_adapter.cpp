@@ -7,10 +7,7 @@
 #include <vector>
 
 #include "abx/sdk/agent_adapter.h"
-#include "abx/sdk/declare_plugin.h"
-#include "abx/sdk/host_context.h"
-#include "abx/sdk/plugin.h"
-#include "abx/sdk/services.h"
+#include "abx/sdk/declare_adapter.h"
 
 namespace {
 
@@ -61,22 +58,8 @@ class ShoutAdapter final : public agents::AgentAdapter {
   agents::EnvList credentialEnv(const agents::AgentSpec&) const override { return {}; }
 };
 
-class ShoutPlugin final : public abx::sdk::Plugin {
- public:
-  abx::sdk::Status start(abx::sdk::HostContext& host) override {
-    return host.services().provide<agents::AgentAdapter>(adapter_.name(), adapter_);
-  }
-  void stop() noexcept override {}
-
- private:
-  ShoutAdapter adapter_;
-};
-
-std::unique_ptr<abx::sdk::Plugin> makeShoutPlugin(abx::sdk::HostContext&) {
-  return std::make_unique<ShoutPlugin>();
-}
-
 }  // namespace
 
-ABX_DECLARE_PLUGIN(makeShoutPlugin, "com.acme.adapter.shout", "0.1.0", ABX_KIND_ADAPTER,
-                   R"({"type":"object","additionalProperties":false,"properties":{}})")
+// The plugin: one default-constructed ShoutAdapter provided as the
+// abx.agent_adapter.v1 service "shout" (SDK 1.5).
+ABX_DECLARE_ADAPTER(ShoutAdapter, "com.acme.adapter.shout", "0.1.0")

@@ -10,9 +10,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "abx/sdk/declare_adapter.h"
 #include "abx/sdk/testing/mock_host_context.h"
 #include "claude_code_adapter.h"
-#include "claude_code_plugin.h"
 #include "claude_mcp_config.h"
 
 namespace abx::plugins::adapters {
@@ -382,11 +382,11 @@ class RecordingServices : public sdk::ServiceRegistry {
   std::vector<std::pair<std::string, void*>> provided;
 };
 
-TEST(ClaudeCodePlugin, ProvidesTheAdapterAsClaudeCode) {
+TEST(ClaudeCodeAdapterPlugin, ProvidesTheAdapterAsClaudeCode) {
   ::testing::NiceMock<sdk::testing::MockHostContext> host;
   RecordingServices services;
   ON_CALL(host, services()).WillByDefault(ReturnRef(services));
-  ClaudeCodePlugin plugin;
+  sdk::AdapterPlugin<ClaudeCodeAdapter> plugin;  // what ABX_DECLARE_ADAPTER declares
   ASSERT_TRUE(plugin.start(host).isOk());
   ASSERT_THAT(services.provided, SizeIs(1));
   EXPECT_EQ(services.provided[0].first, "abx.agent_adapter.v1/claude-code");

@@ -14,9 +14,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "abx/sdk/declare_adapter.h"
 #include "abx/sdk/testing/mock_host_context.h"
 #include "codex_adapter.h"
-#include "codex_adapter_plugin.h"
 #include "codex_mcp_config.h"
 
 namespace abx::plugins::adapters {
@@ -416,7 +416,7 @@ TEST(CodexAdapterPlugin, ProvidesTheAdapterAsCodex) {
   ::testing::NiceMock<sdk::testing::MockHostContext> host;
   RecordingServices services;
   ON_CALL(host, services()).WillByDefault(ReturnRef(services));
-  CodexAdapterPlugin plugin;
+  sdk::AdapterPlugin<CodexAdapter> plugin;  // what ABX_DECLARE_ADAPTER declares
   ASSERT_TRUE(plugin.start(host).isOk());
   ASSERT_THAT(services.provided, SizeIs(1));
   EXPECT_EQ(services.provided[0].first, "abx.agent_adapter.v1/codex");
