@@ -1,6 +1,8 @@
 // Request accessors, the standard error body and scope matching.
 #include "abx/sdk/http.h"
 
+#include "abx/sdk/http_error.h"
+
 namespace abx::sdk {
 
 bool Identity::hasScope(std::string_view scope) const {
@@ -42,18 +44,12 @@ std::optional<std::string_view> Request::queryParam(std::string_view name) const
 
 Response Response::error(int status, std::string_view message, std::string_view type,
                          std::string_view code) {
-  std::string body;
-  body.reserve(message.size() + type.size() + code.size() + 40);
-  body += "{\"error\":";
-  body += jsonQuote(message);
-  body += ",\"type\":";
-  body += jsonQuote(type);
-  if (!code.empty()) {
-    body += ",\"code\":";
-    body += jsonQuote(code);
-  }
-  body += '}';
-  return Response::json(std::move(body), status);
+  HttpError e;
+  e.status = status;
+  e.message = message;
+  e.type = type;
+  e.code = code;
+  return e.toResponse();
 }
 
 bool SseStream::events(const std::vector<Event>& batch) {

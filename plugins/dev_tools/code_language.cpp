@@ -26,16 +26,17 @@ std::optional<CodeCommand> codeCommand(std::string_view language, const std::str
   return std::nullopt;
 }
 
-std::optional<Refusal> checkLanguage(std::string_view language, const sdk::Params& params) {
+std::optional<sdk::HttpError> checkLanguage(std::string_view language, const sdk::Params& params) {
   if (std::find(std::begin(kLanguages), std::end(kLanguages), language) == std::end(kLanguages)) {
     std::string names;
     for (auto name : kLanguages) names += (names.empty() ? "" : ", ") + std::string(name);
-    return badRequest("Unsupported language '" + std::string(language) + "'; supported: " + names);
+    return sdk::HttpError::badRequest("Unsupported language '" + std::string(language) +
+                                      "'; supported: " + names);
   }
   if (params.languages && std::find(params.languages->begin(), params.languages->end(), language) ==
                               params.languages->end())
-    return Refusal{403, "Language not allowed by policy: " + std::string(language),
-                   "PermissionError", "language_not_allowed"};
+    return sdk::HttpError{403, "Language not allowed by policy: " + std::string(language),
+                          "PermissionError", "language_not_allowed"};
   return std::nullopt;
 }
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "abx/sdk/http_error.h"
 #include "abx/sdk/policy.h"
-#include "refusal.h"
 
 namespace abx::plugins::dev_tools {
 
@@ -33,6 +33,6 @@ std::optional<CodeCommand> codeCommand(std::string_view language, const std::str
  * PermissionError with code language_not_allowed when params.languages is
  * set and does not name it.
  */
-std::optional<Refusal> checkLanguage(std::string_view language, const sdk::Params& params);
+std::optional<sdk::HttpError> checkLanguage(std::string_view language, const sdk::Params& params);
 
 }  // namespace abx::plugins::dev_tools

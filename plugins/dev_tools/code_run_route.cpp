@@ -18,12 +18,12 @@ std::string milliseconds(Clock::duration elapsed) {
   return text;
 }
 
-std::variant<std::string, Refusal> readString(const sdk::Json& body, const char* key,
-                                              std::optional<std::string> fallback) {
+std::variant<std::string, sdk::HttpError> readString(const sdk::Json& body, const char* key,
+                                                     std::optional<std::string> fallback) {
   const auto kind = body.kind(key);
   if ((kind == sdk::JsonKind::missing || kind == sdk::JsonKind::null) && fallback) return *fallback;
   auto value = body.string(key);
-  if (!value) return badRequest(value.status().message());
+  if (!value) return sdk::HttpError::badRequest(value.status().message());
   return *value;
 }
 
@@ -32,26 +32,27 @@ std::variant<std::string, Refusal> readString(const sdk::Json& body, const char*
 sdk::Response runCode(const ToolContext& context, const sdk::Request& request) {
   const sdk::Json& body = request.json;
   auto code = readString(body, "code", std::nullopt);
-  if (auto* refusal = std::get_if<Refusal>(&code)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&code)) return refusal->toResponse();
   auto language = readString(body, "language", std::string("python"));
-  if (auto* refusal = std::get_if<Refusal>(&language)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&language)) return refusal->toResponse();
   const std::string& source = std::get<std::string>(code);
   const std::string& lang = std::get<std::string>(language);
   if (source.find('\0') != std::string::npos)
-    return toResponse(badRequest("Field 'code' cannot contain NUL bytes"));
-  if (auto refusal = checkLanguage(lang, paramsOf(request))) return toResponse(*refusal);
+    return sdk::HttpError::badRequest("Field 'code' cannot contain NUL bytes").toResponse();
+  if (auto refusal = checkLanguage(lang, paramsOf(request))) return refusal->toResponse();
   auto timeout = codeTimeout(body, request.policy);
-  if (auto* refusal = std::get_if<Refusal>(&timeout)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&timeout)) return refusal->toResponse();
 
   std::string cwd_text;
   if (body.kind("cwd") != sdk::JsonKind::missing && body.kind("cwd") != sdk::JsonKind::null) {
     auto cwd_field = body.string("cwd");
-    if (!cwd_field) return toResponse(badRequest(cwd_field.status().message()));
-    if (cwd_field->empty()) return toResponse(badRequest("Field 'cwd' must not be empty"));
+    if (!cwd_field) return sdk::HttpError::badRequest(cwd_field.status().message()).toResponse();
+    if (cwd_field->empty())
+      return sdk::HttpError::badRequest("Field 'cwd' must not be empty").toResponse();
     cwd_text = *cwd_field;
   }
   auto cwd = directoryOf(context, request.endpoint, cwd_text, "cwd");
-  if (auto* refusal = std::get_if<Refusal>(&cwd)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&cwd)) return refusal->toResponse();
 
   auto command = codeCommand(lang, source);  // checkLanguage() vouched for it
   sdk::SpawnOptions spawn;

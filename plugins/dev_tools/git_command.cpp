@@ -10,7 +10,7 @@ std::vector<std::string> gitArgv(const std::vector<std::string>& args) {
   return argv;
 }
 
-std::variant<sdk::Completed, Refusal> runGit(const GitRun& run) {
+std::variant<sdk::Completed, sdk::HttpError> runGit(const GitRun& run) {
   sdk::SpawnOptions spawn;
   spawn.argv = gitArgv(run.args);
   spawn.env = run.env;
@@ -24,16 +24,17 @@ std::variant<sdk::Completed, Refusal> runGit(const GitRun& run) {
   if (!done) {
     const auto& s = done.status();
     if (s.type() == "FileNotFoundError")
-      return Refusal{500, "git is not installed", "FileNotFoundError", {}};
-    return Refusal{500, s.message(), s.type().empty() ? "OSError" : s.type(), {}};
+      return sdk::HttpError{500, "git is not installed", "FileNotFoundError", {}};
+    return sdk::HttpError{500, s.message(), s.type().empty() ? "OSError" : s.type(), {}};
   }
-  if (done->timed_out) return Refusal{408, "git " + timedOutAfter(run.timeout), "TimeoutError", {}};
+  if (done->timed_out)
+    return sdk::HttpError{408, "git " + timedOutAfter(run.timeout), "TimeoutError", {}};
   if (done->exit_code != 0 && !done->truncated) {
     std::string message = done->err;
     while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
       message.pop_back();
     if (message.empty()) message = "git exited with status " + std::to_string(done->exit_code);
-    return Refusal{400, message, "GitError", {}};
+    return sdk::HttpError{400, message, "GitError", {}};
   }
   return std::move(*done);
 }

@@ -10,8 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include "abx/sdk/http_error.h"
 #include "abx/sdk/subprocess.h"
-#include "refusal.h"
 
 namespace abx::plugins::dev_tools {
 
@@ -36,7 +36,7 @@ struct GitRun {
  * the output was cut, which stops git early), 500 OSError when it cannot
  * start.
  */
-std::variant<sdk::Completed, Refusal> runGit(const GitRun& run);
+std::variant<sdk::Completed, sdk::HttpError> runGit(const GitRun& run);
 
 /** The argv runGit() spawns. */
 std::vector<std::string> gitArgv(const std::vector<std::string>& args);

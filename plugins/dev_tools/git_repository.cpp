@@ -20,9 +20,9 @@ std::optional<std::string> realPath(const std::string& path) {
   return std::string(buf);
 }
 
-Refusal outside(const std::string& what) {
-  return Refusal{403, "The repository's " + what + " is outside the allowed paths",
-                 "PermissionError", "path_not_allowed"};
+sdk::HttpError outside(const std::string& what) {
+  return sdk::HttpError{403, "The repository's " + what + " is outside the allowed paths",
+                        "PermissionError", "path_not_allowed"};
 }
 
 /** The object stores named in @p objects/info/alternates (absolute, unresolved). */
@@ -70,8 +70,8 @@ std::string discoveryCeiling(const std::string& dir, const AllowedPath& allowed)
   return top == "/" ? "/" : parentOf(top);
 }
 
-std::optional<Refusal> confineRepository(GitRepository& repo, const std::string& requested,
-                                         const AllowedPath& allowed) {
+std::optional<sdk::HttpError> confineRepository(GitRepository& repo, const std::string& requested,
+                                                const AllowedPath& allowed) {
   auto top = realPath(repo.top_level);
   if (!top || !allowed(*top)) return outside("work tree");
   repo.top_level = *top;
@@ -95,7 +95,7 @@ std::optional<Refusal> confineRepository(GitRepository& repo, const std::string&
   const std::string index = repo.git_dir + "/index";
   if (realPath(index) && !confined(index)) return outside("index");
   if (!isWithin(requested, repo.top_level))
-    return Refusal{400, "The path is not inside the repository's work tree", "GitError", {}};
+    return sdk::HttpError{400, "The path is not inside the repository's work tree", "GitError", {}};
   return std::nullopt;
 }
 

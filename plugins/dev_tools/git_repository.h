@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "refusal.h"
+#include "abx/sdk/http_error.h"
 
 namespace abx::plugins::dev_tools {
 
@@ -49,7 +49,7 @@ bool isWithin(std::string_view path, std::string_view root);
  * 400 GitError when @p requested (the directory git was asked about) is not
  * inside the work tree. On success @p repo holds the resolved paths.
  */
-std::optional<Refusal> confineRepository(GitRepository& repo, const std::string& requested,
-                                         const AllowedPath& allowed);
+std::optional<sdk::HttpError> confineRepository(GitRepository& repo, const std::string& requested,
+                                                const AllowedPath& allowed);
 
 }  // namespace abx::plugins::dev_tools

@@ -40,23 +40,24 @@ class DeniedPaths {
   const std::string& top_;
 };
 
-std::variant<DiffStats, Refusal> diffStats(const GitSession& session,
-                                           const std::vector<std::string>& args,
-                                           const std::vector<std::string>& excluded) {
+std::variant<DiffStats, sdk::HttpError> diffStats(const GitSession& session,
+                                                  const std::vector<std::string>& args,
+                                                  const std::vector<std::string>& excluded) {
   auto done = session.run(args, kGitListingBytes, excluded);
-  if (auto* refusal = std::get_if<Refusal>(&done)) return *refusal;
+  if (auto* refusal = std::get_if<sdk::HttpError>(&done)) return *refusal;
   const auto& completed = std::get<sdk::Completed>(done);
   if (completed.truncated)
-    return Refusal{500, "git diff --numstat output is larger than 32 MiB", "OutputLimitError", {}};
+    return sdk::HttpError{
+        500, "git diff --numstat output is larger than 32 MiB", "OutputLimitError", {}};
   auto stats = parseNumstat(completed.out);
-  if (!stats) return Refusal{500, stats.status().message(), "GitError", {}};
+  if (!stats) return sdk::HttpError{500, stats.status().message(), "GitError", {}};
   return std::move(*stats);
 }
 
 }  // namespace
 
-std::variant<GitTarget, Refusal> gitTarget(const ToolContext& context,
-                                           const sdk::Request& request) {
+std::variant<GitTarget, sdk::HttpError> gitTarget(const ToolContext& context,
+                                                  const sdk::Request& request) {
   std::string path(request.queryParam("path").value_or("."));
   if (path.empty()) path = ".";
   // A file: git runs in its directory and looks at that file only.
@@ -72,29 +73,30 @@ std::variant<GitTarget, Refusal> gitTarget(const ToolContext& context,
     }
   }
   auto dir = directoryOf(context, request.endpoint, path, "path");
-  if (auto* refusal = std::get_if<Refusal>(&dir)) return *refusal;
+  if (auto* refusal = std::get_if<sdk::HttpError>(&dir)) return *refusal;
   return GitTarget{std::get<std::string>(dir), std::nullopt};
 }
 
-std::variant<bool, Refusal> queryFlag(const sdk::Request& request, std::string_view name) {
+std::variant<bool, sdk::HttpError> queryFlag(const sdk::Request& request, std::string_view name) {
   auto value = request.queryParam(name);
   if (!value) return false;
   const auto text = lower(*value);
   if (text == "true" || text == "1" || text == "yes") return true;
   if (text == "false" || text == "0" || text == "no" || text.empty()) return false;
-  return badRequest("Query parameter '" + std::string(name) + "' must be true or false");
+  return sdk::HttpError::badRequest("Query parameter '" + std::string(name) +
+                                    "' must be true or false");
 }
 
 sdk::Response gitStatus(const ToolContext& context, const sdk::Request& request) {
   auto target = gitTarget(context, request);
-  if (auto* refusal = std::get_if<Refusal>(&target)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&target)) return refusal->toResponse();
   auto opened = GitSession::open(context, request.endpoint, std::get<GitTarget>(target),
                                  policyTimeout(request.policy, kGitTimeout));
-  if (auto* refusal = std::get_if<Refusal>(&opened)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&opened)) return refusal->toResponse();
   const auto& session = *std::get<std::unique_ptr<GitSession>>(opened);
   auto done = session.run({"status", "--porcelain=v1", "-b", "-z", "--ignore-submodules=dirty"},
                           kGitListingBytes);
-  if (auto* refusal = std::get_if<Refusal>(&done)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&done)) return refusal->toResponse();
   const auto& completed = std::get<sdk::Completed>(done);
   if (completed.truncated)
     return sdk::Response::error(500, "git status output is larger than 32 MiB", "OutputLimitError");
@@ -115,12 +117,12 @@ std::string truncateDiff(std::string diff, std::size_t cap) {
 
 sdk::Response gitDiff(const ToolContext& context, const sdk::Request& request) {
   auto target = gitTarget(context, request);
-  if (auto* refusal = std::get_if<Refusal>(&target)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&target)) return refusal->toResponse();
   auto staged = queryFlag(request, "staged");
-  if (auto* refusal = std::get_if<Refusal>(&staged)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&staged)) return refusal->toResponse();
   auto opened = GitSession::open(context, request.endpoint, std::get<GitTarget>(target),
                                  policyTimeout(request.policy, kGitTimeout));
-  if (auto* refusal = std::get_if<Refusal>(&opened)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&opened)) return refusal->toResponse();
   const auto& session = *std::get<std::unique_ptr<GitSession>>(opened);
 
   std::vector<std::string> common = {"diff", "--no-ext-diff", "--no-textconv",
@@ -129,7 +131,7 @@ sdk::Response gitDiff(const ToolContext& context, const sdk::Request& request) {
   auto stat_args = common;
   stat_args.insert(stat_args.begin() + 1, {"--numstat", "-z"});
   auto stats = diffStats(session, stat_args, {});
-  if (auto* refusal = std::get_if<Refusal>(&stats)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&stats)) return refusal->toResponse();
   // Files the PathGuard denies (a `paths.deny` rule inside the work tree)
   // are left out of both the text and the statistics.
   const DeniedPaths denied(context, request.endpoint, session.repository().top_level);
@@ -139,12 +141,12 @@ sdk::Response gitDiff(const ToolContext& context, const sdk::Request& request) {
       if (name && denied(*name)) excluded.push_back(excludedPathspec(*name));
   if (!excluded.empty()) {
     stats = diffStats(session, stat_args, excluded);
-    if (auto* refusal = std::get_if<Refusal>(&stats)) return toResponse(*refusal);
+    if (auto* refusal = std::get_if<sdk::HttpError>(&stats)) return refusal->toResponse();
   }
 
   // One byte past the cap tells a cut diff from one of exactly 1 MiB.
   auto text = session.run(common, kDiffBytes + 1, excluded);
-  if (auto* refusal = std::get_if<Refusal>(&text)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&text)) return refusal->toResponse();
   auto& text_done = std::get<sdk::Completed>(text);
   const bool truncated = text_done.truncated || text_done.out.size() > kDiffBytes;
   std::string diff =

@@ -10,8 +10,8 @@
 #include <variant>
 
 #include "abx/sdk/http.h"
+#include "abx/sdk/http_error.h"
 #include "git_command.h"
-#include "refusal.h"
 #include "tool_context.h"
 
 namespace abx::plugins::dev_tools {
@@ -21,10 +21,11 @@ namespace abx::plugins::dev_tools {
  * 403 when the guard refuses it, 400 FileNotFoundError when it does not
  * exist.
  */
-std::variant<GitTarget, Refusal> gitTarget(const ToolContext& context, const sdk::Request& request);
+std::variant<GitTarget, sdk::HttpError> gitTarget(const ToolContext& context,
+                                                  const sdk::Request& request);
 
 /** "true"/"1"/"yes" or "false"/"0"/"no" (any case); absent -> false; else 400. */
-std::variant<bool, Refusal> queryFlag(const sdk::Request& request, std::string_view name);
+std::variant<bool, sdk::HttpError> queryFlag(const sdk::Request& request, std::string_view name);
 
 /** {"branch", "clean", "files", "upstream", "ahead", "behind"} */
 sdk::Response gitStatus(const ToolContext& context, const sdk::Request& request);

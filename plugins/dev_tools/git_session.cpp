@@ -45,7 +45,7 @@ std::vector<std::string> scopedGitArgs(std::vector<std::string> args, const std:
   return args;
 }
 
-std::variant<std::unique_ptr<GitSession>, Refusal> GitSession::open(
+std::variant<std::unique_ptr<GitSession>, sdk::HttpError> GitSession::open(
     const ToolContext& context, const std::string& endpoint, const GitTarget& target,
     std::chrono::milliseconds timeout) {
   std::unique_ptr<GitSession> session(new GitSession());
@@ -66,9 +66,9 @@ std::variant<std::unique_ptr<GitSession>, Refusal> GitSession::open(
                             {"GIT_CEILING_DIRECTORIES=" + discoveryCeiling(target.dir, allowed)});
   find.max_output_bytes = 3 * 4096 + 3;
   auto found = session->runWithin(find);
-  if (auto* refusal = std::get_if<Refusal>(&found)) return *refusal;
+  if (auto* refusal = std::get_if<sdk::HttpError>(&found)) return *refusal;
   auto repo = parseRepositoryPaths(trimmedOutput(std::get<sdk::Completed>(found).out));
-  if (!repo) return Refusal{400, "git did not report a work tree", "GitError", {}};
+  if (!repo) return sdk::HttpError{400, "git did not report a work tree", "GitError", {}};
   if (auto refusal = confineRepository(*repo, target.dir, allowed)) return *refusal;
   session->repo_ = *repo;
 
@@ -79,15 +79,15 @@ std::variant<std::unique_ptr<GitSession>, Refusal> GitSession::open(
   list.env = gitEnvironment(childSnapshot(context), {}, {});
   list.max_output_bytes = 1u << 20;
   auto listed = session->runWithin(list);
-  if (auto* refusal = std::get_if<Refusal>(&listed)) return *refusal;
+  if (auto* refusal = std::get_if<sdk::HttpError>(&listed)) return *refusal;
   if (std::get<sdk::Completed>(listed).truncated)
-    return Refusal{400, "The repository's config is larger than 1 MiB", "GitError", {}};
+    return sdk::HttpError{400, "The repository's config is larger than 1 MiB", "GitError", {}};
   auto config = safeRepositoryConfig(std::get<sdk::Completed>(listed).out);
-  if (!config) return Refusal{400, config.status().message(), "GitError", {}};
+  if (!config) return sdk::HttpError{400, config.status().message(), "GitError", {}};
   session->settings_ = std::move(config->settings);
 
   auto view = GitView::create(viewParent(context), session->repo_, *config);
-  if (!view) return Refusal{500, view.status().message(), "OSError", {}};
+  if (!view) return sdk::HttpError{500, view.status().message(), "OSError", {}};
   session->view_ = std::move(*view);
 
   std::string requested = target.file ? target.dir + "/" + *target.file : target.dir;
@@ -96,7 +96,7 @@ std::variant<std::unique_ptr<GitSession>, Refusal> GitSession::open(
   return session;
 }
 
-std::variant<sdk::Completed, Refusal> GitSession::run(
+std::variant<sdk::Completed, sdk::HttpError> GitSession::run(
     std::vector<std::string> args, std::size_t max_output_bytes,
     const std::vector<std::string>& extra_pathspecs) const {
   GitRun run;
@@ -109,13 +109,14 @@ std::variant<sdk::Completed, Refusal> GitSession::run(
   return runWithin(run);
 }
 
-std::variant<sdk::Completed, Refusal> GitSession::runWithin(GitRun run) const {
+std::variant<sdk::Completed, sdk::HttpError> GitSession::runWithin(GitRun run) const {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now());
-  const Refusal late{408, "git " + timedOutAfter(timeout_), "TimeoutError", {}};
+  const sdk::HttpError late{408, "git " + timedOutAfter(timeout_), "TimeoutError", {}};
   if (left.count() <= 0) return late;
   run.timeout = left;
   auto done = runGit(run);
-  if (auto* refusal = std::get_if<Refusal>(&done); refusal && refusal->type == "TimeoutError")
+  if (auto* refusal = std::get_if<sdk::HttpError>(&done);
+      refusal && refusal->type == "TimeoutError")
     return late;
   return done;
 }

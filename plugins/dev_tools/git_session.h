@@ -13,11 +13,11 @@
 #include <variant>
 #include <vector>
 
+#include "abx/sdk/http_error.h"
 #include "abx/sdk/subprocess.h"
 #include "git_command.h"
 #include "git_repository.h"
 #include "git_view.h"
-#include "refusal.h"
 #include "tool_context.h"
 
 namespace abx::plugins::dev_tools {
@@ -31,17 +31,16 @@ class GitSession {
    * repository, git's own errors), 408 TimeoutError, 500 when git is
    * missing or the private directory cannot be made.
    */
-  static std::variant<std::unique_ptr<GitSession>, Refusal> open(const ToolContext& context,
-                                                                 const std::string& endpoint,
-                                                                 const GitTarget& target,
-                                                                 std::chrono::milliseconds timeout);
+  static std::variant<std::unique_ptr<GitSession>, sdk::HttpError> open(
+      const ToolContext& context, const std::string& endpoint, const GitTarget& target,
+      std::chrono::milliseconds timeout);
 
   /**
    * Runs `git <args> -- <scope>` in the work tree's root (no pathspec when
    * the target is the root), then @p extra_pathspecs. Output past
    * @p max_output_bytes is cut (Completed::truncated).
    */
-  std::variant<sdk::Completed, Refusal> run(
+  std::variant<sdk::Completed, sdk::HttpError> run(
       std::vector<std::string> args, std::size_t max_output_bytes,
       const std::vector<std::string>& extra_pathspecs = {}) const;
 
@@ -53,7 +52,7 @@ class GitSession {
  private:
   GitSession() = default;
   /** @p run with what is left of the request's timeout (408 once it is spent). */
-  std::variant<sdk::Completed, Refusal> runWithin(GitRun run) const;
+  std::variant<sdk::Completed, sdk::HttpError> runWithin(GitRun run) const;
   const ToolContext* context_ = nullptr;
   GitRepository repo_;
   std::unique_ptr<GitView> view_;

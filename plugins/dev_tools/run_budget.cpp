@@ -21,17 +21,18 @@ std::chrono::milliseconds policyTimeout(const sdk::EndpointPolicy* policy,
   return secondsToMs(*policy->limits.timeout_seconds);
 }
 
-std::variant<std::chrono::milliseconds, Refusal> codeTimeout(const sdk::Json& body,
-                                                             const sdk::EndpointPolicy* policy) {
+std::variant<std::chrono::milliseconds, sdk::HttpError> codeTimeout(
+    const sdk::Json& body, const sdk::EndpointPolicy* policy) {
   const auto ceiling = policyTimeout(policy, kCodeTimeoutCeiling);
   const auto kind = body.kind("timeout");
   if (kind == sdk::JsonKind::missing || kind == sdk::JsonKind::null)
     return std::min(kCodeTimeout, ceiling);
   if (kind != sdk::JsonKind::integer && kind != sdk::JsonKind::number)
-    return badRequest("Field 'timeout' must be a number of seconds");
+    return sdk::HttpError::badRequest("Field 'timeout' must be a number of seconds");
   auto seconds = body.number("timeout");
-  if (!seconds) return badRequest(seconds.status().message());
-  if (!(*seconds > 0)) return badRequest("Field 'timeout' must be a positive number of seconds");
+  if (!seconds) return sdk::HttpError::badRequest(seconds.status().message());
+  if (!(*seconds > 0))
+    return sdk::HttpError::badRequest("Field 'timeout' must be a positive number of seconds");
   return std::min(ceiling, secondsToMs(*seconds));
 }
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <variant>
 
+#include "abx/sdk/http_error.h"
 #include "abx/sdk/json.h"
 #include "abx/sdk/policy.h"
-#include "refusal.h"
 
 namespace abx::plugins::dev_tools {
 
@@ -36,8 +36,8 @@ std::chrono::milliseconds secondsToMs(double seconds);
  * @p policy (else kCodeTimeoutCeiling). 400 when "timeout" is not a positive
  * number.
  */
-std::variant<std::chrono::milliseconds, Refusal> codeTimeout(const sdk::Json& body,
-                                                             const sdk::EndpointPolicy* policy);
+std::variant<std::chrono::milliseconds, sdk::HttpError> codeTimeout(
+    const sdk::Json& body, const sdk::EndpointPolicy* policy);
 
 /** limits.timeout_seconds of @p policy, else @p fallback. */
 std::chrono::milliseconds policyTimeout(const sdk::EndpointPolicy* policy,

@@ -40,9 +40,10 @@ std::vector<std::string> childEnv(const ToolContext& context,
   return env;
 }
 
-std::variant<std::string, Refusal> directoryOf(const ToolContext& context,
-                                               const std::string& endpoint, std::string_view path,
-                                               std::string_view field) {
+std::variant<std::string, sdk::HttpError> directoryOf(const ToolContext& context,
+                                                      const std::string& endpoint,
+                                                      std::string_view path,
+                                                      std::string_view field) {
   const std::string name(field);
   if (path.empty()) {
     if (context.paths) {
@@ -50,20 +51,21 @@ std::variant<std::string, Refusal> directoryOf(const ToolContext& context,
       if (base.allowed && isDirectory(base.resolved)) return base.resolved;
     }
     if (!context.base_dir.empty() && isDirectory(context.base_dir)) return context.base_dir;
-    return Refusal{
+    return sdk::HttpError{
         400, "No working directory: the base directory does not exist", "FileNotFoundError", {}};
   }
   if (path.find('\0') != std::string_view::npos)
-    return badRequest("Field '" + name + "' cannot contain NUL bytes");
+    return sdk::HttpError::badRequest("Field '" + name + "' cannot contain NUL bytes");
   // The spec's rule for git paths, kept for every path here: a ".." segment
   // is refused outright, before the guard looks at where it would lead.
-  if (hasDotDotSegment(path)) return badRequest("Invalid " + name + ": '..' is not allowed");
+  if (hasDotDotSegment(path))
+    return sdk::HttpError::badRequest("Invalid " + name + ": '..' is not allowed");
   if (!context.paths)
-    return Refusal{403, "Path not allowed: " + std::string(path), "PermissionError",
-                   "path_not_allowed"};
+    return sdk::HttpError{403, "Path not allowed: " + std::string(path), "PermissionError",
+                          "path_not_allowed"};
   auto check = context.paths->check(endpoint, path, sdk::PathOp::read);
   if (!check.allowed) {
-    Refusal r;
+    sdk::HttpError r;
     r.status = check.status;
     r.type = check.status == 400 ? "ValueError" : "PermissionError";
     r.code = check.code;
@@ -72,9 +74,10 @@ std::variant<std::string, Refusal> directoryOf(const ToolContext& context,
   }
   struct stat st {};
   if (::stat(check.resolved.c_str(), &st) != 0)
-    return Refusal{400, "Directory does not exist: " + std::string(path), "FileNotFoundError", {}};
+    return sdk::HttpError{
+        400, "Directory does not exist: " + std::string(path), "FileNotFoundError", {}};
   if (!S_ISDIR(st.st_mode))
-    return Refusal{400, "Not a directory: " + std::string(path), "NotADirectoryError", {}};
+    return sdk::HttpError{400, "Not a directory: " + std::string(path), "NotADirectoryError", {}};
   return check.resolved;
 }
 

@@ -9,8 +9,8 @@
 
 #include "abx/sdk/child_environment.h"
 #include "abx/sdk/http.h"
+#include "abx/sdk/http_error.h"
 #include "abx/sdk/path_guard.h"
-#include "refusal.h"
 
 namespace abx::plugins::dev_tools {
 
@@ -42,9 +42,10 @@ std::vector<std::string> childEnv(const ToolContext& context,
  * guard's base directory ("."), else ToolContext::base_dir.
  * @p field names the parameter in messages ("path", "cwd").
  */
-std::variant<std::string, Refusal> directoryOf(const ToolContext& context,
-                                               const std::string& endpoint, std::string_view path,
-                                               std::string_view field);
+std::variant<std::string, sdk::HttpError> directoryOf(const ToolContext& context,
+                                                      const std::string& endpoint,
+                                                      std::string_view path,
+                                                      std::string_view field);
 
 /** True when @p path has a ".." segment ("..", "a/../b", "a/.."). */
 bool hasDotDotSegment(std::string_view path);

@@ -29,22 +29,23 @@ struct Context {
   int depth = 0;
 };
 
-Refusal cannotJudge(const std::string& program, const std::string& reason) {
-  return Refusal{403, "Command '" + program + "' cannot be judged by the command policy: " + reason,
-                 "PermissionError", "command_not_allowed"};
+sdk::HttpError cannotJudge(const std::string& program, const std::string& reason) {
+  return sdk::HttpError{
+      403, "Command '" + program + "' cannot be judged by the command policy: " + reason,
+      "PermissionError", "command_not_allowed"};
 }
 
-Refusal notAllowed(const std::string& what, const ProgramIdentity& id,
-                   const std::vector<std::string>& runners, const std::string& verdict) {
+sdk::HttpError notAllowed(const std::string& what, const ProgramIdentity& id,
+                          const std::vector<std::string>& runners, const std::string& verdict) {
   std::string text = what + " '" + id.given + "'";
   // A link's name is not what runs: say what does.
   if (id.real && baseName(*id.real) != baseName(id.given)) text += " (really " + *id.real + ")";
   if (!runners.empty()) text += " (run by '" + runners.back() + "')";
-  return Refusal{403, text + " is " + verdict, "PermissionError", "command_not_allowed"};
+  return sdk::HttpError{403, text + " is " + verdict, "PermissionError", "command_not_allowed"};
 }
 
-std::optional<Refusal> judgeIdentity(const ProgramIdentity& id, const sdk::Params& params,
-                                     const std::vector<std::string>& runners) {
+std::optional<sdk::HttpError> judgeIdentity(const ProgramIdentity& id, const sdk::Params& params,
+                                            const std::vector<std::string>& runners) {
   auto matches = [&](const std::vector<std::string>& patterns) {
     return programMatches(patterns, id.given, id.path) ||
            (id.real && programMatches(patterns, *id.real, id.real));
@@ -98,23 +99,23 @@ class Judge {
  public:
   explicit Judge(const sdk::Params& params) : params_(params) {}
 
-  std::optional<Refusal> argv(const std::vector<Word>& words, Context ctx) const;
+  std::optional<sdk::HttpError> argv(const std::vector<Word>& words, Context ctx) const;
 
  private:
-  std::optional<std::optional<Refusal>> builtin(const std::vector<Word>& words,
-                                                const Context& ctx) const;
-  std::optional<Refusal> variableBuiltin(const std::vector<Word>& words) const;
-  std::optional<Refusal> shell(const std::vector<Word>& words, const Context& ctx,
-                               const std::string& shell_name) const;
-  std::optional<Refusal> launcher(const std::string& name, const std::string& display,
-                                  const std::vector<Word>& words, const Context& ctx) const;
-  std::optional<Refusal> busybox(const std::vector<Word>& words, const Context& ctx,
-                                 const std::string& given_name) const;
+  std::optional<std::optional<sdk::HttpError>> builtin(const std::vector<Word>& words,
+                                                       const Context& ctx) const;
+  std::optional<sdk::HttpError> variableBuiltin(const std::vector<Word>& words) const;
+  std::optional<sdk::HttpError> shell(const std::vector<Word>& words, const Context& ctx,
+                                      const std::string& shell_name) const;
+  std::optional<sdk::HttpError> launcher(const std::string& name, const std::string& display,
+                                         const std::vector<Word>& words, const Context& ctx) const;
+  std::optional<sdk::HttpError> busybox(const std::vector<Word>& words, const Context& ctx,
+                                        const std::string& given_name) const;
 
   const sdk::Params& params_;
 };
 
-std::optional<Refusal> Judge::argv(const std::vector<Word>& words, Context ctx) const {
+std::optional<sdk::HttpError> Judge::argv(const std::vector<Word>& words, Context ctx) const {
   if (words.empty()) return std::nullopt;
   const std::string& name = words[0].text;
   if (ctx.depth > kMaxDepth) return cannotJudge(name, "it nests launchers too deeply");
@@ -151,8 +152,8 @@ std::optional<Refusal> Judge::argv(const std::vector<Word>& words, Context ctx) 
   return launcher(real_name, name, words, next);
 }
 
-std::optional<std::optional<Refusal>> Judge::builtin(const std::vector<Word>& words,
-                                                     const Context& ctx) const {
+std::optional<std::optional<sdk::HttpError>> Judge::builtin(const std::vector<Word>& words,
+                                                            const Context& ctx) const {
   const std::string& name = words[0].text;
   static const std::set<std::string, std::less<>> kRefused = {
       "eval",     "source",  ".",       "trap", "alias", "hash",    "enable",    "bind",
@@ -179,7 +180,7 @@ std::optional<std::optional<Refusal>> Judge::builtin(const std::vector<Word>& wo
       break;
     }
     if (name == "command" && t.find_first_of("vV") != std::string::npos)
-      return std::optional<Refusal>{};  // prints where a command is; runs nothing
+      return std::optional<sdk::HttpError>{};  // prints where a command is; runs nothing
     if (name == "command" && t.find('p') != std::string::npos) {
       std::erase_if(next.env, [](const std::string& e) { return e.starts_with("PATH="); });
       next.env.emplace_back("PATH=/usr/bin:/bin");
@@ -188,16 +189,16 @@ std::optional<std::optional<Refusal>> Judge::builtin(const std::vector<Word>& wo
   }
   const std::vector<Word> rest(words.begin() + static_cast<long>(std::min(i, words.size())),
                                words.end());
-  if (rest.empty()) return std::optional<Refusal>{};
+  if (rest.empty()) return std::optional<sdk::HttpError>{};
   if (name == "builtin") {
     auto verdict = builtin(rest, next);
-    return verdict ? *verdict : std::optional<Refusal>{};  // not a builtin: nothing runs
+    return verdict ? *verdict : std::optional<sdk::HttpError>{};  // not a builtin: nothing runs
   }
   if (name == "exec") next.in_shell = false;  // exec starts a program, never a builtin
   return argv(rest, next);
 }
 
-std::optional<Refusal> Judge::variableBuiltin(const std::vector<Word>& words) const {
+std::optional<sdk::HttpError> Judge::variableBuiltin(const std::vector<Word>& words) const {
   const std::string& name = words[0].text;
   const bool declares = name == "declare" || name == "typeset" || name == "local" ||
                         name == "export" || name == "readonly";
@@ -224,8 +225,9 @@ std::optional<Refusal> Judge::variableBuiltin(const std::vector<Word>& words) co
   return std::nullopt;
 }
 
-std::optional<Refusal> Judge::launcher(const std::string& name, const std::string& display,
-                                       const std::vector<Word>& words, const Context& ctx) const {
+std::optional<sdk::HttpError> Judge::launcher(const std::string& name, const std::string& display,
+                                              const std::vector<Word>& words,
+                                              const Context& ctx) const {
   if (isShell(name)) return shell(words, ctx, name);
   LaunchScope scope{ctx.env, ctx.cwd, ctx.appended};
   auto launched = unwrapLauncher(name, words, scope);
@@ -239,8 +241,8 @@ std::optional<Refusal> Judge::launcher(const std::string& name, const std::strin
   return argv(launched->argv, next);
 }
 
-std::optional<Refusal> Judge::busybox(const std::vector<Word>& words, const Context& ctx,
-                                      const std::string& given_name) const {
+std::optional<sdk::HttpError> Judge::busybox(const std::vector<Word>& words, const Context& ctx,
+                                             const std::string& given_name) const {
   std::vector<Word> applet_argv = words;
   if (given_name == "busybox") {
     if (words.size() < 2 || (words[1].fixed && words[1].text.starts_with("--")))
@@ -255,8 +257,8 @@ std::optional<Refusal> Judge::busybox(const std::vector<Word>& words, const Cont
   return launcher(name, applet.given, applet_argv, ctx);
 }
 
-std::optional<Refusal> Judge::shell(const std::vector<Word>& words, const Context& ctx,
-                                    const std::string& shell_name) const {
+std::optional<sdk::HttpError> Judge::shell(const std::vector<Word>& words, const Context& ctx,
+                                           const std::string& shell_name) const {
   const std::string& display = words[0].text;
   static const std::set<std::string, std::less<>> kFollowed = {"sh",    "bash", "dash",
                                                                "rbash", "ash",  "hush"};
@@ -316,10 +318,10 @@ bool hasCommandPolicy(const sdk::Params& params) {
   return params.allow_commands || params.deny_commands || params.shells;
 }
 
-std::optional<Refusal> judgeCommand(const std::vector<std::string>& argv,
-                                    const std::vector<std::string>& env, const std::string& cwd,
-                                    const sdk::Params& params) {
-  if (argv.empty()) return badRequest("Command is empty");
+std::optional<sdk::HttpError> judgeCommand(const std::vector<std::string>& argv,
+                                           const std::vector<std::string>& env,
+                                           const std::string& cwd, const sdk::Params& params) {
+  if (argv.empty()) return sdk::HttpError::badRequest("Command is empty");
   if (!hasCommandPolicy(params)) return std::nullopt;
   Context ctx;
   ctx.env = env;

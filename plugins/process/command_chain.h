@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "abx/sdk/http_error.h"
 #include "abx/sdk/policy.h"
-#include "refusal.h"
 
 namespace abx::plugins::process {
 
@@ -24,8 +24,8 @@ bool hasCommandPolicy(const sdk::Params& params);
  * command_not_allowed that names the refused program (and what starts it),
  * or says why the command cannot be judged.
  */
-std::optional<Refusal> judgeCommand(const std::vector<std::string>& argv,
-                                    const std::vector<std::string>& env, const std::string& cwd,
-                                    const sdk::Params& params);
+std::optional<sdk::HttpError> judgeCommand(const std::vector<std::string>& argv,
+                                           const std::vector<std::string>& env,
+                                           const std::string& cwd, const sdk::Params& params);
 
 }  // namespace abx::plugins::process

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "abx/sdk/http_error.h"
 #include "abx/sdk/policy.h"
-#include "refusal.h"
 
 namespace abx::plugins::process {
 

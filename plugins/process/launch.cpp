@@ -16,8 +16,8 @@ bool isDirectory(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-Refusal guardRefusal(const sdk::PathCheck& check, const std::string& path) {
-  Refusal r;
+sdk::HttpError guardRefusal(const sdk::PathCheck& check, const std::string& path) {
+  sdk::HttpError r;
   r.status = check.status;
   r.type = check.status == 400 ? "ValueError" : "PermissionError";
   r.code = check.code;
@@ -32,38 +32,41 @@ const sdk::Params& paramsOf(const sdk::Request& request) {
   return request.policy ? request.policy->params : kNone;
 }
 
-std::variant<std::vector<std::string>, Refusal> commandArgv(const sdk::Json& body) {
+std::variant<std::vector<std::string>, sdk::HttpError> commandArgv(const sdk::Json& body) {
   std::vector<std::string> argv;
   switch (body.kind("command")) {
     case sdk::JsonKind::missing:
     case sdk::JsonKind::null:
-      return badRequest("Missing required field 'command'");
+      return sdk::HttpError::badRequest("Missing required field 'command'");
     case sdk::JsonKind::string: {
       auto text = body.string("command");
-      if (!text) return badRequest(text.status().message());
+      if (!text) return sdk::HttpError::badRequest(text.status().message());
       auto words = splitShellWords(*text);
-      if (!words) return badRequest("Invalid command: " + words.status().message());
+      if (!words) return sdk::HttpError::badRequest("Invalid command: " + words.status().message());
       argv = std::move(*words);
       break;
     }
     case sdk::JsonKind::array: {
       auto list = body.stringList("command");
-      if (!list) return badRequest("Field 'command' must be a string or an array of strings");
+      if (!list)
+        return sdk::HttpError::badRequest(
+            "Field 'command' must be a string or an array of strings");
       argv = std::move(*list);
       break;
     }
     default:
-      return badRequest("Field 'command' must be a string or an array of strings");
+      return sdk::HttpError::badRequest("Field 'command' must be a string or an array of strings");
   }
-  if (argv.empty() || argv[0].empty()) return badRequest("Command is empty");
+  if (argv.empty() || argv[0].empty()) return sdk::HttpError::badRequest("Command is empty");
   for (const auto& arg : argv)
-    if (arg.find('\0') != std::string::npos) return badRequest("Command cannot contain NUL bytes");
+    if (arg.find('\0') != std::string::npos)
+      return sdk::HttpError::badRequest("Command cannot contain NUL bytes");
   return argv;
 }
 
-std::variant<std::string, Refusal> workingDirectory(const sdk::Json& body,
-                                                    const std::string& endpoint,
-                                                    const LaunchContext& context) {
+std::variant<std::string, sdk::HttpError> workingDirectory(const sdk::Json& body,
+                                                           const std::string& endpoint,
+                                                           const LaunchContext& context) {
   const auto kind = body.kind("cwd");
   if (kind == sdk::JsonKind::missing || kind == sdk::JsonKind::null) {
     if (context.paths) {
@@ -73,31 +76,34 @@ std::variant<std::string, Refusal> workingDirectory(const sdk::Json& body,
     if (!context.base_dir.empty() && isDirectory(context.base_dir)) return context.base_dir;
     return std::string();
   }
-  if (kind != sdk::JsonKind::string) return badRequest("Field 'cwd' must be a string");
+  if (kind != sdk::JsonKind::string)
+    return sdk::HttpError::badRequest("Field 'cwd' must be a string");
   auto cwd = body.string("cwd");
-  if (!cwd) return badRequest(cwd.status().message());
-  if (cwd->empty()) return badRequest("Field 'cwd' must not be empty");
+  if (!cwd) return sdk::HttpError::badRequest(cwd.status().message());
+  if (cwd->empty()) return sdk::HttpError::badRequest("Field 'cwd' must not be empty");
   if (cwd->find('\0') != std::string::npos)
-    return badRequest("Field 'cwd' cannot contain NUL bytes");
+    return sdk::HttpError::badRequest("Field 'cwd' cannot contain NUL bytes");
   if (!context.paths)
-    return Refusal{403, "Working directory not allowed: " + *cwd, "PermissionError",
-                   "path_not_allowed"};
+    return sdk::HttpError{403, "Working directory not allowed: " + *cwd, "PermissionError",
+                          "path_not_allowed"};
   auto check = context.paths->check(endpoint, *cwd, sdk::PathOp::read);
   if (!check.allowed) return guardRefusal(check, *cwd);
   struct stat st {};
   if (::stat(check.resolved.c_str(), &st) != 0)
-    return Refusal{400, "Working directory does not exist: " + *cwd, "FileNotFoundError", {}};
+    return sdk::HttpError{
+        400, "Working directory does not exist: " + *cwd, "FileNotFoundError", {}};
   if (!S_ISDIR(st.st_mode))
-    return Refusal{400, "Working directory is not a directory: " + *cwd, "NotADirectoryError", {}};
+    return sdk::HttpError{
+        400, "Working directory is not a directory: " + *cwd, "NotADirectoryError", {}};
   return check.resolved;
 }
 
-std::variant<Launch, Refusal> prepareLaunch(const sdk::Request& request,
-                                            const LaunchContext& context) {
+std::variant<Launch, sdk::HttpError> prepareLaunch(const sdk::Request& request,
+                                                   const LaunchContext& context) {
   auto argv = commandArgv(request.json);
-  if (auto* refusal = std::get_if<Refusal>(&argv)) return *refusal;
+  if (auto* refusal = std::get_if<sdk::HttpError>(&argv)) return *refusal;
   auto cwd = workingDirectory(request.json, request.endpoint, context);
-  if (auto* refusal = std::get_if<Refusal>(&cwd)) return *refusal;
+  if (auto* refusal = std::get_if<sdk::HttpError>(&cwd)) return *refusal;
 
   Launch launch;
   launch.spawn.argv = std::move(std::get<0>(argv));

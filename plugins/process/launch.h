@@ -11,9 +11,9 @@
 
 #include "abx/sdk/child_environment.h"
 #include "abx/sdk/http.h"
+#include "abx/sdk/http_error.h"
 #include "abx/sdk/path_guard.h"
 #include "abx/sdk/subprocess.h"
-#include "refusal.h"
 
 namespace abx::plugins::process {
 
@@ -38,7 +38,7 @@ inline constexpr const char* kDefaultPathEntry = "PATH=/usr/local/bin:/usr/bin:/
  * array of strings used as is. 400 when missing, of another type, empty, or
  * holding a NUL byte, or when the quoting is unbalanced.
  */
-std::variant<std::vector<std::string>, Refusal> commandArgv(const sdk::Json& body);
+std::variant<std::vector<std::string>, sdk::HttpError> commandArgv(const sdk::Json& body);
 
 /**
  * The working directory: the body's "cwd" judged by the PathGuard for
@@ -47,13 +47,13 @@ std::variant<std::vector<std::string>, Refusal> commandArgv(const sdk::Json& bod
  * without "cwd", the guard's base directory ("."), else
  * @p context.base_dir, else the server's own.
  */
-std::variant<std::string, Refusal> workingDirectory(const sdk::Json& body,
-                                                    const std::string& endpoint,
-                                                    const LaunchContext& context);
+std::variant<std::string, sdk::HttpError> workingDirectory(const sdk::Json& body,
+                                                           const std::string& endpoint,
+                                                           const LaunchContext& context);
 
 /** Everything above plus the environment and the command policy (judgeCommand()). */
-std::variant<Launch, Refusal> prepareLaunch(const sdk::Request& request,
-                                            const LaunchContext& context);
+std::variant<Launch, sdk::HttpError> prepareLaunch(const sdk::Request& request,
+                                                   const LaunchContext& context);
 
 /** The request's policy params (an empty set when the request has no policy). */
 const sdk::Params& paramsOf(const sdk::Request& request);

@@ -13,24 +13,23 @@
 namespace abx::plugins::process {
 namespace {
 
-Refusal notFound(std::int64_t pid) {
-  return Refusal{404, "Process " + std::to_string(pid) + " not found", "NotFoundError", {}};
+sdk::HttpError notFound(std::int64_t pid) {
+  return sdk::HttpError{404, "Process " + std::to_string(pid) + " not found", "NotFoundError", {}};
 }
 
-Refusal conflict(std::string message, std::string code) {
-  return Refusal{409, std::move(message), "ConflictError", std::move(code)};
+sdk::HttpError conflict(std::string message, std::string code) {
+  return sdk::HttpError{409, std::move(message), "ConflictError", std::move(code)};
 }
 
 /**
  * The managed process named by the {pid} segment, or the 400 / 404 answer.
  * Another identity's process is not found (process_owner.h), with the same answer.
  */
-std::variant<std::shared_ptr<ManagedProcess>, Refusal> target(const ProcessContext& context,
-                                                              const sdk::Request& request,
-                                                              std::int64_t* pid_out = nullptr) {
+std::variant<std::shared_ptr<ManagedProcess>, sdk::HttpError> target(
+    const ProcessContext& context, const sdk::Request& request, std::int64_t* pid_out = nullptr) {
   const std::string text(request.param("pid").value_or(""));
   auto pid = parsePid(text);
-  if (!pid) return badRequest("Invalid pid: '" + text + "' (must be an integer)");
+  if (!pid) return sdk::HttpError::badRequest("Invalid pid: '" + text + "' (must be an integer)");
   if (pid_out) *pid_out = *pid;
   if (*pid <= 0 || *pid > INT32_MAX) return notFound(*pid);
   auto process = context.table->find(static_cast<pid_t>(*pid));
@@ -70,13 +69,13 @@ std::string snapshotJson(const ProcessSnapshot& s) {
 
 sdk::Response startProcess(const ProcessContext& context, const sdk::Request& request) {
   auto launch = prepareLaunch(request, context.launch);
-  if (auto* refusal = std::get_if<Refusal>(&launch)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&launch)) return refusal->toResponse();
   auto& ready = std::get<Launch>(launch);
   std::string command = ready.command;
   auto started = context.table->start(std::move(ready.spawn), command, request.identity.id,
                                       outputCap(request.policy, kProcessOutputBytes),
                                       explicitTimeout(request.policy));
-  if (auto* refusal = std::get_if<Refusal>(&started)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&started)) return refusal->toResponse();
   const auto& process = std::get<std::shared_ptr<ManagedProcess>>(started);
   return sdk::Response::json("{\"pid\":" + std::to_string(process->pid()) +
                              ",\"command\":" + sdk::jsonQuote(command) + "}");
@@ -97,7 +96,7 @@ sdk::Response listProcesses(const ProcessContext& context, const sdk::Request& r
 
 sdk::Response getProcess(const ProcessContext& context, const sdk::Request& request) {
   auto found = target(context, request);
-  if (auto* refusal = std::get_if<Refusal>(&found)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&found)) return refusal->toResponse();
   return sdk::Response::json(
       snapshotJson(std::get<std::shared_ptr<ManagedProcess>>(found)->snapshot()));
 }
@@ -105,20 +104,22 @@ sdk::Response getProcess(const ProcessContext& context, const sdk::Request& requ
 sdk::Response signalProcess(const ProcessContext& context, const sdk::Request& request) {
   const std::string text(request.param("pid").value_or(""));
   auto pid = parsePid(text);
-  if (!pid) return toResponse(badRequest("Invalid pid: '" + text + "' (must be an integer)"));
+  if (!pid)
+    return sdk::HttpError::badRequest("Invalid pid: '" + text + "' (must be an integer)")
+        .toResponse();
   auto sig = requestedSignal(request.json, paramsOf(request));
-  if (auto* refusal = std::get_if<Refusal>(&sig)) return toResponse(*refusal);
-  if (auto refusal = protectedPid(*pid, context.server_pid)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&sig)) return refusal->toResponse();
+  if (auto refusal = protectedPid(*pid, context.server_pid)) return refusal->toResponse();
   auto found = target(context, request);
-  if (auto* refusal = std::get_if<Refusal>(&found)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&found)) return refusal->toResponse();
   const int signal = std::get<int>(sig);
   switch (std::get<std::shared_ptr<ManagedProcess>>(found)->signal(signal)) {
     case SignalOutcome::sent:
       return sdk::Response::json("{\"pid\":" + std::to_string(*pid) +
                                  ",\"signal\":" + std::to_string(signal) + "}");
     case SignalOutcome::exited:
-      return toResponse(
-          conflict("Process " + std::to_string(*pid) + " has exited", "process_exited"));
+      return (conflict("Process " + std::to_string(*pid) + " has exited", "process_exited"))
+          .toResponse();
     case SignalOutcome::failed:
       break;
   }
@@ -127,20 +128,22 @@ sdk::Response signalProcess(const ProcessContext& context, const sdk::Request& r
 
 sdk::Response processOutput(const ProcessContext& context, const sdk::Request& request) {
   auto found = target(context, request);
-  if (auto* refusal = std::get_if<Refusal>(&found)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&found)) return refusal->toResponse();
   std::uint64_t after = 0;
   if (auto text = request.queryParam("after")) {
     auto value = parseOffset(*text);
     if (!value)
-      return toResponse(badRequest("Query parameter 'after' must be a non-negative integer"));
+      return sdk::HttpError::badRequest("Query parameter 'after' must be a non-negative integer")
+          .toResponse();
     after = *value;
   }
   OutputRead read =
       std::get<std::shared_ptr<ManagedProcess>>(found)->output(after, kOutputReadBytes);
   if (after > read.end)
-    return toResponse(badRequest("Offset " + std::to_string(after) +
-                                 " is beyond the end of the output (" + std::to_string(read.end) +
-                                 ")"));
+    return sdk::HttpError::badRequest("Offset " + std::to_string(after) +
+                                      " is beyond the end of the output (" +
+                                      std::to_string(read.end) + ")")
+        .toResponse();
   std::string_view bytes(read.slice.bytes);
   std::uint64_t from = read.slice.from;
   std::uint64_t dropped = read.slice.dropped;
@@ -167,42 +170,43 @@ sdk::Response processOutput(const ProcessContext& context, const sdk::Request& r
 sdk::Response processStdin(const ProcessContext& context, const sdk::Request& request) {
   std::int64_t pid = 0;
   auto found = target(context, request, &pid);
-  if (auto* refusal = std::get_if<Refusal>(&found)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&found)) return refusal->toResponse();
   const auto data_kind = request.json.kind("data");
   const auto close_kind = request.json.kind("close");
   std::string data;
   if (data_kind != sdk::JsonKind::missing && data_kind != sdk::JsonKind::null) {
     if (data_kind != sdk::JsonKind::string)
-      return toResponse(badRequest("Field 'data' must be a string"));
+      return sdk::HttpError::badRequest("Field 'data' must be a string").toResponse();
     data = *request.json.string("data");
   }
   bool close = false;
   if (close_kind != sdk::JsonKind::missing && close_kind != sdk::JsonKind::null) {
     if (close_kind != sdk::JsonKind::boolean)
-      return toResponse(badRequest("Field 'close' must be a boolean"));
+      return sdk::HttpError::badRequest("Field 'close' must be a boolean").toResponse();
     close = *request.json.boolean("close");
   }
   if ((data_kind == sdk::JsonKind::missing || data_kind == sdk::JsonKind::null) && !close)
-    return toResponse(badRequest("Missing required field 'data'"));
+    return sdk::HttpError::badRequest("Missing required field 'data'").toResponse();
   const std::size_t size = data.size();
   switch (std::get<std::shared_ptr<ManagedProcess>>(found)->writeStdin(std::move(data), close)) {
     case StdinOutcome::accepted:
       return sdk::Response::json("{\"written\":" + std::to_string(size) + "}");
     case StdinOutcome::exited:
-      return toResponse(
-          conflict("Process " + std::to_string(pid) + " has exited", "process_exited"));
+      return (conflict("Process " + std::to_string(pid) + " has exited", "process_exited"))
+          .toResponse();
     case StdinOutcome::closed:
-      return toResponse(
-          conflict("stdin of process " + std::to_string(pid) + " is closed", "stdin_closed"));
+      return (conflict("stdin of process " + std::to_string(pid) + " is closed", "stdin_closed"))
+          .toResponse();
     case StdinOutcome::full:
       break;
   }
-  return toResponse(Refusal{429,
-                            "stdin of process " + std::to_string(pid) + " has " +
-                                std::to_string(kMaxPendingStdin) +
-                                " bytes pending; retry when the process has read them",
-                            "ResourceError",
-                            {}});
+  return (sdk::HttpError{429,
+                         "stdin of process " + std::to_string(pid) + " has " +
+                             std::to_string(kMaxPendingStdin) +
+                             " bytes pending; retry when the process has read them",
+                         "ResourceError",
+                         {}})
+      .toResponse();
 }
 
 }  // namespace abx::plugins::process

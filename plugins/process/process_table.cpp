@@ -38,15 +38,15 @@ std::size_t ProcessTable::runningCount() const {
   return runningLocked() - reserved_;
 }
 
-std::variant<std::shared_ptr<ManagedProcess>, Refusal> ProcessTable::start(
+std::variant<std::shared_ptr<ManagedProcess>, sdk::HttpError> ProcessTable::start(
     sdk::SpawnOptions spawn, std::string command, std::string owner, std::size_t ring_bytes,
     std::optional<milliseconds> lifetime) {
   std::uint64_t sequence = 0;
   {
     std::lock_guard lock(mutex_);
-    if (closed_) return Refusal{503, "The server is shutting down", "RuntimeError", {}};
+    if (closed_) return sdk::HttpError{503, "The server is shutting down", "RuntimeError", {}};
     if (runningLocked() >= options_.max_running)
-      return Refusal{
+      return sdk::HttpError{
           429,
           "Too many background processes (limit " + std::to_string(options_.max_running) + ")",
           "ResourceError",
@@ -64,7 +64,7 @@ std::variant<std::shared_ptr<ManagedProcess>, Refusal> ProcessTable::start(
   auto child = sdk::Subprocess::spawn(spawn);
   if (!child) {
     release();
-    return spawnFailure(child.status());
+    return sdk::HttpError::fromStatus(500, child.status());
   }
   auto process =
       std::make_shared<ManagedProcess>(std::move(*child), std::move(command), std::move(owner),
@@ -79,7 +79,7 @@ std::variant<std::shared_ptr<ManagedProcess>, Refusal> ProcessTable::start(
   } catch (...) {
     gate_->leave();
     release();
-    return Refusal{500, "Cannot start a reader thread", "OSError", {}};
+    return sdk::HttpError{500, "Cannot start a reader thread", "OSError", {}};
   }
 
   std::vector<std::shared_ptr<ManagedProcess>> evicted;
@@ -91,7 +91,7 @@ std::variant<std::shared_ptr<ManagedProcess>, Refusal> ProcessTable::start(
       // must not outlive the server. Its reader reaps it.
       process->signal(SIGKILL);
       process->requestStop();
-      return Refusal{503, "The server is shutting down", "RuntimeError", {}};
+      return sdk::HttpError{503, "The server is shutting down", "RuntimeError", {}};
     }
     // A pid the kernel recycled replaces the record of its exited owner.
     if (auto it = processes_.find(process->pid()); it != processes_.end())

@@ -17,9 +17,9 @@
 #include <variant>
 #include <vector>
 
+#include "abx/sdk/http_error.h"
 #include "abx/sdk/subprocess.h"
 #include "managed_process.h"
-#include "refusal.h"
 #include "thread_gate.h"
 
 namespace abx::plugins::process {
@@ -45,7 +45,7 @@ class ProcessTable {
    * shutdown, 500 when it cannot start (the Subprocess's type:
    * FileNotFoundError, ...).
    */
-  std::variant<std::shared_ptr<ManagedProcess>, Refusal> start(
+  std::variant<std::shared_ptr<ManagedProcess>, sdk::HttpError> start(
       sdk::SpawnOptions spawn, std::string command, std::string owner, std::size_t ring_bytes,
       std::optional<std::chrono::milliseconds> lifetime = std::nullopt);
 

@@ -33,16 +33,17 @@ std::optional<std::size_t> explicitOutputCap(const sdk::EndpointPolicy* policy) 
   return static_cast<std::size_t>(cap);
 }
 
-std::variant<std::chrono::milliseconds, Refusal> commandTimeout(
+std::variant<std::chrono::milliseconds, sdk::HttpError> commandTimeout(
     const sdk::Json& body, const sdk::EndpointPolicy* policy, std::chrono::milliseconds fallback) {
   auto timeout = explicitTimeout(policy).value_or(fallback);
   const auto kind = body.kind("timeout");
   if (kind == sdk::JsonKind::missing || kind == sdk::JsonKind::null) return timeout;
   if (kind != sdk::JsonKind::integer && kind != sdk::JsonKind::number)
-    return badRequest("Field 'timeout' must be a number of seconds");
+    return sdk::HttpError::badRequest("Field 'timeout' must be a number of seconds");
   auto seconds = body.number("timeout");
-  if (!seconds) return badRequest(seconds.status().message());
-  if (!(*seconds > 0)) return badRequest("Field 'timeout' must be a positive number of seconds");
+  if (!seconds) return sdk::HttpError::badRequest(seconds.status().message());
+  if (!(*seconds > 0))
+    return sdk::HttpError::badRequest("Field 'timeout' must be a positive number of seconds");
   return std::min(timeout, secondsToMs(*seconds));
 }
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <variant>
 
+#include "abx/sdk/http_error.h"
 #include "abx/sdk/json.h"
 #include "abx/sdk/policy.h"
-#include "refusal.h"
 
 namespace abx::plugins::process {
 
@@ -35,7 +35,7 @@ std::chrono::milliseconds secondsToMs(double seconds);
  * number; a larger one is ignored). 400 when "timeout" is not a positive
  * number.
  */
-std::variant<std::chrono::milliseconds, Refusal> commandTimeout(
+std::variant<std::chrono::milliseconds, sdk::HttpError> commandTimeout(
     const sdk::Json& body, const sdk::EndpointPolicy* policy,
     std::chrono::milliseconds fallback = kShellTimeout);
 

@@ -22,7 +22,9 @@ bool contains(const std::vector<int>& fds, int fd) {
   return std::find(fds.begin(), fds.end(), fd) != fds.end();
 }
 
-Refusal shuttingDown() { return Refusal{503, "The server is shutting down", "RuntimeError", {}}; }
+sdk::HttpError shuttingDown() {
+  return sdk::HttpError{503, "The server is shutting down", "RuntimeError", {}};
+}
 
 }  // namespace
 
@@ -64,25 +66,25 @@ ShellPump::~ShellPump() {
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
 }
 
-std::optional<Refusal> ShellPump::ready() {
+std::optional<sdk::HttpError> ShellPump::ready() {
   std::lock_guard lock(start_mutex_);
   if (stopped_) return shuttingDown();
   if (thread_.joinable()) return std::nullopt;
   if (epoll_fd_ < 0) epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   if (inbox_->event_fd < 0) inbox_->event_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (epoll_fd_ < 0 || inbox_->event_fd < 0)
-    return Refusal{500, "Cannot watch streamed commands", "OSError", {}};
+    return sdk::HttpError{500, "Cannot watch streamed commands", "OSError", {}};
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.u64 = kInboxKey;
   if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, inbox_->event_fd, &ev) != 0 && errno != EEXIST)
-    return Refusal{500, "Cannot watch streamed commands", "OSError", {}};
+    return sdk::HttpError{500, "Cannot watch streamed commands", "OSError", {}};
   try {
     thread_ = std::thread([this] { run(); });
     // Named before anyone can look: the name says whose thread it is.
     ::pthread_setname_np(thread_.native_handle(), "abx-shell-pump");
   } catch (const std::system_error&) {
-    return Refusal{500, "Cannot start the thread of streamed commands", "OSError", {}};
+    return sdk::HttpError{500, "Cannot start the thread of streamed commands", "OSError", {}};
   }
   return std::nullopt;
 }

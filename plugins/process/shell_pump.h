@@ -19,7 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "refusal.h"
+#include "abx/sdk/http_error.h"
 #include "stream_job.h"
 
 namespace abx::plugins::process {
@@ -35,7 +35,7 @@ class ShellPump {
    * Starts the thread if it is not running. A 503 refusal once the plugin
    * stopped, or when the thread cannot start. THREAD: any.
    */
-  std::optional<Refusal> ready();
+  std::optional<sdk::HttpError> ready();
   /** A fresh id for add(). THREAD: any. */
   std::uint64_t nextId();
   /** What the feed of job @p id calls to have the job looked at soon. THREAD: any. */

@@ -19,15 +19,15 @@ std::string shellResultJson(const CommandResult& result) {
 
 sdk::Response runShell(const LaunchContext& context, const sdk::Request& request) {
   auto launch = prepareLaunch(request, context);
-  if (auto* refusal = std::get_if<Refusal>(&launch)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&launch)) return refusal->toResponse();
   auto timeout = commandTimeout(request.json, request.policy);
-  if (auto* refusal = std::get_if<Refusal>(&timeout)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&timeout)) return refusal->toResponse();
 
   CommandLimits limits;
   limits.timeout = std::get<std::chrono::milliseconds>(timeout);
   limits.max_output_bytes = outputCap(request.policy, kShellOutputBytes);
   auto result = runCommand(std::get<Launch>(launch).spawn, limits);
-  if (!result) return toResponse(spawnFailure(result.status()));
+  if (!result) return sdk::HttpError::fromStatus(500, result.status()).toResponse();
   if (result->timed_out) {
     // The error body, plus the fields of a result: what the command printed
     // before it was stopped.

@@ -11,20 +11,23 @@ std::vector<std::int64_t> allowedSignals(const sdk::Params& params) {
   return {std::begin(kDefaultSignals), std::end(kDefaultSignals)};
 }
 
-std::variant<int, Refusal> requestedSignal(const sdk::Json& body, const sdk::Params& params) {
+std::variant<int, sdk::HttpError> requestedSignal(const sdk::Json& body,
+                                                  const sdk::Params& params) {
   const auto kind = body.kind("signal");
   if (kind == sdk::JsonKind::missing || kind == sdk::JsonKind::null)
-    return badRequest("Missing required field 'signal'");
-  if (kind != sdk::JsonKind::integer) return badRequest("Field 'signal' must be an integer");
+    return sdk::HttpError::badRequest("Missing required field 'signal'");
+  if (kind != sdk::JsonKind::integer)
+    return sdk::HttpError::badRequest("Field 'signal' must be an integer");
   auto value = body.integer("signal");
-  if (!value) return badRequest(value.status().message());
+  if (!value) return sdk::HttpError::badRequest(value.status().message());
   const auto allowed = allowedSignals(params);
   if (std::find(allowed.begin(), allowed.end(), *value) == allowed.end() || *value < 1 ||
       *value > 64) {
     std::string list;
     for (auto s : allowed) list += (list.empty() ? "" : ", ") + std::to_string(s);
-    return badRequest("Signal " + std::to_string(*value) +
-                      " is not allowed; allowed: " + (list.empty() ? "(none)" : list));
+    return sdk::HttpError::badRequest(
+        "Signal " + std::to_string(*value) +
+        " is not allowed; allowed: " + (list.empty() ? "(none)" : list));
   }
   return static_cast<int>(*value);
 }
@@ -38,12 +41,12 @@ std::optional<std::int64_t> parsePid(std::string_view text) {
   return pid;
 }
 
-std::optional<Refusal> protectedPid(std::int64_t pid, pid_t server_pid) {
+std::optional<sdk::HttpError> protectedPid(std::int64_t pid, pid_t server_pid) {
   if (pid == 1 || pid == static_cast<std::int64_t>(server_pid))
-    return Refusal{403,
-                   "Sending signals to pid " + std::to_string(pid) + " is not allowed",
-                   "PermissionError",
-                   {}};
+    return sdk::HttpError{403,
+                          "Sending signals to pid " + std::to_string(pid) + " is not allowed",
+                          "PermissionError",
+                          {}};
   return std::nullopt;
 }
 

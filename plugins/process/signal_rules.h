@@ -11,9 +11,9 @@
 #include <variant>
 #include <vector>
 
+#include "abx/sdk/http_error.h"
 #include "abx/sdk/json.h"
 #include "abx/sdk/policy.h"
-#include "refusal.h"
 
 namespace abx::plugins::process {
 
@@ -27,12 +27,12 @@ std::vector<std::int64_t> allowedSignals(const sdk::Params& params);
  * The body's "signal": 400 when missing or not an integer, 400 when not
  * allowed ("Signal 1 is not allowed; allowed: 2, 9, 15, 18, 20").
  */
-std::variant<int, Refusal> requestedSignal(const sdk::Json& body, const sdk::Params& params);
+std::variant<int, sdk::HttpError> requestedSignal(const sdk::Json& body, const sdk::Params& params);
 
 /** A `{pid}` path segment: a decimal integer (sign allowed), else nullopt. */
 std::optional<std::int64_t> parsePid(std::string_view text);
 
 /** 403 PermissionError for pid 1 and for @p server_pid; nullopt otherwise. */
-std::optional<Refusal> protectedPid(std::int64_t pid, pid_t server_pid);
+std::optional<sdk::HttpError> protectedPid(std::int64_t pid, pid_t server_pid);
 
 }  // namespace abx::plugins::process

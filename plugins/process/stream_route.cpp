@@ -12,14 +12,14 @@ std::optional<sdk::Response> shellStream(const LaunchContext& context, ShellPump
                                          const StreamSettings& settings,
                                          const sdk::Request& request, sdk::SseStream& stream) {
   auto launch = prepareLaunch(request, context);
-  if (auto* refusal = std::get_if<Refusal>(&launch)) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&launch)) return refusal->toResponse();
   auto timeout = commandTimeout(request.json, request.policy);
-  if (auto* refusal = std::get_if<Refusal>(&timeout)) return toResponse(*refusal);
-  if (auto refusal = pump.ready()) return toResponse(*refusal);
+  if (auto* refusal = std::get_if<sdk::HttpError>(&timeout)) return refusal->toResponse();
+  if (auto refusal = pump.ready()) return refusal->toResponse();
   const auto limit = std::get<std::chrono::milliseconds>(timeout);
   auto spawned = sdk::Subprocess::spawn(std::get<Launch>(launch).spawn);
   if (!spawned) {
-    const Refusal failure = spawnFailure(spawned.status());
+    const sdk::HttpError failure = sdk::HttpError::fromStatus(500, spawned.status());
     stream.event("error", errorData(failure.message, failure.type));
     return std::nullopt;
   }

@@ -1,27 +1,18 @@
-// ApiError: one rejection from any pipeline step, rendered as the route's
-// error body: {"error","type","code",...} everywhere, the OpenAI envelope
-// {"error":{"message","type","param","code"}} under /v1/.
+// ApiError: one rejection from any pipeline step — the SDK's HttpError plus
+// what only the connection cares about — rendered as the route's error body:
+// the native one everywhere, the OpenAI envelope under /v1/.
 #pragma once
 
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 #include "abx/sdk/http.h"
+#include "abx/sdk/http_error.h"
 
 namespace abx::kernel {
 
-struct ApiError {
-  int status = 400;
-  std::string message;
-  std::string type = "ValueError";
-  std::string code;
-  /** Extra string fields of the plain body: endpoint, rule, scope, limit (a limit's name). */
-  std::vector<std::pair<std::string, std::string>> fields;
-  std::optional<std::int64_t> retry_after; /**< seconds; also sent as Retry-After */
+struct ApiError : sdk::HttpError {
+  /** Answer with Connection: close (the rest of the request cannot be trusted). */
   bool close_connection = false;
 };
 

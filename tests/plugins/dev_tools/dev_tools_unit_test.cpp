@@ -95,8 +95,10 @@ TEST(RunBudget, CodeTimeoutDefaultsBodyAndPolicyCeiling) {
   EXPECT_EQ(std::get<milliseconds>(codeTimeout(body("{}"), &policy)), milliseconds(5000));
   EXPECT_EQ(std::get<milliseconds>(codeTimeout(body(R"J({"timeout":60})J"), &policy)),
             milliseconds(5000));
-  EXPECT_TRUE(std::holds_alternative<Refusal>(codeTimeout(body(R"J({"timeout":0})J"), nullptr)));
-  EXPECT_TRUE(std::holds_alternative<Refusal>(codeTimeout(body(R"J({"timeout":"1"})J"), nullptr)));
+  EXPECT_TRUE(
+      std::holds_alternative<sdk::HttpError>(codeTimeout(body(R"J({"timeout":0})J"), nullptr)));
+  EXPECT_TRUE(
+      std::holds_alternative<sdk::HttpError>(codeTimeout(body(R"J({"timeout":"1"})J"), nullptr)));
   EXPECT_EQ(timedOutAfter(milliseconds(1500)), "timed out after 1.5 seconds");
 }
 
@@ -211,7 +213,7 @@ TEST(QueryFlag, TrueFalseAndBad) {
   req.query["staged"] = "0";
   EXPECT_FALSE(std::get<bool>(queryFlag(req, "staged")));
   req.query["staged"] = "maybe";
-  EXPECT_TRUE(std::holds_alternative<Refusal>(queryFlag(req, "staged")));
+  EXPECT_TRUE(std::holds_alternative<sdk::HttpError>(queryFlag(req, "staged")));
 }
 
 }  // namespace

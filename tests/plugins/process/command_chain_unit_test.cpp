@@ -32,8 +32,8 @@ sdk::Params allow(Strings programs) {
   return p;
 }
 
-std::optional<Refusal> judge(const Strings& argv, const sdk::Params& p,
-                             const std::string& cwd = "/tmp") {
+std::optional<sdk::HttpError> judge(const Strings& argv, const sdk::Params& p,
+                                    const std::string& cwd = "/tmp") {
   return judgeCommand(argv, kEnv, cwd, p);
 }
 

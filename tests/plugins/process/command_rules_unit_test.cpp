@@ -21,7 +21,7 @@ sdk::Params params(std::optional<Strings> allow, std::optional<Strings> deny,
   return p;
 }
 
-std::optional<Refusal> check(const Strings& argv, const sdk::Params& p) {
+std::optional<sdk::HttpError> check(const Strings& argv, const sdk::Params& p) {
   const Strings env = {"PATH=/usr/bin:/bin"};
   return judgeCommand(argv, env, "/tmp", p);
 }

@@ -32,15 +32,16 @@ class LaunchTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::variant<Launch, Refusal> launch(const std::string& body,
-                                       const sdk::EndpointPolicy* policy = nullptr) {
+  std::variant<Launch, sdk::HttpError> launch(const std::string& body,
+                                              const sdk::EndpointPolicy* policy = nullptr) {
     auto request = sdk::testing::makeRequest("POST", "/shell", body, policy, "shell");
     return prepareLaunch(request, context_);
   }
-  Refusal refused(const std::string& body, const sdk::EndpointPolicy* policy = nullptr) {
+  sdk::HttpError refused(const std::string& body, const sdk::EndpointPolicy* policy = nullptr) {
     auto r = launch(body, policy);
-    EXPECT_TRUE(std::holds_alternative<Refusal>(r)) << body;
-    return std::holds_alternative<Refusal>(r) ? std::get<Refusal>(r) : Refusal{};
+    EXPECT_TRUE(std::holds_alternative<sdk::HttpError>(r)) << body;
+    return std::holds_alternative<sdk::HttpError>(r) ? std::get<sdk::HttpError>(r)
+                                                     : sdk::HttpError{};
   }
 
   std::string dir_;

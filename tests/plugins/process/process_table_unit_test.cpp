@@ -28,7 +28,7 @@ sdk::SpawnOptions sh(const std::string& script) {
 std::shared_ptr<ManagedProcess> started(ProcessTable& table, const std::string& script,
                                         std::size_t ring = 1u << 20) {
   auto r = table.start(sh(script), script, "alice", ring);
-  if (auto* refusal = std::get_if<Refusal>(&r)) {
+  if (auto* refusal = std::get_if<sdk::HttpError>(&r)) {
     ADD_FAILURE() << refusal->message;
     return nullptr;
   }
@@ -73,10 +73,10 @@ TEST(ProcessTable, CapCountsRunningProcessesOnly) {
   std::vector<std::shared_ptr<ManagedProcess>> sleepers;
   for (int i = 0; i < 3; ++i) sleepers.push_back(started(table, "sleep 30"));
   auto refused = table.start(sh("true"), "true", "alice", 1024);
-  ASSERT_TRUE(std::holds_alternative<Refusal>(refused));
-  EXPECT_EQ(std::get<Refusal>(refused).status, 429);
-  EXPECT_EQ(std::get<Refusal>(refused).type, "ResourceError");
-  EXPECT_EQ(std::get<Refusal>(refused).message, "Too many background processes (limit 3)");
+  ASSERT_TRUE(std::holds_alternative<sdk::HttpError>(refused));
+  EXPECT_EQ(std::get<sdk::HttpError>(refused).status, 429);
+  EXPECT_EQ(std::get<sdk::HttpError>(refused).type, "ResourceError");
+  EXPECT_EQ(std::get<sdk::HttpError>(refused).message, "Too many background processes (limit 3)");
   EXPECT_EQ(sleepers[0]->signal(SIGKILL), SignalOutcome::sent);
   ASSERT_TRUE(eventually([&] { return !sleepers[0]->running(); }));
   EXPECT_EQ(sleepers[0]->snapshot().exit_code, -SIGKILL);
@@ -171,8 +171,8 @@ TEST(ProcessTable, ShutdownStopsEverythingAndRefusesNewStarts) {
   EXPECT_FALSE(b->running());
   EXPECT_EQ(b->snapshot().exit_code, -SIGKILL);
   auto refused = table->start(sh("true"), "true", "alice", 1024);
-  ASSERT_TRUE(std::holds_alternative<Refusal>(refused));
-  EXPECT_EQ(std::get<Refusal>(refused).status, 503);
+  ASSERT_TRUE(std::holds_alternative<sdk::HttpError>(refused));
+  EXPECT_EQ(std::get<sdk::HttpError>(refused).status, 503);
 }
 
 // Starts, lists, reads, signals and writes from several threads at once

@@ -18,7 +18,7 @@ sdk::Json body(const std::string& text) {
 
 int signalOf(const std::string& text, const sdk::Params& params = {}) {
   auto r = requestedSignal(body(text), params);
-  return std::holds_alternative<int>(r) ? std::get<int>(r) : -std::get<Refusal>(r).status;
+  return std::holds_alternative<int>(r) ? std::get<int>(r) : -std::get<sdk::HttpError>(r).status;
 }
 
 TEST(SignalRules, DefaultWhitelist) {
@@ -26,7 +26,7 @@ TEST(SignalRules, DefaultWhitelist) {
     EXPECT_EQ(signalOf(R"({"signal":)" + std::to_string(sig) + "}"), sig);
   for (int sig : {0, 1, 3, 10, 19, 64, 65, -9})
     EXPECT_EQ(signalOf(R"({"signal":)" + std::to_string(sig) + "}"), -400) << sig;
-  auto refusal = std::get<Refusal>(requestedSignal(body(R"({"signal":1})"), {}));
+  auto refusal = std::get<sdk::HttpError>(requestedSignal(body(R"({"signal":1})"), {}));
   EXPECT_EQ(refusal.message, "Signal 1 is not allowed; allowed: 2, 9, 15, 18, 20");
   EXPECT_EQ(refusal.type, "ValueError");
 }
@@ -36,7 +36,7 @@ TEST(SignalRules, MissingOrNonIntegerSignalIs400) {
   EXPECT_EQ(signalOf(R"({"signal":null})"), -400);
   EXPECT_EQ(signalOf(R"({"signal":"SIGTERM"})"), -400);
   EXPECT_EQ(signalOf(R"({"signal":15.5})"), -400);
-  EXPECT_EQ(std::get<Refusal>(requestedSignal(body("{}"), {})).message,
+  EXPECT_EQ(std::get<sdk::HttpError>(requestedSignal(body("{}"), {})).message,
             "Missing required field 'signal'");
 }
 
@@ -47,7 +47,7 @@ TEST(SignalRules, PolicyAllowedSignalsReplaceTheWhitelist) {
   EXPECT_EQ(signalOf(R"({"signal":15})", p), 15);
   EXPECT_EQ(signalOf(R"({"signal":9})", p), -400);
   p.allowed_signals = std::vector<std::int64_t>{};
-  EXPECT_EQ(std::get<Refusal>(requestedSignal(body(R"({"signal":15})"), p)).message,
+  EXPECT_EQ(std::get<sdk::HttpError>(requestedSignal(body(R"({"signal":15})"), p)).message,
             "Signal 15 is not allowed; allowed: (none)");
 }
 
@@ -73,7 +73,7 @@ TEST(RunLimits, TimeoutFromPolicyAndBody) {
   auto timeout = [](const std::string& text, const sdk::EndpointPolicy* policy) {
     auto r = commandTimeout(body(text), policy);
     return std::holds_alternative<milliseconds>(r) ? std::get<milliseconds>(r).count()
-                                                   : -std::get<Refusal>(r).status;
+                                                   : -std::get<sdk::HttpError>(r).status;
   };
   EXPECT_EQ(timeout("{}", nullptr), 300000);
   EXPECT_EQ(timeout(R"({"timeout":2.5})", nullptr), 2500);
