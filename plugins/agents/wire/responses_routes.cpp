@@ -1,6 +1,9 @@
 #include "responses_routes.h"
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
 
 #include "definition_lock.h"
 #include "json_text.h"
@@ -18,9 +21,6 @@ using std::chrono::milliseconds;
 using Ctx = std::shared_ptr<const ResponsesContext>;
 
 constexpr const char* kScope = "agents:run";
-// A non-streaming request holds its connection until the turn ends; the
-// turn's own timeout ends it first. This only bounds a runtime that lost it.
-constexpr milliseconds kForever{std::chrono::hours(24 * 7)};
 constexpr milliseconds kReadSlice{1000};
 
 sdk::Response notFoundResponse(const std::string& id) {
@@ -54,23 +54,21 @@ class ResponseFeed final : public sdk::SseFeed {
 };
 
 // Streams a run's events to @p sse from the first one, skipping sequence
-// numbers <= @p after: from the event loop when @p may_detach (the handler's
-// thread is then free at once), else on this thread until the run ends.
-// @return false if the run's start is gone.
+// numbers <= @p after: from the event loop (the handler's thread is then
+// free at once), or on this thread until the run ends when the stream
+// cannot be detached. @return false if the run's start is gone.
 bool streamRun(const std::shared_ptr<ResponseRun>& shared_run, sdk::SseStream& sse,
-               std::int64_t after, bool may_detach) {
+               std::int64_t after) {
   ResponseRun& run = *shared_run;
   const int reader = run.attach();
   if (reader < 0) return false;
   sse.begin();
   // The feed lets the reader go when it ends, on the loop or here.
   auto feed = std::make_shared<ResponseFeed>(shared_run, reader, after);
-  if (may_detach) {
-    if (auto waker = sse.detach(feed)) {
-      run.setWaker(reader, waker);
-      waker->wake();  // events pushed before setWaker woke no one
-      return true;
-    }
+  if (auto waker = sse.detach(feed)) {
+    run.setWaker(reader, waker);
+    waker->wake();  // events pushed before setWaker woke no one
+    return true;
   }
   std::vector<ResponseRun::Event> events;
   std::vector<sdk::SseStream::Event> batch;
@@ -87,9 +85,11 @@ bool streamRun(const std::shared_ptr<ResponseRun>& shared_run, sdk::SseStream& s
 }
 
 // A finished turn replayed as if it were streamed again: created,
-// in_progress, each item in full (one delta), the terminal event.
+// in_progress, each item in full (one delta), the terminal event. The whole
+// replay is kept (a reader holds its start while it is built), however long.
 std::shared_ptr<ResponseRun> replayOf(const Turn& turn, const ResponseEcho& echo) {
   auto run = std::make_shared<ResponseRun>(responseIdForTurn(turn.id), turn.created_at, echo);
+  const int holder = run->attach();
   RuntimeEvent started;
   started.type = "turn.started";
   run->onEvent(started);
@@ -116,7 +116,52 @@ std::shared_ptr<ResponseRun> replayOf(const Turn& turn, const ResponseEcho& echo
     end.turn = std::make_shared<const Turn>(turn);
     run->onEvent(end);
   }
+  run->detach(holder);
   return run;
+}
+
+// A finished turn's replay as one whole SSE answer (for a request that
+// waited for the end without a stream of its own).
+sdk::Response replayAnswer(const Turn& turn, const ResponseEcho& echo, std::int64_t after) {
+  auto run = replayOf(turn, echo);
+  const int reader = run->attach();
+  sdk::Response answer;
+  answer.content_type = "text/event-stream";
+  answer.headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
+  run->pull(reader, after, answer.body, SIZE_MAX);  // all of it: the run is finished
+  run->detach(reader);
+  return answer;
+}
+
+// Makes the answer to a turn's end (nullopt: the turn went without one),
+// doing first whatever must precede it (forgetting an unstored turn).
+using TurnAnswer = std::function<sdk::Response(const std::optional<Turn>&)>;
+
+// Answers with @p answer when the turn has ended. The request waits
+// without a thread: on the event loop, answered from the runtime's end
+// hook. The answer is made even when no one waits any more (the client
+// left, the server stops). Only a stream that cannot wait on the loop (a
+// test double) waits on this thread.
+std::optional<sdk::Response> answerAtTurnEnd(const Ctx& ctx, sdk::SseStream& sse,
+                                             const std::string& turn_id, TurnAnswer answer) {
+  auto deferred = sse.defer({});
+  if (deferred || !sse.open()) {
+    ctx->runtime->whenTurnEnds(turn_id, [deferred, answer](const std::optional<Turn>& turn) {
+      auto made = answer(turn);
+      if (deferred) deferred->answer(std::move(made));
+    });
+    return std::nullopt;
+  }
+  auto ended = std::make_shared<std::promise<sdk::Response>>();
+  auto given = ended->get_future();
+  ctx->runtime->whenTurnEnds(turn_id, [ended, answer](const std::optional<Turn>& turn) {
+    ended->set_value(answer(turn));
+  });
+  return given.get();
+}
+
+sdk::Response lostTurnResponse() {
+  return openAiError({500, "The response's turn was lost.", "internal_error", ""});
 }
 
 // Names the request parameters this server accepted but ignores.
@@ -144,14 +189,18 @@ std::optional<sdk::Response> getResponse(const Ctx& ctx, const sdk::Request& r,
   if (r.queryParam("stream").value_or("false") != "true")
     return sdk::Response::json(responseJsonForTurn(*turn, echo));
   auto run = ctx->store->find(id);
-  if (!run || !streamRun(run, sse, startingAfter(r), true)) {
-    // No history to follow (an old response, or one whose history was cut):
-    // wait for the end and replay the final state.
-    if (!isTerminal(turn->status)) turn = ctx->runtime->waitTurn(turn->id, kForever);
-    if (!turn) return notFoundResponse(id);
-    streamRun(replayOf(*turn, echo), sse, startingAfter(r), true);
+  const auto after = startingAfter(r);
+  if (run && streamRun(run, sse, after)) return std::nullopt;
+  // No history to follow (an old response, one of the Agents wire, or one
+  // whose history was cut): the replay of the final state, at once or when
+  // the turn has ended.
+  if (isTerminal(turn->status)) {
+    streamRun(replayOf(*turn, echo), sse, after);
+    return std::nullopt;
   }
-  return std::nullopt;
+  return answerAtTurnEnd(ctx, sse, turn->id, [id, echo, after](const std::optional<Turn>& ended) {
+    return ended ? replayAnswer(*ended, echo, after) : notFoundResponse(id);
+  });
 }
 
 std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& r,
@@ -173,18 +222,19 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   const auto header = r.header("idempotency-key");
   const std::optional<std::string> key =
       header && !header->empty() ? std::optional(callerKey(r.identity, *header)) : std::nullopt;
-  if (key) {
-    if (auto earlier = ctx->store->idempotent(*key, unixNow());
-        earlier && visibleTurn(*ctx->runtime, turnIdForResponse(*earlier), r.identity)) {
-      // A repeat (an SDK retry, say): the original response, no new turn.
-      sdk::Request again = r;
-      again.path_params["id"] = *earlier;
-      if (req.stream) again.query["stream"] = "true";
-      if (req.stream || req.background) return getResponse(ctx, again, sse);
-      if (auto turn = ctx->runtime->waitTurn(turnIdForResponse(*earlier), kForever))
-        return withHeaders(
-            sdk::Response::json(responseJsonForTurn(*turn, echoFor(*ctx, *earlier, *turn))));
-    }
+  const auto earlier = key ? ctx->store->idempotent(*key, unixNow()) : std::nullopt;
+  if (auto turn = earlier ? visibleTurn(*ctx->runtime, turnIdForResponse(*earlier), r.identity)
+                          : std::nullopt) {
+    // A repeat (an SDK retry, say): the original response, no new turn.
+    sdk::Request again = r;
+    again.path_params["id"] = *earlier;
+    if (req.stream) again.query["stream"] = "true";
+    if (req.stream || req.background) return getResponse(ctx, again, sse);
+    const auto echo = echoFor(*ctx, *earlier, *turn);
+    return answerAtTurnEnd(ctx, sse, turn->id, [echo, ignored](const std::optional<Turn>& ended) {
+      if (!ended) return lostTurnResponse();
+      return withIgnoredParams(sdk::Response::json(responseJsonForTurn(*ended, echo)), ignored);
+    });
   }
 
   std::string why;
@@ -261,37 +311,29 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   }
   if (key) ctx->store->remember(*key, response_id, unixNow());
   const std::string turn_id = submitted->id;
-  auto forgetIfUnstored = [&] {
-    if (req.store) return;
-    ctx->runtime->waitTurn(turn_id, kForever);
-    ctx->runtime->forgetTurn(turn_id);
-    ctx->store->erase(response_id);
+  // An unstored response (not background) is forgotten when its turn ends,
+  // whether or not its client still waits: from the runtime's end hook, so
+  // before the end is published (a stream's last event) or answered.
+  const bool forget = !req.store && !req.background;
+  auto forgetUnstored = [runtime = ctx->runtime, store = ctx->store, turn_id, response_id] {
+    runtime->forgetTurn(turn_id);
+    store->erase(response_id);
   };
-
   if (req.stream) {
-    // An unstored response is forgotten when its turn ends: that wait keeps
-    // this stream on its thread.
-    streamRun(run, sse, -1, req.background || req.store);
-    if (!req.background && !req.store) forgetIfUnstored();
+    if (forget)
+      ctx->runtime->whenTurnEnds(
+          turn_id, [forgetUnstored](const std::optional<Turn>&) { forgetUnstored(); });
+    streamRun(run, sse, -1);
     return std::nullopt;
   }
   if (req.background)
     return withHeaders(sdk::Response::json(responseJsonForTurn(*submitted, echo)));
-  // A stored response waits for its turn without a thread: the answer is
-  // given by the turn's end. (An unstored one is forgotten after the wait.)
-  if (req.store)
-    if (auto deferred = sse.defer({})) {
-      run->whenFinished([deferred, echo, ignored](const Turn& done) {
-        deferred->answer(
-            withIgnoredParams(sdk::Response::json(responseJsonForTurn(done, echo)), ignored));
+  return answerAtTurnEnd(
+      ctx, sse, turn_id, [echo, ignored, forget, forgetUnstored](const std::optional<Turn>& ended) {
+        if (forget) forgetUnstored();
+        if (!ended) return lostTurnResponse();
+        return withIgnoredParams(sdk::Response::json(responseJsonForTurn(*ended, echo)), ignored);
       });
-      return std::nullopt;
-    }
-  auto done = ctx->runtime->waitTurn(turn_id, kForever);
-  if (!done) return openAiError({500, "The response's turn was lost.", "internal_error", ""});
-  auto response = withHeaders(sdk::Response::json(responseJsonForTurn(*done, echo)));
-  forgetIfUnstored();
-  return response;
 }
 
 sdk::Response deleteResponse(const Ctx& ctx, const sdk::Request& r) {

@@ -37,7 +37,7 @@ constexpr int kWorkers = 2;
 constexpr int kEach = 3;  // more waits of each kind than workers
 
 // slow: a 4 s turn (8 lines, 500 ms apart). flood: 100 000 deltas (far past
-// a response's 8 MiB of history, while its final state replays in ~1 MiB),
+// a response's 8 MiB of history; its final state alone replays in ~16 MiB),
 // a marker file, then 5 s more.
 ServerOptions parkingServer() {
   auto o = fakeAgentsServer(R"(agents:
@@ -49,7 +49,7 @@ ServerOptions parkingServer() {
   - name: flood
     runtime: command
     command:
-      argv: ["sh", "-c", "yes x | head -n 100000; touch {dir}/flooded.$$; sleep 5"]
+      argv: ["sh", "-c", "yes 0123456789abcdef0123456789abcde | head -n 100000; touch {dir}/flooded.$$; sleep 5"]
       parser: text
     workspace: {path: "{dir}/work"}
 )",
@@ -97,8 +97,7 @@ int countFiles(const std::string& dir, const std::string& prefix) {
 
 std::string responseStatus(int port, const std::string& id) {
   auto r = http(port, "GET", "/v1/responses/" + id, "", kAuth);
-  return r.status == 200 ? json(r.body)->getValue<std::string>("status")
-                         : std::to_string(r.status);
+  return r.status == 200 ? json(r.body)->getValue<std::string>("status") : std::to_string(r.status);
 }
 
 // Polls until every response is gone (404) or @p wait passed.
@@ -142,10 +141,10 @@ TEST(ParkedWaits, MoreWaitingResponsesThanWorkersLeaveTheServerAnsweringAndEachG
   for (int i = 0; i < kEach; ++i) {
     auto headers = kAuth;
     headers.emplace_back("Idempotency-Key", "key-" + std::to_string(i));
-    auto r = http(port, "POST", "/v1/responses",
-                  R"({"model":"slow","input":"again )" + std::to_string(i) +
-                      R"(","background":true})",
-                  headers);
+    auto r =
+        http(port, "POST", "/v1/responses",
+             R"({"model":"slow","input":"again )" + std::to_string(i) + R"(","background":true})",
+             headers);
     ASSERT_EQ(r.status, 200) << r.body;
     originals.push_back(json(r.body)->getValue<std::string>("id"));
     replayed.push_back(agentsTurnResponse(port, "tail " + std::to_string(i)));
@@ -158,8 +157,8 @@ TEST(ParkedWaits, MoreWaitingResponsesThanWorkersLeaveTheServerAnsweringAndEachG
     start(unstored[i], port, "POST", "/v1/responses",
           R"({"model":"slow","input":"unstored )" + n + R"(","store":false})", kAuth, done);
     start(streamed[i], port, "POST", "/v1/responses",
-          R"({"model":"slow","input":"streamed )" + n + R"(","store":false,"stream":true})",
-          kAuth, done);
+          R"({"model":"slow","input":"streamed )" + n + R"(","store":false,"stream":true})", kAuth,
+          done);
     auto headers = kAuth;
     headers.emplace_back("Idempotency-Key", "key-" + n);
     start(repeats[i], port, "POST", "/v1/responses",
@@ -218,12 +217,13 @@ TEST(ParkedWaits, AClientThatHangsUpLeavesItsUnstoredTurnRunningAndItIsStillForg
   const auto began = Clock::now();
   auto raw = [](const std::string& body) {
     return "POST /v1/responses HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " +
-           std::string(kToken) + "\r\nContent-Type: application/json\r\nContent-Length: " +
-           std::to_string(body.size()) + "\r\n\r\n" + body;
+           std::string(kToken) +
+           "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+           "\r\n\r\n" + body;
   };
   // A stream names its response in its first event; hang up after it.
-  auto partial = rawHttp(port, raw(R"({"model":"slow","input":"s","store":false,"stream":true})"),
-                         400ms);
+  auto partial =
+      rawHttp(port, raw(R"({"model":"slow","input":"s","store":false,"stream":true})"), 400ms);
   const auto streamed = firstId(partial, "resp_");
   ASSERT_FALSE(streamed.empty()) << partial;
   // A JSON answer names nothing before its end: find the turn through its session.
@@ -232,11 +232,11 @@ TEST(ParkedWaits, AClientThatHangsUpLeavesItsUnstoredTurnRunningAndItIsStillForg
   auto sessions = json(http(port, "GET", "/v1/agents/sessions", "", kAuth).body);
   auto data = sessions->getArray("data");
   for (std::size_t i = 0; i < data->size(); ++i) {
-    auto turns = http(port, "GET",
-                      "/v1/agents/sessions/" +
-                          data->getObject(static_cast<unsigned>(i))->getValue<std::string>("id") +
-                          "/turns",
-                      "", kAuth);
+    auto turns =
+        http(port, "GET",
+             "/v1/agents/sessions/" +
+                 data->getObject(static_cast<unsigned>(i))->getValue<std::string>("id") + "/turns",
+             "", kAuth);
     const auto turn = firstId(turns.body, "turn_");
     if (!turn.empty() && "resp_" + turn.substr(5) != streamed) waited = "resp_" + turn.substr(5);
   }
