@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <variant>
 
 #include "definition_lock.h"
 #include "json_text.h"
@@ -203,6 +204,54 @@ std::optional<sdk::Response> getResponse(const Ctx& ctx, const sdk::Request& r,
   });
 }
 
+// The session a request continues through previous_response_id, or its
+// refusal: unknown (another identity's response is not found, neither its
+// conversation nor whether it is the latest one leaks), not the latest, or
+// another model.
+std::variant<std::string, sdk::Response> chainedSession(const AgentRuntime& runtime,
+                                                        const ResponsesRequest& req,
+                                                        const sdk::Identity& caller) {
+  const auto notFound = [&] {
+    return openAiError({404,
+                        "Previous response with id '" + req.previous_response_id + "' not found.",
+                        "previous_response_not_found", "previous_response_id"});
+  };
+  auto previous = visibleTurn(runtime, turnIdForResponse(req.previous_response_id), caller);
+  if (!previous) return notFound();
+  auto session = visibleSession(runtime, previous->session_id, caller);
+  if (!session) return notFound();
+  if (session->turn_ids.empty() || session->turn_ids.back() != previous->id)
+    return openAiError({400,
+                        "Previous response '" + req.previous_response_id +
+                            "' is not the latest response of its conversation; branching is "
+                            "not supported.",
+                        "previous_response_not_latest", "previous_response_id"});
+  if (session->agent != req.model)
+    return openAiError({400,
+                        "The model must stay '" + session->agent +
+                            "' across a conversation chained with previous_response_id.",
+                        "invalid_request", "model"});
+  return session->id;
+}
+
+// What a response repeats of its request.
+ResponseEcho echoOf(const ResponsesRequest& req) {
+  ResponseEcho echo;
+  echo.model = req.model;
+  echo.instructions = req.instructions;
+  echo.metadata = req.metadata;
+  echo.tools_json = req.tools_json;
+  echo.tool_choice = req.tool_choice;
+  echo.temperature = req.temperature;
+  echo.top_p = req.top_p;
+  echo.parallel_tool_calls = req.parallel_tool_calls;
+  echo.background = req.background;
+  echo.store = req.store;
+  echo.previous_response_id = req.previous_response_id;
+  echo.reasoning_effort = req.reasoning_effort;
+  return echo;
+}
+
 std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& r,
                                             sdk::SseStream& sse) {
   auto parsed = parseResponsesRequest(r.body);
@@ -242,53 +291,17 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   if (!agent) return openAiError({404, why, "model_not_found", "model"});
 
   std::string session_id;
-  bool new_session = true;
-  if (!req.previous_response_id.empty()) {
-    // Another identity's response is not found: neither its conversation
-    // nor whether it is the latest one leaks.
-    auto previous =
-        visibleTurn(*ctx->runtime, turnIdForResponse(req.previous_response_id), r.identity);
-    if (!previous)
-      return openAiError({404,
-                          "Previous response with id '" + req.previous_response_id + "' not found.",
-                          "previous_response_not_found", "previous_response_id"});
-    auto session = visibleSession(*ctx->runtime, previous->session_id, r.identity);
-    if (!session)
-      return openAiError({404,
-                          "Previous response with id '" + req.previous_response_id + "' not found.",
-                          "previous_response_not_found", "previous_response_id"});
-    if (session->turn_ids.empty() || session->turn_ids.back() != previous->id)
-      return openAiError({400,
-                          "Previous response '" + req.previous_response_id +
-                              "' is not the latest response of its conversation; branching is "
-                              "not supported.",
-                          "previous_response_not_latest", "previous_response_id"});
-    if (session->agent != req.model)
-      return openAiError({400,
-                          "The model must stay '" + session->agent +
-                              "' across a conversation chained with previous_response_id.",
-                          "invalid_request", "model"});
-    session_id = session->id;
-    new_session = false;
+  const bool new_session = req.previous_response_id.empty();
+  if (!new_session) {
+    auto chained = chainedSession(*ctx->runtime, req, r.identity);
+    if (auto* refusal = std::get_if<sdk::Response>(&chained)) return *refusal;
+    session_id = std::get<std::string>(chained);
   } else {
     auto created = ctx->runtime->createSession(req.model, {}, r.identity.id);
     if (!created) return openAiError({404, created.status().message(), "model_not_found", "model"});
     session_id = created->id;
   }
-
-  ResponseEcho echo;
-  echo.model = req.model;
-  echo.instructions = req.instructions;
-  echo.metadata = req.metadata;
-  echo.tools_json = req.tools_json;
-  echo.tool_choice = req.tool_choice;
-  echo.temperature = req.temperature;
-  echo.top_p = req.top_p;
-  echo.parallel_tool_calls = req.parallel_tool_calls;
-  echo.background = req.background;
-  echo.store = req.store;
-  echo.previous_response_id = req.previous_response_id;
-  echo.reasoning_effort = req.reasoning_effort;
+  const ResponseEcho echo = echoOf(req);
 
   TurnRequest turn;
   turn.turn_id = randomId("turn");
