@@ -124,6 +124,16 @@ void AgentRuntime::shutdown() {
   for (auto& worker : workers_)
     if (worker.joinable()) worker.join();
   workers_.clear();
+  // Queued turns never run now: whoever waits for one is told it is gone.
+  std::vector<TurnEndHook> unended;
+  {
+    std::lock_guard lock(mutex_);
+    end_hooks_closed_ = true;
+    for (auto& [id, hooks] : end_hooks_)
+      for (auto& hook : hooks) unended.push_back(std::move(hook));
+    end_hooks_.clear();
+  }
+  for (auto& hook : unended) hook(std::nullopt);
   // The last state is on disk before shutdown returns.
   bool unsaved = false;
   {
@@ -478,6 +488,7 @@ void AgentRuntime::finishTurn(const std::string& turn_id, TurnStatus status,
   RuntimeEvent done;
   std::string session_id;
   TurnObserver observer;
+  std::vector<TurnEndHook> hooks;
   {
     std::lock_guard lock(mutex_);
     auto it = turns_.find(turn_id);
@@ -501,8 +512,10 @@ void AgentRuntime::finishTurn(const std::string& turn_id, TurnStatus status,
     done.type = std::string("turn.") + turnStatusName(status);
     done.turn_id = turn_id;
     done.turn = std::make_shared<const Turn>(state.turn);
+    hooks = takeEndHooksLocked(turn_id);
     if (!sessions_.count(session_id)) turns_.erase(it);
   }
+  for (auto& hook : hooks) hook(*done.turn);
   publish(session_id, std::move(done), observer);
   turn_changed_.notify_all();
   persist();
@@ -530,6 +543,7 @@ sdk::Result<Turn> AgentRuntime::cancelTurn(const std::string& turn_id) {
     RuntimeEvent done;
     std::string session_id;
     TurnObserver observer;
+    std::vector<TurnEndHook> hooks;
     {
       std::lock_guard lock(mutex_);
       auto& state = turns_.at(turn_id);
@@ -541,7 +555,9 @@ sdk::Result<Turn> AgentRuntime::cancelTurn(const std::string& turn_id) {
       done.type = "turn.cancelled";
       done.turn_id = turn_id;
       done.turn = std::make_shared<const Turn>(state.turn);
+      hooks = takeEndHooksLocked(turn_id);
     }
+    for (auto& hook : hooks) hook(*done.turn);
     publish(session_id, std::move(done), observer);
     turn_changed_.notify_all();
     persist();
@@ -561,6 +577,30 @@ std::optional<Turn> AgentRuntime::waitTurn(const std::string& turn_id,
   });
   if (auto it = turns_.find(turn_id); it != turns_.end()) out = it->second.turn;
   return out;
+}
+
+void AgentRuntime::whenTurnEnds(const std::string& turn_id, TurnEndHook then) {
+  std::optional<Turn> ended;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = turns_.find(turn_id);
+    // Checked and added under the lock that records a turn's end: an end
+    // between the two cannot slip by.
+    if (it != turns_.end() && !isTerminal(it->second.turn.status) && !end_hooks_closed_) {
+      end_hooks_[turn_id].push_back(std::move(then));
+      return;
+    }
+    if (it != turns_.end() && isTerminal(it->second.turn.status)) ended = it->second.turn;
+  }
+  then(ended);
+}
+
+std::vector<TurnEndHook> AgentRuntime::takeEndHooksLocked(const std::string& turn_id) {
+  auto it = end_hooks_.find(turn_id);
+  if (it == end_hooks_.end()) return {};
+  auto hooks = std::move(it->second);
+  end_hooks_.erase(it);
+  return hooks;
 }
 
 std::optional<SessionInfo> AgentRuntime::session(const std::string& id) const {
@@ -593,7 +633,9 @@ void AgentRuntime::eraseSessionLocked(std::map<std::string, SessionState>::itera
     pending_.erase(std::remove(pending_.begin(), pending_.end(), turn_id), pending_.end());
     // The running turn keeps its record until its worker finishes it
     // (finishTurn then drops it: its session is gone).
-    if (t->second.turn.status != TurnStatus::in_progress) turns_.erase(t);
+    if (t->second.turn.status == TurnStatus::in_progress) continue;
+    for (auto& hook : takeEndHooksLocked(turn_id)) orphaned_hooks_.push_back(std::move(hook));
+    turns_.erase(t);
   }
   ended_.emplace_back(std::move(it->second.info), std::move(why));
   sessions_.erase(it);
@@ -601,10 +643,13 @@ void AgentRuntime::eraseSessionLocked(std::map<std::string, SessionState>::itera
 
 void AgentRuntime::announceEnded() {
   std::vector<std::pair<SessionInfo, std::string>> ended;
+  std::vector<TurnEndHook> orphaned;
   {
     std::lock_guard lock(mutex_);
     ended.swap(ended_);
+    orphaned.swap(orphaned_hooks_);
   }
+  for (auto& hook : orphaned) hook(std::nullopt);
   if (!options_.listener) return;
   for (auto& [info, why] : ended) {
     RuntimeEvent event;

@@ -45,6 +45,10 @@ using AgentResolver =
     std::function<std::shared_ptr<const ResolvedAgent>(const std::string& name, std::string& why)>;
 
 using TurnObserver = std::function<void(const RuntimeEvent&)>;
+/** Told how a turn ended: the turn, or nullopt when it went without an end
+ *  (its session was deleted while it was queued; the runtime shut down
+ *  before it ran). */
+using TurnEndHook = std::function<void(const std::optional<Turn>&)>;
 
 struct TurnRequest {
   /** A turn id chosen by the caller (a wire that derives its own ids from it); "" for a new one. */
@@ -111,6 +115,16 @@ class AgentRuntime {
   sdk::Result<Turn> cancelTurn(const std::string& turn_id);
   /** Blocks until the turn is terminal or @p timeout passed. */
   std::optional<Turn> waitTurn(const std::string& turn_id, std::chrono::milliseconds timeout);
+  /**
+   * Calls @p then once, when the turn has ended: at once (on this thread)
+   * when it already has or is unknown, else on the thread that ends it,
+   * after its end is recorded and before its terminal event is published
+   * (what a hook does, such as forgetting an unstored turn, is done before
+   * any reader sees the end). A turn's hooks run in the order they were
+   * added. How a wire waits for a turn without holding a thread; @p then
+   * must not block.
+   */
+  void whenTurnEnds(const std::string& turn_id, TurnEndHook then);
 
   std::optional<SessionInfo> session(const std::string& id) const;
   std::vector<SessionInfo> sessions() const;
@@ -148,8 +162,11 @@ class AgentRuntime {
   void evictLocked();
   /** @p why is told to the listener (session.ended) by announceEnded(). */
   void eraseSessionLocked(std::map<std::string, SessionState>::iterator it, std::string why);
-  /** Tells the listener about the sessions erased since the last call; without the lock. */
+  /** Tells the listener about the sessions erased since the last call, and
+   *  the end hooks of their turns that never ran; without the lock. */
   void announceEnded();
+  /** The end hooks of @p turn_id, taken out. Caller holds mutex_. */
+  std::vector<TurnEndHook> takeEndHooksLocked(const std::string& turn_id);
   /** Asks the writer thread to save sessions.json soon (off the turn's path). */
   std::vector<std::pair<SessionInfo, std::string>> ended_;  // guarded by mutex_
   void persist();
@@ -170,7 +187,10 @@ class AgentRuntime {
   mutable std::condition_variable turn_changed_;
   std::map<std::string, SessionState> sessions_;
   std::map<std::string, TurnState> turns_;
-  std::deque<std::string> pending_;  // queued turn ids, submission order
+  std::deque<std::string> pending_;                            // queued turn ids, submission order
+  std::map<std::string, std::vector<TurnEndHook>> end_hooks_;  // by turn id, until it ends
+  std::vector<TurnEndHook> orphaned_hooks_;  // of turns erased unended; run by announceEnded()
+  bool end_hooks_closed_ = false;            // shutdown() ran the last ones
   bool stopping_ = false;
   std::vector<std::thread> workers_;  // guarded by mutex_; empty until the first turn
 };

@@ -125,7 +125,6 @@ void ResponseRun::itemDone(const Item& item) {
 
 void ResponseRun::onEvent(const RuntimeEvent& event) {
   bool wake = false;
-  std::vector<std::function<void(const Turn&)>> then;
   {
     std::lock_guard lock(mutex_);
     if (finished_) return;
@@ -155,26 +154,10 @@ void ResponseRun::onEvent(const RuntimeEvent& event) {
           event.turn->status == TurnStatus::completed ? "response.completed" : "response.failed";
       push(name, lifecycle(name, status, event.turn.get()));
       finished_ = true;
-      final_turn_ = event.turn;
-      then.swap(on_finished_);
     }
     wake = finished_ || sleepers_ > 0;
   }
   if (wake) changed_.notify_all();
-  for (auto& call : then) call(*final_turn_);
-}
-
-void ResponseRun::whenFinished(std::function<void(const Turn&)> then) {
-  std::shared_ptr<const Turn> ended;
-  {
-    std::lock_guard lock(mutex_);
-    if (!final_turn_) {
-      on_finished_.push_back(std::move(then));
-      return;
-    }
-    ended = final_turn_;
-  }
-  then(*ended);
 }
 
 int ResponseRun::attach() {

@@ -14,7 +14,6 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -66,11 +65,6 @@ class ResponseRun {
   void setWaker(int reader, std::weak_ptr<sdk::SseWaker> waker);
 
   bool finished() const;
-  /**
-   * Calls @p then with the turn as it ended, once: at the end, or at once
-   * when already finished. THREAD: runs on the turn's thread (or the caller's).
-   */
-  void whenFinished(std::function<void(const Turn&)> then);
   const ResponseEcho& echo() const { return echo_; }
   const std::string& id() const { return id_; }
 
@@ -106,8 +100,6 @@ class ResponseRun {
   int next_reader_ = 0;
   std::int64_t sequence_ = 0;
   bool finished_ = false;
-  std::shared_ptr<const Turn> final_turn_;
-  std::vector<std::function<void(const Turn&)>> on_finished_;
   std::map<std::string, ItemSlot> items_;
   std::vector<std::string> done_items_;  // output_item.done JSON by output_index
 };

@@ -1,6 +1,10 @@
 #include "responses_routes.h"
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <variant>
 
 #include "definition_lock.h"
 #include "json_text.h"
@@ -18,9 +22,6 @@ using std::chrono::milliseconds;
 using Ctx = std::shared_ptr<const ResponsesContext>;
 
 constexpr const char* kScope = "agents:run";
-// A non-streaming request holds its connection until the turn ends; the
-// turn's own timeout ends it first. This only bounds a runtime that lost it.
-constexpr milliseconds kForever{std::chrono::hours(24 * 7)};
 constexpr milliseconds kReadSlice{1000};
 
 sdk::Response notFoundResponse(const std::string& id) {
@@ -54,23 +55,21 @@ class ResponseFeed final : public sdk::SseFeed {
 };
 
 // Streams a run's events to @p sse from the first one, skipping sequence
-// numbers <= @p after: from the event loop when @p may_detach (the handler's
-// thread is then free at once), else on this thread until the run ends.
-// @return false if the run's start is gone.
+// numbers <= @p after: from the event loop (the handler's thread is then
+// free at once), or on this thread until the run ends when the stream
+// cannot be detached. @return false if the run's start is gone.
 bool streamRun(const std::shared_ptr<ResponseRun>& shared_run, sdk::SseStream& sse,
-               std::int64_t after, bool may_detach) {
+               std::int64_t after) {
   ResponseRun& run = *shared_run;
   const int reader = run.attach();
   if (reader < 0) return false;
   sse.begin();
   // The feed lets the reader go when it ends, on the loop or here.
   auto feed = std::make_shared<ResponseFeed>(shared_run, reader, after);
-  if (may_detach) {
-    if (auto waker = sse.detach(feed)) {
-      run.setWaker(reader, waker);
-      waker->wake();  // events pushed before setWaker woke no one
-      return true;
-    }
+  if (auto waker = sse.detach(feed)) {
+    run.setWaker(reader, waker);
+    waker->wake();  // events pushed before setWaker woke no one
+    return true;
   }
   std::vector<ResponseRun::Event> events;
   std::vector<sdk::SseStream::Event> batch;
@@ -87,9 +86,11 @@ bool streamRun(const std::shared_ptr<ResponseRun>& shared_run, sdk::SseStream& s
 }
 
 // A finished turn replayed as if it were streamed again: created,
-// in_progress, each item in full (one delta), the terminal event.
+// in_progress, each item in full (one delta), the terminal event. The whole
+// replay is kept (a reader holds its start while it is built), however long.
 std::shared_ptr<ResponseRun> replayOf(const Turn& turn, const ResponseEcho& echo) {
   auto run = std::make_shared<ResponseRun>(responseIdForTurn(turn.id), turn.created_at, echo);
+  const int holder = run->attach();
   RuntimeEvent started;
   started.type = "turn.started";
   run->onEvent(started);
@@ -116,7 +117,52 @@ std::shared_ptr<ResponseRun> replayOf(const Turn& turn, const ResponseEcho& echo
     end.turn = std::make_shared<const Turn>(turn);
     run->onEvent(end);
   }
+  run->detach(holder);
   return run;
+}
+
+// A finished turn's replay as one whole SSE answer (for a request that
+// waited for the end without a stream of its own).
+sdk::Response replayAnswer(const Turn& turn, const ResponseEcho& echo, std::int64_t after) {
+  auto run = replayOf(turn, echo);
+  const int reader = run->attach();
+  sdk::Response answer;
+  answer.content_type = "text/event-stream";
+  answer.headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
+  run->pull(reader, after, answer.body, SIZE_MAX);  // all of it: the run is finished
+  run->detach(reader);
+  return answer;
+}
+
+// Makes the answer to a turn's end (nullopt: the turn went without one),
+// doing first whatever must precede it (forgetting an unstored turn).
+using TurnAnswer = std::function<sdk::Response(const std::optional<Turn>&)>;
+
+// Answers with @p answer when the turn has ended. The request waits
+// without a thread: on the event loop, answered from the runtime's end
+// hook. The answer is made even when no one waits any more (the client
+// left, the server stops). Only a stream that cannot wait on the loop (a
+// test double) waits on this thread.
+std::optional<sdk::Response> answerAtTurnEnd(const Ctx& ctx, sdk::SseStream& sse,
+                                             const std::string& turn_id, TurnAnswer answer) {
+  auto deferred = sse.defer({});
+  if (deferred || !sse.open()) {
+    ctx->runtime->whenTurnEnds(turn_id, [deferred, answer](const std::optional<Turn>& turn) {
+      auto made = answer(turn);
+      if (deferred) deferred->answer(std::move(made));
+    });
+    return std::nullopt;
+  }
+  auto ended = std::make_shared<std::promise<sdk::Response>>();
+  auto given = ended->get_future();
+  ctx->runtime->whenTurnEnds(turn_id, [ended, answer](const std::optional<Turn>& turn) {
+    ended->set_value(answer(turn));
+  });
+  return given.get();
+}
+
+sdk::Response lostTurnResponse() {
+  return openAiError({500, "The response's turn was lost.", "internal_error", ""});
 }
 
 // Names the request parameters this server accepted but ignores.
@@ -144,14 +190,66 @@ std::optional<sdk::Response> getResponse(const Ctx& ctx, const sdk::Request& r,
   if (r.queryParam("stream").value_or("false") != "true")
     return sdk::Response::json(responseJsonForTurn(*turn, echo));
   auto run = ctx->store->find(id);
-  if (!run || !streamRun(run, sse, startingAfter(r), true)) {
-    // No history to follow (an old response, or one whose history was cut):
-    // wait for the end and replay the final state.
-    if (!isTerminal(turn->status)) turn = ctx->runtime->waitTurn(turn->id, kForever);
-    if (!turn) return notFoundResponse(id);
-    streamRun(replayOf(*turn, echo), sse, startingAfter(r), true);
+  const auto after = startingAfter(r);
+  if (run && streamRun(run, sse, after)) return std::nullopt;
+  // No history to follow (an old response, one of the Agents wire, or one
+  // whose history was cut): the replay of the final state, at once or when
+  // the turn has ended.
+  if (isTerminal(turn->status)) {
+    streamRun(replayOf(*turn, echo), sse, after);
+    return std::nullopt;
   }
-  return std::nullopt;
+  return answerAtTurnEnd(ctx, sse, turn->id, [id, echo, after](const std::optional<Turn>& ended) {
+    return ended ? replayAnswer(*ended, echo, after) : notFoundResponse(id);
+  });
+}
+
+// The session a request continues through previous_response_id, or its
+// refusal: unknown (another identity's response is not found, neither its
+// conversation nor whether it is the latest one leaks), not the latest, or
+// another model.
+std::variant<std::string, sdk::Response> chainedSession(const AgentRuntime& runtime,
+                                                        const ResponsesRequest& req,
+                                                        const sdk::Identity& caller) {
+  const auto notFound = [&] {
+    return openAiError({404,
+                        "Previous response with id '" + req.previous_response_id + "' not found.",
+                        "previous_response_not_found", "previous_response_id"});
+  };
+  auto previous = visibleTurn(runtime, turnIdForResponse(req.previous_response_id), caller);
+  if (!previous) return notFound();
+  auto session = visibleSession(runtime, previous->session_id, caller);
+  if (!session) return notFound();
+  if (session->turn_ids.empty() || session->turn_ids.back() != previous->id)
+    return openAiError({400,
+                        "Previous response '" + req.previous_response_id +
+                            "' is not the latest response of its conversation; branching is "
+                            "not supported.",
+                        "previous_response_not_latest", "previous_response_id"});
+  if (session->agent != req.model)
+    return openAiError({400,
+                        "The model must stay '" + session->agent +
+                            "' across a conversation chained with previous_response_id.",
+                        "invalid_request", "model"});
+  return session->id;
+}
+
+// What a response repeats of its request.
+ResponseEcho echoOf(const ResponsesRequest& req) {
+  ResponseEcho echo;
+  echo.model = req.model;
+  echo.instructions = req.instructions;
+  echo.metadata = req.metadata;
+  echo.tools_json = req.tools_json;
+  echo.tool_choice = req.tool_choice;
+  echo.temperature = req.temperature;
+  echo.top_p = req.top_p;
+  echo.parallel_tool_calls = req.parallel_tool_calls;
+  echo.background = req.background;
+  echo.store = req.store;
+  echo.previous_response_id = req.previous_response_id;
+  echo.reasoning_effort = req.reasoning_effort;
+  return echo;
 }
 
 std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& r,
@@ -173,18 +271,19 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   const auto header = r.header("idempotency-key");
   const std::optional<std::string> key =
       header && !header->empty() ? std::optional(callerKey(r.identity, *header)) : std::nullopt;
-  if (key) {
-    if (auto earlier = ctx->store->idempotent(*key, unixNow());
-        earlier && visibleTurn(*ctx->runtime, turnIdForResponse(*earlier), r.identity)) {
-      // A repeat (an SDK retry, say): the original response, no new turn.
-      sdk::Request again = r;
-      again.path_params["id"] = *earlier;
-      if (req.stream) again.query["stream"] = "true";
-      if (req.stream || req.background) return getResponse(ctx, again, sse);
-      if (auto turn = ctx->runtime->waitTurn(turnIdForResponse(*earlier), kForever))
-        return withHeaders(
-            sdk::Response::json(responseJsonForTurn(*turn, echoFor(*ctx, *earlier, *turn))));
-    }
+  const auto earlier = key ? ctx->store->idempotent(*key, unixNow()) : std::nullopt;
+  if (auto turn = earlier ? visibleTurn(*ctx->runtime, turnIdForResponse(*earlier), r.identity)
+                          : std::nullopt) {
+    // A repeat (an SDK retry, say): the original response, no new turn.
+    sdk::Request again = r;
+    again.path_params["id"] = *earlier;
+    if (req.stream) again.query["stream"] = "true";
+    if (req.stream || req.background) return getResponse(ctx, again, sse);
+    const auto echo = echoFor(*ctx, *earlier, *turn);
+    return answerAtTurnEnd(ctx, sse, turn->id, [echo, ignored](const std::optional<Turn>& ended) {
+      if (!ended) return lostTurnResponse();
+      return withIgnoredParams(sdk::Response::json(responseJsonForTurn(*ended, echo)), ignored);
+    });
   }
 
   std::string why;
@@ -192,53 +291,17 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   if (!agent) return openAiError({404, why, "model_not_found", "model"});
 
   std::string session_id;
-  bool new_session = true;
-  if (!req.previous_response_id.empty()) {
-    // Another identity's response is not found: neither its conversation
-    // nor whether it is the latest one leaks.
-    auto previous =
-        visibleTurn(*ctx->runtime, turnIdForResponse(req.previous_response_id), r.identity);
-    if (!previous)
-      return openAiError({404,
-                          "Previous response with id '" + req.previous_response_id + "' not found.",
-                          "previous_response_not_found", "previous_response_id"});
-    auto session = visibleSession(*ctx->runtime, previous->session_id, r.identity);
-    if (!session)
-      return openAiError({404,
-                          "Previous response with id '" + req.previous_response_id + "' not found.",
-                          "previous_response_not_found", "previous_response_id"});
-    if (session->turn_ids.empty() || session->turn_ids.back() != previous->id)
-      return openAiError({400,
-                          "Previous response '" + req.previous_response_id +
-                              "' is not the latest response of its conversation; branching is "
-                              "not supported.",
-                          "previous_response_not_latest", "previous_response_id"});
-    if (session->agent != req.model)
-      return openAiError({400,
-                          "The model must stay '" + session->agent +
-                              "' across a conversation chained with previous_response_id.",
-                          "invalid_request", "model"});
-    session_id = session->id;
-    new_session = false;
+  const bool new_session = req.previous_response_id.empty();
+  if (!new_session) {
+    auto chained = chainedSession(*ctx->runtime, req, r.identity);
+    if (auto* refusal = std::get_if<sdk::Response>(&chained)) return *refusal;
+    session_id = std::get<std::string>(chained);
   } else {
     auto created = ctx->runtime->createSession(req.model, {}, r.identity.id);
     if (!created) return openAiError({404, created.status().message(), "model_not_found", "model"});
     session_id = created->id;
   }
-
-  ResponseEcho echo;
-  echo.model = req.model;
-  echo.instructions = req.instructions;
-  echo.metadata = req.metadata;
-  echo.tools_json = req.tools_json;
-  echo.tool_choice = req.tool_choice;
-  echo.temperature = req.temperature;
-  echo.top_p = req.top_p;
-  echo.parallel_tool_calls = req.parallel_tool_calls;
-  echo.background = req.background;
-  echo.store = req.store;
-  echo.previous_response_id = req.previous_response_id;
-  echo.reasoning_effort = req.reasoning_effort;
+  const ResponseEcho echo = echoOf(req);
 
   TurnRequest turn;
   turn.turn_id = randomId("turn");
@@ -261,37 +324,29 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   }
   if (key) ctx->store->remember(*key, response_id, unixNow());
   const std::string turn_id = submitted->id;
-  auto forgetIfUnstored = [&] {
-    if (req.store) return;
-    ctx->runtime->waitTurn(turn_id, kForever);
-    ctx->runtime->forgetTurn(turn_id);
-    ctx->store->erase(response_id);
+  // An unstored response (not background) is forgotten when its turn ends,
+  // whether or not its client still waits: from the runtime's end hook, so
+  // before the end is published (a stream's last event) or answered.
+  const bool forget = !req.store && !req.background;
+  auto forgetUnstored = [runtime = ctx->runtime, store = ctx->store, turn_id, response_id] {
+    runtime->forgetTurn(turn_id);
+    store->erase(response_id);
   };
-
   if (req.stream) {
-    // An unstored response is forgotten when its turn ends: that wait keeps
-    // this stream on its thread.
-    streamRun(run, sse, -1, req.background || req.store);
-    if (!req.background && !req.store) forgetIfUnstored();
+    if (forget)
+      ctx->runtime->whenTurnEnds(
+          turn_id, [forgetUnstored](const std::optional<Turn>&) { forgetUnstored(); });
+    streamRun(run, sse, -1);
     return std::nullopt;
   }
   if (req.background)
     return withHeaders(sdk::Response::json(responseJsonForTurn(*submitted, echo)));
-  // A stored response waits for its turn without a thread: the answer is
-  // given by the turn's end. (An unstored one is forgotten after the wait.)
-  if (req.store)
-    if (auto deferred = sse.defer({})) {
-      run->whenFinished([deferred, echo, ignored](const Turn& done) {
-        deferred->answer(
-            withIgnoredParams(sdk::Response::json(responseJsonForTurn(done, echo)), ignored));
+  return answerAtTurnEnd(
+      ctx, sse, turn_id, [echo, ignored, forget, forgetUnstored](const std::optional<Turn>& ended) {
+        if (forget) forgetUnstored();
+        if (!ended) return lostTurnResponse();
+        return withIgnoredParams(sdk::Response::json(responseJsonForTurn(*ended, echo)), ignored);
       });
-      return std::nullopt;
-    }
-  auto done = ctx->runtime->waitTurn(turn_id, kForever);
-  if (!done) return openAiError({500, "The response's turn was lost.", "internal_error", ""});
-  auto response = withHeaders(sdk::Response::json(responseJsonForTurn(*done, echo)));
-  forgetIfUnstored();
-  return response;
 }
 
 sdk::Response deleteResponse(const Ctx& ctx, const sdk::Request& r) {
