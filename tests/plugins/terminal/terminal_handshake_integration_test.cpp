@@ -1,16 +1,19 @@
-// Integration: the PTY port's handshakes against the real server. Clients
-// that send half an upgrade request (more of them than the 8 handshake
-// threads the port once had) hold no thread and stop no one else's
-// terminal; one that trickles its request is cut off at the 10 s handshake
-// deadline however steadily it sends; an oversized head is refused with 431;
-// a flood of half-open handshakes beyond the cap (64) still lets a normal
-// client attach, the oldest of them being dropped.
+// Integration: the PTY port's connections and threads against the real
+// server. Clients that send half an upgrade request (more of them than the
+// 8 handshake threads the port once had) hold no thread and stop no one
+// else's terminal; one that trickles its request is cut off at the 10 s
+// handshake deadline however steadily it sends; an oversized head is
+// refused with 431; a flood of half-open handshakes beyond the cap (64)
+// still lets a normal client attach, the oldest of them being dropped; 24
+// attached terminals add no thread and one that reads nothing stalls only
+// itself; an attached terminal holds its pty_connect concurrency slot.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <optional>
@@ -151,6 +154,60 @@ TEST(TerminalHandshake, AFloodOfHalfOpenHandshakesIsBounded) {
   EXPECT_GE(dropped, kFlood - kCap);
   EXPECT_LT(dropped, kFlood);
   closeAll(flood);
+}
+
+// One thread serves the PTY port: 24 terminals (three times the handshake
+// threads the port once had) all get their started event and echo their
+// input, and the server grows by no thread.
+TEST(TerminalWebSocket, ManyTerminalsShareOneBridgeThread) {
+  constexpr int kTerminals = 24;
+  Config s;
+  s.settings = "      max_sessions: " + std::to_string(kTerminals) + "\n";
+  ServerProcess server(options(s));
+  std::vector<Created> made;
+  for (int i = 0; i < kTerminals; ++i) made.push_back(create(server, R"({"shell":"/bin/sh"})"));
+  const std::size_t before = threadNames(server.pid()).size();
+
+  std::vector<std::unique_ptr<WsClient>> clients;
+  for (const auto& c : made) clients.push_back(attach(c));  // each saw its started event
+  for (int i = 0; i < kTerminals; ++i)
+    clients[i]->input("echo term-$((" + std::to_string(i) + "+1000))\n");
+  for (int i = 0; i < kTerminals; ++i)
+    EXPECT_TRUE(clients[i]->waitOutput("term-" + std::to_string(i + 1000) + "\r\n"))
+        << i << ": " << clients[i]->output;
+
+  const auto names = threadNames(server.pid());
+  EXPECT_EQ(std::count(names.begin(), names.end(), "abx-pty-bridge"), 1);
+  EXPECT_LE(names.size(), before);
+  std::cout << "[ threads ] " << kTerminals << " terminals: " << before << " threads before, "
+            << names.size() << " with all attached\n";
+
+  // A terminal that takes no output stalls only itself: the others still echo.
+  clients[0]->input("yes stalled-output-line\n");
+  for (int i = 1; i < kTerminals; ++i) {
+    clients[i]->input("echo again-$((" + std::to_string(i) + "+2000))\n");
+    EXPECT_TRUE(clients[i]->waitOutput("again-" + std::to_string(i + 2000) + "\r\n")) << i;
+  }
+}
+
+// pty_connect's max_concurrency counts attached terminals, not handshakes:
+// the slot is held while the connection lives and given back when it ends.
+TEST(TerminalHandshake, MaxConcurrencyCountsAttachedTerminals) {
+  Config s;
+  s.policy = "endpoints:\n  pty_connect: {limits: {max_concurrency: 1}}\n";
+  ServerProcess server(options(s));
+  auto a = create(server, R"({"shell":"/bin/sh"})");
+  auto b = create(server, R"({"shell":"/bin/sh"})");
+  auto first = attach(a);
+  auto refused = http(b.port, "GET", "/pty?session_id=" + b.id, "", upgrade(kAuth));
+  EXPECT_EQ(refused.status, 429);
+  EXPECT_THAT(refused.body, ::testing::HasSubstr("concurrency_limited"));
+  first.reset();  // closes the connection
+  EXPECT_TRUE(eventually([&] {
+    return http(server.port(), "GET", "/pty/sessions/" + a.id, "", kAuth)
+               .body.find(R"("connected":false)") != std::string::npos;
+  }));
+  EXPECT_TRUE(attachAndEcho(b, "second"));
 }
 
 }  // namespace

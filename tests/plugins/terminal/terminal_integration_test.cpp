@@ -9,10 +9,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <memory>
 #include <thread>
 #include <tuple>
@@ -405,43 +403,6 @@ TEST(TerminalWebSocket, DeleteWhileAttachedEndsTheConnection) {
   ASSERT_TRUE(exited);
   EXPECT_EQ(exited->getValue<std::string>("event"), "exited");
   EXPECT_EQ(ws->waitClose(), 1000);
-}
-
-// The PTY port runs handshakes on 8 threads; attached terminals hold none.
-// Three times as many terminals as handshake threads all get their started
-// event and echo their input, and the server grows by far fewer threads.
-TEST(TerminalWebSocket, ManyTerminalsShareOneBridgeThread) {
-  constexpr int kHandshakeThreads = 8;
-  constexpr int kTerminals = 3 * kHandshakeThreads;
-  Config s;
-  s.settings = "      max_sessions: " + std::to_string(kTerminals) + "\n";
-  ServerProcess server(options(s));
-  std::vector<Created> made;
-  for (int i = 0; i < kTerminals; ++i) made.push_back(create(server, R"({"shell":"/bin/sh"})"));
-  const std::size_t before = threadNames(server.pid()).size();
-
-  std::vector<std::unique_ptr<WsClient>> clients;
-  for (const auto& c : made) clients.push_back(attach(c));  // each saw its started event
-  for (int i = 0; i < kTerminals; ++i)
-    clients[i]->input("echo term-$((" + std::to_string(i) + "+1000))\n");
-  for (int i = 0; i < kTerminals; ++i)
-    EXPECT_TRUE(clients[i]->waitOutput("term-" + std::to_string(i + 1000) + "\r\n"))
-        << i << ": " << clients[i]->output;
-
-  const auto names = threadNames(server.pid());
-  EXPECT_EQ(std::count(names.begin(), names.end(), "abx-pty-bridge"), 1);
-  // At most the handshake threads and the bridge thread were added.
-  EXPECT_LE(names.size(), before + kHandshakeThreads + 1);
-  EXPECT_LT(names.size() - before, static_cast<std::size_t>(kTerminals) / 2);
-  std::cout << "[ threads ] " << kTerminals << " terminals: " << before << " threads before, "
-            << names.size() << " with all attached\n";
-
-  // A terminal that takes no output stalls only itself: the others still echo.
-  clients[0]->input("yes stalled-output-line\n");
-  for (int i = 1; i < kTerminals; ++i) {
-    clients[i]->input("echo again-$((" + std::to_string(i) + "+2000))\n");
-    EXPECT_TRUE(clients[i]->waitOutput("again-" + std::to_string(i + 2000) + "\r\n")) << i;
-  }
 }
 
 TEST(TerminalWebSocket, ScopesOfPtyConnectApplyToHeadersAndTickets) {
