@@ -106,12 +106,15 @@ sdk::Result<int> WsService::start(const std::string& host, int port) {
   if (running_) return port_.load();
   auto fd = listenOn(host, port);
   if (!fd) return fd.status();
+  // Known before the first handshake is judged (the hint for a plain GET names it).
   const int bound = boundPort(*fd);
-  if (!bridge_.start(*fd))
+  const int previous = port_.exchange(bound);
+  if (!bridge_.start(*fd)) {
+    port_ = previous;
     return sdk::Status::error("cannot serve " + host + ":" + std::to_string(port) +
                                   ": the PTY port's thread did not start",
                               "OSError");
-  port_ = bound;
+  }
   running_ = true;
   return bound;
 }

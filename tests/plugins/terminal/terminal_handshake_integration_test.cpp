@@ -99,6 +99,9 @@ TEST(TerminalHandshake, SlowHandshakesHoldNoThreadAndStopNoTerminal) {
   ASSERT_TRUE(took) << "a normal client could not attach past " << kSlowClients
                     << " slow handshakes";
   EXPECT_LT(*took, 3s);
+  std::cout << "[ attach  ] attached and echoed in "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(*took).count()
+            << " ms past them\n";
   int still_open = 0;
   for (int fd : slow) still_open += fd >= 0 && !closedByServer(fd) ? 1 : 0;
   EXPECT_EQ(still_open, kSlowClients);  // waiting for the rest of their heads
