@@ -1,7 +1,7 @@
-// WebSocket framing (RFC 6455 §5) for the bridge thread, which cannot use
-// POCO's blocking receiveFrame: client frames are parsed incrementally from
+// WebSocket framing (RFC 6455 §5) for the PTY port's loop thread, which
+// never blocks on a socket: client frames are parsed incrementally from
 // whatever bytes a non-blocking read brought, server frames are encoded into
-// bytes the bridge queues and sends when the socket takes them.
+// bytes the loop queues and sends when the socket takes them.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +10,26 @@
 #include <string_view>
 
 namespace abx::plugins::terminal {
+
+// A frame's first byte: FIN and the opcode (RFC 6455 §5.2).
+inline constexpr int kFin = 0x80;
+inline constexpr int kOpcodeMask = 0x0F;
+enum WsOpcode : int {
+  kOpContinuation = 0x0,
+  kOpText = 0x1,
+  kOpBinary = 0x2,
+  kOpClose = 0x8,
+  kOpPing = 0x9,
+  kOpPong = 0xA
+};
+
+// Close codes (RFC 6455 §7.4.1).
+enum WsCloseCode : std::uint16_t {
+  kCloseNormal = 1000,
+  kCloseGoingAway = 1001,
+  kClosePolicyViolation = 1008,
+  kCloseTooBig = 1009
+};
 
 /** One complete frame: its first byte (FIN, RSV and opcode) and its unmasked payload. */
 struct WsFrame {

@@ -13,41 +13,40 @@
 namespace abx::plugins::terminal {
 namespace {
 
-using Poco::Net::WebSocket;
-
 constexpr std::size_t kReadChunk = 64u << 10;
 constexpr std::size_t kMaxPayload = 1u << 20;
 constexpr std::size_t kMaxMessage = 1u << 20;
-constexpr int kFin = static_cast<int>(WebSocket::FRAME_FLAG_FIN);
 
 int duplicate(int fd) { return fd < 0 ? -1 : ::fcntl(fd, F_DUPFD_CLOEXEC, 0); }
 
 }  // namespace
 
-WsLink::WsLink(std::unique_ptr<WebSocket> ws, std::shared_ptr<Session> session,
-               std::uint64_t attachment, const BridgeOptions& options)
-    : ws_(std::move(ws)),
-      session_(std::move(session)),
+WsLink::WsLink(UpgradedSocket socket, std::shared_ptr<Session> session, std::uint64_t attachment,
+               const BridgeOptions& options)
+    : session_(std::move(session)),
       process_(session_->process()),
       attachment_(attachment),
       options_(options),
-      reader_(kMaxPayload) {}
+      socket_fd_(socket.fd),
+      lease_(std::move(socket.lease)),
+      reader_(kMaxPayload),
+      out_(std::move(socket.unsent)) {
+  reader_.append(socket.unread.data(), socket.unread.size());
+}
 
 WsLink::~WsLink() {
   if (master_fd_ >= 0) ::close(master_fd_);
   if (exit_fd_ >= 0) ::close(exit_fd_);
   if (state_ != State::done) session_->detach(attachment_);
-  // ws_ closes the socket.
+  if (socket_fd_ >= 0) ::close(socket_fd_);
 }
 
 void WsLink::begin() {
-  socket_fd_ = ws_->impl()->sockfd();
-  const int flags = ::fcntl(socket_fd_, F_GETFL);
   master_fd_ = duplicate(process_.masterFd());
   exit_fd_ = duplicate(process_.exitFd());
-  if (flags < 0 || ::fcntl(socket_fd_, F_SETFL, flags | O_NONBLOCK) < 0 || master_fd_ < 0)
-    return finish(BridgeEnd::client_gone);
+  if (socket_fd_ < 0 || master_fd_ < 0) return finish(BridgeEnd::client_gone);
   sendText(startedFrame(session_->id(), process_.pid()));
+  handleFrames();  // what the client sent right behind its upgrade request
   flush();
 }
 
@@ -119,10 +118,9 @@ void WsLink::tick(bool stopping, Clock::time_point now) {
   switch (state_) {
     case State::open:
       if (stopping) {
-        startClose(WebSocket::WS_ENDPOINT_GOING_AWAY, "PTY service stopping", BridgeEnd::stopping);
+        startClose(kCloseGoingAway, "PTY service stopping", BridgeEnd::stopping);
       } else if (!session_->attachedAs(attachment_)) {
-        startClose(WebSocket::WS_NORMAL_CLOSE, "Another client attached to this session",
-                   BridgeEnd::replaced);
+        startClose(kCloseNormal, "Another client attached to this session", BridgeEnd::replaced);
       } else if (auto code = process_.poll()) {
         startDrain(*code);
       }
@@ -142,7 +140,7 @@ void WsLink::tick(bool stopping, Clock::time_point now) {
   }
   if ((state_ == State::open || state_ == State::draining) &&
       now - last_sent_ >= options_.ping_interval)
-    queue(kFin | WebSocket::FRAME_OP_PING, {});
+    queue(kFin | kOpPing, {});
   flush();
 }
 
@@ -181,8 +179,7 @@ void WsLink::handleFrames() {
         // resynchronised, so the connection ends (RFC 6455 §7.4.1) after
         // the rest of what the client sends is read away, so that closing
         // does not reset the connection before the close frame is read.
-        queue(kFin | WebSocket::FRAME_OP_CLOSE,
-              closePayload(WebSocket::WS_PAYLOAD_TOO_BIG, "Message too big"));
+        queue(kFin | kOpClose, closePayload(kCloseTooBig, "Message too big"));
         state_ = State::discarding;
         end_ = BridgeEnd::client_gone;
         close_end_ = Clock::now() + options_.close_wait;
@@ -196,31 +193,31 @@ void WsLink::handleFrames() {
 
 /** @return false when the connection stops taking frames. */
 bool WsLink::handleFrame(const WsFrame& frame) {
-  const int opcode = frame.flags & WebSocket::FRAME_OP_BITMASK;
+  const int opcode = frame.flags & kOpcodeMask;
   const bool fin = (frame.flags & kFin) != 0;
   if (state_ == State::closing) {
-    if (opcode == WebSocket::FRAME_OP_CLOSE) finish(end_);
+    if (opcode == kOpClose) finish(end_);
     return state_ == State::closing;
   }
   switch (opcode) {
-    case WebSocket::FRAME_OP_CLOSE:
+    case kOpClose:
       // Answer the closing handshake; the session stays for a reconnect.
-      queue(kFin | WebSocket::FRAME_OP_CLOSE, closePayload(WebSocket::WS_NORMAL_CLOSE, {}));
+      queue(kFin | kOpClose, closePayload(kCloseNormal, {}));
       state_ = State::flushing;
       end_ = BridgeEnd::client_closed;
       close_end_ = Clock::now() + options_.close_wait;
       return false;
-    case WebSocket::FRAME_OP_PING:
-      queue(kFin | WebSocket::FRAME_OP_PONG, frame.payload);
+    case kOpPing:
+      queue(kFin | kOpPong, frame.payload);
       return true;
-    case WebSocket::FRAME_OP_TEXT:
-    case WebSocket::FRAME_OP_BINARY:
+    case kOpText:
+    case kOpBinary:
       message_ = frame.payload;
-      message_text_ = opcode == WebSocket::FRAME_OP_TEXT;
+      message_text_ = opcode == kOpText;
       in_message_ = !fin;
       if (fin && message_text_) handleText(message_);
       return true;
-    case WebSocket::FRAME_OP_CONT:
+    case kOpContinuation:
       if (!in_message_) return true;
       if (message_.size() + frame.payload.size() > kMaxMessage) {
         in_message_ = false;  // too big: dropped like any invalid frame
@@ -300,7 +297,7 @@ void WsLink::queue(int flags, std::string_view payload) {
   last_sent_ = Clock::now();
 }
 
-void WsLink::sendText(const std::string& text) { queue(kFin | WebSocket::FRAME_OP_TEXT, text); }
+void WsLink::sendText(const std::string& text) { queue(kFin | kOpText, text); }
 
 void WsLink::forward(const std::string& text) {
   if (text.empty()) return;
@@ -321,11 +318,11 @@ void WsLink::startDrain(int exit_code) {
 void WsLink::finishDrain() {
   forward(chunker_.flush());
   sendText(exitedFrame(session_->id(), exit_code_));
-  startClose(WebSocket::WS_NORMAL_CLOSE, "Session ended", BridgeEnd::exited);
+  startClose(kCloseNormal, "Session ended", BridgeEnd::exited);
 }
 
 void WsLink::startClose(std::uint16_t code, std::string_view reason, BridgeEnd end) {
-  queue(kFin | WebSocket::FRAME_OP_CLOSE, closePayload(code, reason));
+  queue(kFin | kOpClose, closePayload(code, reason));
   state_ = State::closing;
   end_ = end;
   close_end_ = Clock::now() + options_.close_wait;

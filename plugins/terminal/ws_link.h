@@ -9,8 +9,6 @@
 // is not read while the client lags.
 #pragma once
 
-#include <Poco/Net/WebSocket.h>
-
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -22,6 +20,7 @@
 #include "utf8_chunker.h"
 #include "ws_bridge.h"
 #include "ws_frame.h"
+#include "ws_handshake.h"
 
 namespace abx::plugins::terminal {
 
@@ -30,14 +29,17 @@ class WsLink {
  public:
   using Clock = std::chrono::steady_clock;
 
-  /** @p attachment: what session->attach() returned for this client. */
-  WsLink(std::unique_ptr<Poco::Net::WebSocket> ws, std::shared_ptr<Session> session,
-         std::uint64_t attachment, const BridgeOptions& options);
+  /**
+   * Takes over @p socket (non-blocking, upgraded; its 101 answer may still
+   * be unsent). @p attachment: what session->attach() returned for this client.
+   */
+  WsLink(UpgradedSocket socket, std::shared_ptr<Session> session, std::uint64_t attachment,
+         const BridgeOptions& options);
   ~WsLink();
   WsLink(const WsLink&) = delete;
   WsLink& operator=(const WsLink&) = delete;
 
-  /** Makes the socket non-blocking and queues the started event. */
+  /** Queues the started event and handles what the client already sent. */
   void begin();
 
   // The fds to watch (-1: none). The PTY ones are this link's own
@@ -88,12 +90,12 @@ class WsLink {
   void startClose(std::uint16_t code, std::string_view reason, BridgeEnd end);
   void finish(BridgeEnd end);
 
-  std::unique_ptr<Poco::Net::WebSocket> ws_;
   std::shared_ptr<Session> session_;
   PtyProcess& process_;
   const std::uint64_t attachment_;
   const BridgeOptions options_;
-  int socket_fd_ = -1;
+  int socket_fd_ = -1;           // owned
+  std::shared_ptr<void> lease_;  // pty_connect's concurrency slot, while connected
   int master_fd_ = -1;
   int exit_fd_ = -1;
   State state_ = State::open;

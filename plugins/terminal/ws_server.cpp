@@ -1,25 +1,14 @@
 #include "ws_server.h"
 
-#include <Poco/Exception.h>
-#include <Poco/Net/HTTPRequestHandler.h>
-#include <Poco/Net/HTTPRequestHandlerFactory.h>
-#include <Poco/Net/HTTPServer.h>
-#include <Poco/Net/HTTPServerParams.h>
-#include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerRequestImpl.h>
-#include <Poco/Net/HTTPServerResponse.h>
-#include <Poco/Net/NetException.h>
-#include <Poco/Net/ServerSocket.h>
-#include <Poco/Net/SocketAddress.h>
-#include <Poco/Net/WebSocket.h>
-#include <Poco/ThreadPool.h>
 #include <Poco/URI.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
-#include <cctype>
-#include <chrono>
+#include <cerrno>
+#include <cstring>
 #include <optional>
-#include <vector>
 
 #include "terminal_owner.h"
 #include "utf8_chunker.h"
@@ -29,55 +18,71 @@
 namespace abx::plugins::terminal {
 namespace {
 
-using Poco::Net::HTTPServerRequest;
-using Poco::Net::HTTPServerResponse;
-using Poco::Net::WebSocket;
+constexpr int kListenBacklog = 64;
 
-constexpr int kMaxPayload = 1 << 20;
-constexpr long kSocketTimeoutSeconds = 10;
-
-std::string localAddress(HTTPServerRequest& request) {
-  try {
-    return static_cast<Poco::Net::HTTPServerRequestImpl&>(request)
-        .socket()
-        .address()
-        .host()
-        .toString();
-  } catch (...) {
-    return {};
+/**
+ * A non-blocking socket listening on @p host:@p port (0: any free port).
+ * Never SO_REUSEPORT: another process of the same user could bind the port
+ * beside us and take a share of the handshakes, tokens and all.
+ */
+sdk::Result<int> listenOn(const std::string& host, int port) {
+  const std::string where = host + ":" + std::to_string(port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  if (const int rc = ::getaddrinfo(host.empty() ? nullptr : host.c_str(),
+                                   std::to_string(port).c_str(), &hints, &found);
+      rc != 0)
+    return sdk::Status::error("cannot listen on " + where + ": " + ::gai_strerror(rc), "OSError");
+  int error = EADDRNOTAVAIL;
+  for (addrinfo* a = found; a; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      error = errno;
+      continue;
+    }
+    const int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);  // restart over TIME_WAIT
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, kListenBacklog) == 0) {
+      ::freeaddrinfo(found);
+      return fd;
+    }
+    error = errno;
+    ::close(fd);
   }
+  ::freeaddrinfo(found);
+  return sdk::Status::error("cannot listen on " + where + ": " + std::strerror(error), "OSError");
 }
 
-void reply(HTTPServerResponse& response, const sdk::Response& answer) {
-  response.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(answer.status));
-  for (const auto& [name, value] : answer.headers) response.set(name, value);
-  response.setContentType(answer.content_type);
-  response.setContentLength(static_cast<std::streamsize>(answer.body.size()));
-  response.setKeepAlive(false);
-  response.send() << answer.body;
+int boundPort(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return 0;
+  if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
+  return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
 }
 
-class Handler final : public Poco::Net::HTTPRequestHandler {
- public:
-  explicit Handler(WsService& service) : service_(service) {}
-  void handleRequest(HTTPServerRequest& request, HTTPServerResponse& response) override {
-    service_.handle(request, response);
-  }
+HandshakeDecision refuse(const sdk::Response& response) {
+  HandshakeDecision refusal;
+  refusal.answer = httpAnswer(response);
+  return refusal;
+}
 
- private:
-  WsService& service_;
-};
+HandshakeDecision refuse(int status, const std::string& message, std::string_view code = {}) {
+  return refuse(sdk::Response::error(status, message, "ValueError", code));
+}
 
-class Factory final : public Poco::Net::HTTPRequestHandlerFactory {
- public:
-  explicit Factory(WsService& service) : service_(service) {}
-  Poco::Net::HTTPRequestHandler* createRequestHandler(const HTTPServerRequest&) override {
-    return new Handler(service_);
-  }
-
- private:
-  WsService& service_;
-};
+/** Upgraded, then closed at once with @p code and @p reason. */
+HandshakeDecision upgradeAndClose(std::string answer, std::uint16_t code, std::string reason) {
+  HandshakeDecision close;
+  close.kind = HandshakeDecision::Kind::close;
+  close.answer = std::move(answer);
+  close.close_code = code;
+  close.close_reason = std::move(reason);
+  return close;
+}
 
 /** The close reason for an unknown id: printable, and within a close frame's 123 bytes. */
 std::string unknownSession(const std::string& id) {
@@ -90,107 +95,43 @@ std::string unknownSession(const std::string& id) {
 }  // namespace
 
 WsService::WsService(WsServiceContext context)
-    : context_(std::move(context)), bridge_(context_.bridge) {}
+    : context_(std::move(context)),
+      bridge_(context_.bridge, [this](const HandshakeHead& head, const std::string& local) {
+        return judge(head, local);
+      }) {}
 
 WsService::~WsService() { stop(); }
 
 sdk::Result<int> WsService::start(const std::string& host, int port) {
   if (running_) return port_.load();
-  try {
-    // Never SO_REUSEPORT: another process of the same user could bind the
-    // port beside us and take a share of the handshakes, tokens and all.
-    Poco::Net::ServerSocket socket;
-    socket.bind(Poco::Net::SocketAddress(host, static_cast<Poco::UInt16>(port)), true, false);
-    socket.listen(64);
-    auto params = new Poco::Net::HTTPServerParams;
-    params->setMaxThreads(static_cast<int>(context_.handshake_threads));
-    params->setMaxQueued(64);
-    params->setTimeout(Poco::Timespan(kSocketTimeoutSeconds, 0));
-    params->setKeepAlive(false);
-    params->setThreadIdleTime(Poco::Timespan(10, 0));
-    pool_ = std::make_unique<Poco::ThreadPool>(1, static_cast<int>(context_.handshake_threads), 10);
-    stopping_ = false;
-    bridge_.reopen();
-    server_ = std::make_unique<Poco::Net::HTTPServer>(new Factory(*this), *pool_, socket, params);
-    server_->start();
-    port_ = socket.address().port();
-    running_ = true;
-    return port_.load();
-  } catch (const Poco::Exception& e) {
-    server_.reset();
-    pool_.reset();
-    return sdk::Status::error(
-        "cannot listen on " + host + ":" + std::to_string(port) + ": " + e.displayText(),
-        "OSError");
+  auto fd = listenOn(host, port);
+  if (!fd) return fd.status();
+  // Known before the first handshake is judged (the hint for a plain GET names it).
+  const int bound = boundPort(*fd);
+  const int previous = port_.exchange(bound);
+  if (!bridge_.start(*fd)) {
+    port_ = previous;
+    return sdk::Status::error("cannot serve " + host + ":" + std::to_string(port) +
+                                  ": the PTY port's thread did not start",
+                              "OSError");
   }
+  running_ = true;
+  return bound;
 }
 
 void WsService::stop() noexcept {
-  if (!server_) return;
-  try {
-    stopping_ = true;
-    server_->stop();  // no new connections; queued ones are dropped
-    std::unique_lock lock(active_mutex_);
-    // Handshakes in progress end soon (their sockets time out).
-    active_cv_.wait_for(lock, std::chrono::seconds(3), [this] { return active_ == 0; });
-    lock.unlock();
-    // Connections still reading a request, and a client that neither reads
-    // nor answers the close: cut them off.
-    server_->stopAll(true);
-    lock.lock();
-    for (int fd : sockets_) ::shutdown(fd, SHUT_RDWR);
-    active_cv_.wait_for(lock, std::chrono::seconds(5), [this] { return active_ == 0; });
-    lock.unlock();
-    // Every attached terminal closes with 1001 (cut off if it does not answer).
-    bridge_.stop();
-    server_.reset();
-    pool_->joinAll();
-    pool_.reset();
-  } catch (...) {
-  }
+  // Every attached terminal closes with 1001 (cut off if it does not answer).
+  bridge_.stop();
   running_ = false;
-  stopping_ = false;
 }
 
-void WsService::enter() {
-  std::lock_guard lock(active_mutex_);
-  ++active_;
-}
-
-void WsService::leave() {
-  std::lock_guard lock(active_mutex_);
-  --active_;
-  active_cv_.notify_all();
-}
-
-void WsService::track(int fd) {
-  std::lock_guard lock(active_mutex_);
-  sockets_.insert(fd);
-}
-
-void WsService::untrack(int fd) {
-  std::lock_guard lock(active_mutex_);
-  sockets_.erase(fd);
-}
-
-void WsService::handle(HTTPServerRequest& request, HTTPServerResponse& response) {
-  enter();
-  struct Leave {
-    WsService* s;
-    ~Leave() { s->leave(); }
-  } leave{this};
+HandshakeDecision WsService::judge(const HandshakeHead& head, const std::string& local_address) {
   try {
-    if (stopping_)
-      return reply(response,
-                   sdk::Response::error(503, "The PTY service is stopping", "RuntimeError"));
-    Poco::URI uri(request.getURI());
+    Poco::URI uri(head.target);
     std::string path = uri.getPath();
     while (path.size() > 1 && path.back() == '/') path.pop_back();
-    if (path != "/pty")
-      return reply(response, sdk::Response::error(404, "Not found: " + path, "ValueError"));
-    if (request.getMethod() != Poco::Net::HTTPRequest::HTTP_GET)
-      return reply(response, sdk::Response::error(405, "Method not allowed: " + request.getMethod(),
-                                                  "ValueError"));
+    if (path != "/pty") return refuse(404, "Not found: " + path);
+    if (head.method != "GET") return refuse(405, "Method not allowed: " + head.method);
 
     std::optional<std::string> session_id, ticket;
     for (const auto& [name, value] : uri.getQueryParameters()) {
@@ -199,77 +140,45 @@ void WsService::handle(HTTPServerRequest& request, HTTPServerResponse& response)
                                                               : nullptr;
       if (!slot) continue;
       if (*slot)
-        return reply(response, sdk::Response::error(400, "Duplicate query parameter '" + name + "'",
-                                                    "ValueError", "duplicate_parameter"));
+        return refuse(400, "Duplicate query parameter '" + name + "'", "duplicate_parameter");
       *slot = value;
     }
     if (session_id && session_id->empty()) session_id.reset();
 
-    std::vector<std::pair<std::string, std::string>> headers;
-    for (const auto& [name, value] : request) {
-      std::string lower = name;
-      for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      headers.emplace_back(std::move(lower), value);
-    }
-    Handshake handshake{std::move(headers), session_id, ticket, localAddress(request)};
+    Handshake handshake{head.headers, session_id, ticket, local_address};
     const HandshakeVerdict verdict =
         authorizeHandshake(*context_.host, *context_.tickets, handshake);
     if (!verdict.allowed) {
       auto refusal = sdk::Response::json(verdict.body, verdict.status);
       refusal.headers = verdict.headers;
-      return reply(response, refusal);
+      return refuse(refusal);
     }
 
-    std::unique_ptr<WebSocket> ws;
-    try {
-      ws = std::make_unique<WebSocket>(request, response);
-    } catch (const Poco::Net::WebSocketException& e) {
-      std::optional<std::string_view> host_header;
-      if (request.has("Host")) host_header = request.get("Host");
-      const std::string message = e.code() == WebSocket::WS_ERR_NO_HANDSHAKE
-                                      ? "connect with a WebSocket to ws://" +
-                                            urlHost(host_header, context_.host->info().host) + ":" +
-                                            std::to_string(port_.load()) + "/pty?session_id=…"
-                                      : e.message();
-      if (!response.sent()) reply(response, sdk::Response::error(400, message, "ValueError"));
-      return;
-    }
-    ws->setMaxPayloadSize(kMaxPayload);
-    ws->setSendTimeout(Poco::Timespan(kSocketTimeoutSeconds, 0));
-    ws->setReceiveTimeout(Poco::Timespan(kSocketTimeoutSeconds, 0));
-    const int fd = ws->impl()->sockfd();
-    track(fd);
-    struct Untrack {
-      WsService* s;
-      int fd;
-      void now() {
-        if (fd >= 0) s->untrack(fd);
-        fd = -1;
-      }
-      ~Untrack() { now(); }
-    } untrack{this, fd};
-    if (!session_id) {
-      closeWebSocket(*ws, WebSocket::WS_POLICY_VIOLATION, "Missing session_id parameter");
-    } else if (auto session = context_.sessions->find(*session_id);
-               !session || !mayActOn(verdict.caller, verdict.admin, session->owner())) {
-      // Another identity's session is unknown to the caller, with the same close.
-      closeWebSocket(*ws, WebSocket::WS_POLICY_VIOLATION, unknownSession(*session_id));
-    } else {
-      if (context_.log)
-        context_.log->debug("pty " + session->id() + ": client attached (" + verdict.caller + ")");
-      // From here the bridge thread owns the socket (and may close it).
-      untrack.now();
-      if (!bridge_.adopt(ws, session))
-        closeWebSocket(
-            *ws, stopping_ ? WebSocket::WS_ENDPOINT_GOING_AWAY : WebSocket::WS_UNEXPECTED_CONDITION,
-            stopping_ ? "PTY service stopping" : "PTY bridge unavailable");
-    }
+    const UpgradeCheck upgrade = checkUpgrade(head);
+    if (!upgrade.websocket)
+      return refuse(400, "connect with a WebSocket to ws://" +
+                             urlHost(head.header("host"), context_.host->info().host) + ":" +
+                             std::to_string(port_.load()) + "/pty?session_id=…");
+    if (!upgrade.error.empty()) return refuse(400, upgrade.error);
+    std::string answer = switchingProtocols(upgrade.key);
+    if (!session_id)
+      return upgradeAndClose(std::move(answer), kClosePolicyViolation,
+                             "Missing session_id parameter");
+    auto session = context_.sessions->find(*session_id);
+    // Another identity's session is unknown to the caller, with the same close.
+    if (!session || !mayActOn(verdict.caller, verdict.admin, session->owner()))
+      return upgradeAndClose(std::move(answer), kClosePolicyViolation, unknownSession(*session_id));
+    if (context_.log)
+      context_.log->debug("pty " + session->id() + ": client attached (" + verdict.caller + ")");
+    HandshakeDecision attach;
+    attach.kind = HandshakeDecision::Kind::attach;
+    attach.answer = std::move(answer);
+    attach.session = std::move(session);
+    attach.lease = verdict.lease;
+    return attach;
   } catch (const std::exception& e) {
     if (context_.log) context_.log->debug(std::string("pty websocket: ") + e.what());
-    try {
-      if (!response.sent()) reply(response, sdk::Response::error(400, e.what(), "ValueError"));
-    } catch (...) {
-    }
+    return refuse(400, e.what());
   }
 }
 
