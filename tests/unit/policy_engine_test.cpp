@@ -28,9 +28,9 @@
 
 #include "admission/admission.h"
 #include "auth/authenticator.h"
-#include "pipeline/api_error.h"
+#include "core/policy_decision.h"
+#include "http/api_error.h"
 #include "pipeline/pipeline.h"
-#include "policy/policy_decision.h"
 #include "policy/policy_document.h"
 #include "routing/route_table.h"
 

@@ -18,17 +18,11 @@
 #include "abx/sdk/policy.h"
 #include "abx/sdk/routes.h"
 #include "abx/sdk/status.h"
-#include "pipeline/api_error.h"
+#include "http/api_error.h"
 #include "policy/compiled_policy.h"
 #include "routing/route_table.h"
 
 namespace abx::kernel {
-
-/** A declared capability group and who declared it. */
-struct GroupRecord {
-  sdk::GroupSpec spec;
-  std::string owner; /**< plugin id, or "core" */
-};
 
 struct EndpointState {
   bool enabled = true;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "abx/sdk/http.h"
-#include "pipeline/api_error.h"
+#include "http/api_error.h"
 #include "policy/compiled_policy.h"
 
 namespace abx::kernel {

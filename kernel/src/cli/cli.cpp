@@ -14,10 +14,10 @@
 
 #include "abx/sdk/version.h"
 #include "cli/health_probe.h"
+#include "core/policy_decision.h"
 #include "http/origin_policy.h"
 #include "loader/manifest.h"
 #include "loader/plugin_loader.h"
-#include "policy/policy_decision.h"
 #include "server/server.h"
 #include "text/did_you_mean.h"
 

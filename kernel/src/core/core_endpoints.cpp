@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <map>
 
-#include "policy/policy_decision.h"
+#include "core/policy_decision.h"
 #include "text/did_you_mean.h"
 
 namespace abx::kernel {

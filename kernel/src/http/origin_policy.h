@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pipeline/api_error.h"
+#include "http/api_error.h"
 
 namespace abx::kernel {
 

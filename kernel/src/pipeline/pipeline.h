@@ -14,8 +14,8 @@
 #include "admission/admission.h"
 #include "audit/audit_log.h"
 #include "auth/authenticator.h"
+#include "http/api_error.h"
 #include "http/origin_policy.h"
-#include "pipeline/api_error.h"
 #include "pipeline/exchange.h"
 #include "routing/route_table.h"
 

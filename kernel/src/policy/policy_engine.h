@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "abx/sdk/status.h"
-#include "admission/admission.h"
 #include "environment/secret_environment.h"
 #include "policy/code_toggle.h"
 #include "policy/compiled_policy.h"

@@ -15,6 +15,12 @@
 
 namespace abx::kernel {
 
+/** A declared capability group and who declared it. */
+struct GroupRecord {
+  sdk::GroupSpec spec;
+  std::string owner; /**< plugin id, or "core" */
+};
+
 struct Route {
   sdk::RouteSpec spec;
   std::string owner; /**< plugin id, or "core" */

@@ -1,4 +1,4 @@
-#include "policy/policy_decision.h"
+#include "core/policy_decision.h"
 
 #include <charconv>
 

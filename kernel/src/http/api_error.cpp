@@ -1,4 +1,4 @@
-#include "pipeline/api_error.h"
+#include "http/api_error.h"
 
 namespace abx::kernel {
 
