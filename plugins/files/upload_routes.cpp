@@ -49,19 +49,19 @@ class UploadSession {
     scanner_ = &scanner;
     std::vector<char> buf(kReadChunk);
     bool scanning = true;
-    sdk::Status scan_error;
+    sdk::Status scanned;  // ok until the body is not the JSON it should be
     while (sdk::BodyReader* reader = request_.body_reader) {
       std::size_t n = reader->read(buf.data(), buf.size());
       if (n == 0) break;
       if (!scanning) continue;  // drain, so the client reads our answer
       if (auto s = scanner.feed(std::string_view(buf.data(), n)); !s) {
         scanning = false;
-        scan_error = s;
+        scanned = s;
       }
     }
     if (error_) return std::move(*error_);
-    if (scan_error) scan_error = scanner.finish();
-    if (!scan_error) return badRequest(scan_error.message());
+    if (scanned) scanned = scanner.finish();
+    if (!scanned) return badRequest(scanned.message());
 
     if (auto bad = requireString("path")) return std::move(*bad);
     if (auto bad = requireString(kContent)) return std::move(*bad);
