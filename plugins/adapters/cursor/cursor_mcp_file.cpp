@@ -1,9 +1,6 @@
 // CursorMcpFile: build, merge and write <workdir>/.cursor/mcp.json safely.
 #include "cursor_mcp_file.h"
 
-#include <Poco/JSON/Array.h>
-#include <Poco/JSON/Object.h>
-#include <Poco/JSON/Parser.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,14 +11,13 @@
 #include <cstring>
 #include <sstream>
 
+#include "abx/sdk/json.h"
+#include "json_pretty.h"
+
 namespace abx::plugins::adapters {
 namespace {
 
-using Poco::JSON::Array;
-using Poco::JSON::Object;
 using sdk::Status;
-
-Object::Ptr ordered() { return new Object(Poco::JSON_PRESERVE_KEY_ORDER); }
 
 // A temp name no other turn of this process (or another process) uses at the same time.
 std::string tempName(const char* base) {
@@ -36,10 +32,45 @@ std::string headerEnvName(std::size_t index, const std::string& header) {
   return name;
 }
 
-std::string stringify(const Object::Ptr& o) {
-  std::ostringstream out;
-  o->stringify(out, 2);
-  return out.str() + "\n";
+// @p text with its /* */ comments (outside strings) made spaces: cursor's
+// files may have them. `//` comments stay, so such a file fails to parse
+// and is left alone.
+std::string withoutBlockComments(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size())
+        out += text[++i];
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      const auto end = text.find("*/", i + 2);
+      if (end == std::string_view::npos) return std::string(text);  // unterminated: not JSON
+      out += ' ';
+      i = end + 1;
+    } else {
+      in_string = c == '"';
+      out += c;
+    }
+  }
+  return out;
+}
+
+// The merged mcpServers: the file's servers in their order, one of ours
+// replacing a server of the same name at its place, then the rest of ours.
+void writeMergedServers(sdk::JsonWriter& w, const sdk::Json& existing, const sdk::Json& ours) {
+  w.beginObject();
+  for (const auto& [name, value] : existing.members()) {
+    const sdk::Json replacement = ours.get(name);
+    w.key(name).value(replacement.isMissing() ? value : replacement);
+  }
+  for (const auto& [name, value] : ours.members())
+    if (!existing.has(name)) w.key(name).value(value);
+  w.endObject();
 }
 
 // A file descriptor closed on scope exit.
@@ -122,71 +153,71 @@ Status excludeFromGit(int workdir) {
 
 CursorMcpServers buildCursorMcpServers(const std::vector<sdk::agents::McpServerSpec>& servers) {
   CursorMcpServers out;
-  auto all = ordered();
+  sdk::JsonWriter w;
+  w.beginObject();
   for (std::size_t i = 0; i < servers.size(); ++i) {
     const auto& server = servers[i];
-    auto entry = ordered();
+    w.key(server.name).beginObject();
     if (!server.url.empty()) {
-      entry->set("url", server.url);
+      w.member("url", server.url);
       if (!server.headers.empty()) {
-        auto headers = ordered();
+        w.key("headers").beginObject();
         for (const auto& header : server.headers) {
           std::string var = headerEnvName(i, header.name);
-          headers->set(header.name, "${env:" + var + "}");
+          w.member(header.name, "${env:" + var + "}");
           out.env.emplace_back(var, header.value);
         }
-        entry->set("headers", headers);
+        w.endObject();
       }
     } else {
-      entry->set("command", server.command);
-      Array::Ptr args = new Array;
-      for (const auto& arg : server.args) args->add(arg);
-      entry->set("args", args);
+      w.member("command", server.command).key("args").beginArray();
+      for (const auto& arg : server.args) w.value(arg);
+      w.endArray();
     }
-    all->set(server.name, entry);
+    w.endObject();
   }
-  out.servers_json = stringify(all);
+  // A repeated name (a turn's server after a definition's) is read back as
+  // the last one at the first one's place.
+  out.servers_json = w.endObject().take();
   return out;
 }
 
 sdk::Result<std::string> mergeCursorMcpConfig(const std::string& existing,
                                               const std::string& servers_json) {
-  Object::Ptr root = ordered();
-  Poco::JSON::Parser parser;
+  sdk::Json root;
   bool blank = existing.find_first_not_of(" \t\r\n") == std::string::npos;
   if (!blank) {
-    Poco::Dynamic::Var parsed;
-    try {
-      parser.reset();
-      parser.setAllowComments(true);
-      parsed = parser.parse(existing);
-    } catch (const std::exception& e) {
-      return Status::error(
-          std::string(".cursor/mcp.json exists but is not valid JSON; not overwriting it (") +
-              e.what() + ")",
-          "ValueError");
-    }
-    if (parsed.type() != typeid(Object::Ptr))
+    auto parsed = sdk::Json::parse(withoutBlockComments(existing));
+    if (!parsed)
+      return Status::error(".cursor/mcp.json exists but is not valid JSON; not overwriting it (" +
+                               parsed.status().message() + ")",
+                           "ValueError");
+    if (!parsed->isObject())
       return Status::error(".cursor/mcp.json exists but is not a JSON object; not overwriting it",
                            "ValueError");
-    root = parsed.extract<Object::Ptr>();
+    root = std::move(parsed).value();
   }
-  Object::Ptr servers;
-  if (root->has("mcpServers")) {
-    auto value = root->get("mcpServers");
-    if (value.type() != typeid(Object::Ptr))
-      return Status::error(
-          ".cursor/mcp.json has an 'mcpServers' that is not an object; not overwriting it",
-          "ValueError");
-    servers = value.extract<Object::Ptr>();
-  } else {
-    servers = ordered();
+  const sdk::Json servers = root.get("mcpServers");
+  if (!servers.isMissing() && !servers.isObject())
+    return Status::error(
+        ".cursor/mcp.json has an 'mcpServers' that is not an object; not overwriting it",
+        "ValueError");
+  auto ours = sdk::Json::parse(servers_json);
+  if (!ours || !ours->isObject())
+    return Status::error("the MCP servers to merge are not a JSON object", "ValueError");
+  // Only mcpServers changes; the other keys keep their values and order.
+  sdk::JsonWriter w;
+  w.beginObject();
+  for (const auto& [key, value] : root.members()) {
+    if (key == "mcpServers")
+      writeMergedServers(w.key(key), servers, *ours);
+    else
+      w.key(key).value(value);
   }
-  parser.reset();
-  auto ours = parser.parse(servers_json).extract<Object::Ptr>();
-  for (const auto& [name, value] : *ours) servers->set(name, value);
-  root->set("mcpServers", servers);
-  return stringify(root);
+  if (servers.isMissing()) writeMergedServers(w.key("mcpServers"), servers, *ours);
+  auto merged = sdk::Json::parse(w.endObject().take());
+  if (!merged) return merged.status();
+  return prettyJson(*merged) + "\n";
 }
 
 Status writeCursorMcpConfig(const std::string& workdir, const std::string& servers_json) {

@@ -20,25 +20,23 @@ bool listed(const std::array<std::string_view, N>& names, std::string_view name)
 }
 
 // The text parts of an assistant message, joined.
-std::string messageText(const json::ObjectPtr& message) {
+std::string messageText(const sdk::Json& message) {
   auto content = json::arr(message, "content");
-  if (!content) return json::str(message, "content");
+  if (!content.isArray()) return json::str(message, "content");
   std::string text;
-  for (std::size_t i = 0; i < content->size(); ++i) {
-    auto part = content->getObject(static_cast<unsigned>(i));
+  for (const auto& part : content.elements())
     if (json::str(part, "type") == "text") text += json::str(part, "text");
-  }
   return text;
 }
 
 // The first member of @p o whose name is listed (the shape varies between releases).
-std::string firstString(const json::ObjectPtr& o, std::initializer_list<const char*> keys) {
+std::string firstString(const sdk::Json& o, std::initializer_list<const char*> keys) {
   for (const char* key : keys)
     if (auto v = json::text(o, key); !v.empty()) return v;
   return {};
 }
 
-std::optional<std::int64_t> firstInteger(const json::ObjectPtr& o,
+std::optional<std::int64_t> firstInteger(const sdk::Json& o,
                                          std::initializer_list<const char*> keys) {
   for (const char* key : keys)
     if (auto v = json::integer(o, key)) return v;
@@ -46,16 +44,15 @@ std::optional<std::int64_t> firstInteger(const json::ObjectPtr& o,
 }
 
 // The "<x>ToolCall" (or "function") member of a tool_call object.
-std::string toolKey(const json::ObjectPtr& call) {
-  if (!call) return {};
-  for (const auto& [name, value] : *call)
-    if (value.type() == typeid(json::ObjectPtr)) return name;
+std::string toolKey(const sdk::Json& call) {
+  for (const auto& [name, value] : call.members())
+    if (value.isObject()) return name;
   return {};
 }
 
 }  // namespace
 
-CursorTool classifyCursorTool(const std::string& key, const json::ObjectPtr& call) {
+CursorTool classifyCursorTool(const std::string& key, const sdk::Json& call) {
   static constexpr std::array<std::string_view, 1> kShell{"shellToolCall"};
   static constexpr std::array<std::string_view, 5> kFiles{
       "editToolCall", "writeToolCall", "deleteToolCall", "multiEditToolCall", "applyPatchToolCall"};
@@ -91,8 +88,8 @@ CursorTool classifyCursorTool(const std::string& key, const json::ObjectPtr& cal
 
 void CursorStreamParser::feed(std::string_view line, std::vector<ParsedEvent>& out) {
   if (line.empty()) return;
-  auto o = reader_.parseObject(line);
-  if (!o) {
+  auto o = json::parseObject(line);
+  if (!o.isObject()) {
     out.push_back(parsedEvent(ParsedKind::log, {}, std::string(line)));
     return;
   }
@@ -113,7 +110,7 @@ void CursorStreamParser::feed(std::string_view line, std::vector<ParsedEvent>& o
   }
 }
 
-void CursorStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+void CursorStreamParser::onAssistant(const sdk::Json& line, std::vector<ParsedEvent>& out) {
   closeThinking(out);
   std::string text = messageText(json::obj(line, "message"));
   if (text.empty()) return;
@@ -126,13 +123,13 @@ void CursorStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<Pa
   // ends with the whole message once more: only text not seen yet is new.
   if (text == message_text_) return;
   std::string delta = text;
-  if (!message_text_.empty() && text.starts_with(message_text_) && !line->has("timestamp_ms"))
+  if (!message_text_.empty() && text.starts_with(message_text_) && !line.has("timestamp_ms"))
     delta = text.substr(message_text_.size());
   message_text_ += delta;
   out.push_back(parsedEvent(ParsedKind::text_delta, message_id_, std::move(delta)));
 }
 
-void CursorStreamParser::onThinking(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+void CursorStreamParser::onThinking(const sdk::Json& line, std::vector<ParsedEvent>& out) {
   const std::string subtype = json::str(line, "subtype");
   if (subtype == "completed") {
     closeThinking(out);
@@ -149,7 +146,7 @@ void CursorStreamParser::onThinking(const json::ObjectPtr& line, std::vector<Par
   out.push_back(parsedEvent(ParsedKind::reasoning_delta, thinking_id_, std::move(text)));
 }
 
-void CursorStreamParser::onToolCall(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+void CursorStreamParser::onToolCall(const sdk::Json& line, std::vector<ParsedEvent>& out) {
   closeMessage(out);
   closeThinking(out);
   const std::string subtype = json::str(line, "subtype");
@@ -179,11 +176,11 @@ void CursorStreamParser::onToolCall(const json::ObjectPtr& line, std::vector<Par
   }
   if (subtype != "completed") return;
   auto result = json::obj(body, "result");
-  json::ObjectPtr outcome = json::obj(result, "success");
+  sdk::Json outcome = json::obj(result, "success");
   bool failed = false;
-  if (!outcome) {
+  if (!outcome.isObject()) {
     for (const char* bad : {"failure", "error", "rejected", "timeout", "permissionDenied"}) {
-      if ((outcome = json::obj(result, bad))) {
+      if ((outcome = json::obj(result, bad)).isObject()) {
         failed = true;
         break;
       }
@@ -195,10 +192,10 @@ void CursorStreamParser::onToolCall(const json::ObjectPtr& line, std::vector<Par
     if (e.text.empty()) e.text = firstString(outcome, {"output", "interleavedOutput"});
     if (auto code = firstInteger(outcome, {"exitCode", "exit_code"}))
       e.exit_code = static_cast<int>(*code);
-    else if (!failed && outcome)
+    else if (!failed && outcome.isObject())
       e.exit_code = 0;
     if (e.exit_code && *e.exit_code != 0) failed = true;
-  } else if (outcome) {
+  } else if (outcome.isObject()) {
     e.text = firstString(outcome, {"content", "output", "result"});
     if (e.text.empty()) e.text = json::dump(outcome);
   }
@@ -210,11 +207,11 @@ void CursorStreamParser::onToolCall(const json::ObjectPtr& line, std::vector<Par
   out.push_back(std::move(e));
 }
 
-void CursorStreamParser::onResult(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+void CursorStreamParser::onResult(const sdk::Json& line, std::vector<ParsedEvent>& out) {
   closeThinking(out);
   closeMessage(out);
   std::optional<sdk::agents::TokenUsage> usage;
-  if (auto u = json::obj(line, "usage")) {
+  if (auto u = json::obj(line, "usage"); u.isObject()) {
     sdk::agents::TokenUsage t;
     t.input_tokens = firstInteger(u, {"inputTokens", "input_tokens"}).value_or(0);
     t.output_tokens = firstInteger(u, {"outputTokens", "output_tokens"}).value_or(0);

@@ -33,14 +33,13 @@ class CursorStreamParser final : public sdk::agents::EventParser {
   void finish(int exit_code, std::vector<sdk::agents::ParsedEvent>& out) override;
 
  private:
-  void onAssistant(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
-  void onThinking(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
-  void onToolCall(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
-  void onResult(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
+  void onAssistant(const sdk::Json& line, std::vector<sdk::agents::ParsedEvent>& out);
+  void onThinking(const sdk::Json& line, std::vector<sdk::agents::ParsedEvent>& out);
+  void onToolCall(const sdk::Json& line, std::vector<sdk::agents::ParsedEvent>& out);
+  void onResult(const sdk::Json& line, std::vector<sdk::agents::ParsedEvent>& out);
   void closeMessage(std::vector<sdk::agents::ParsedEvent>& out);
   void closeThinking(std::vector<sdk::agents::ParsedEvent>& out);
 
-  json::LineReader reader_;
   bool session_sent_ = false;
   int messages_ = 0;
   int thoughts_ = 0;
@@ -64,6 +63,6 @@ struct CursorTool {
   std::string server;
 };
 
-CursorTool classifyCursorTool(const std::string& key, const json::ObjectPtr& call);
+CursorTool classifyCursorTool(const std::string& key, const sdk::Json& call);
 
 }  // namespace abx::plugins::adapters

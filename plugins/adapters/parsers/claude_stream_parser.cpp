@@ -25,7 +25,7 @@ constexpr std::string_view kNoConversation = "No conversation found with session
 // The code of an error line that may carry Claude's api_error_status. The
 // status decides when there is one: the text can hold a session id, and a
 // uuid may well contain "401".
-std::string lineFailureCode(const json::ObjectPtr& line, const std::string& text) {
+std::string lineFailureCode(const sdk::Json& line, const std::string& text) {
   if (text.find(kNoConversation) != std::string::npos) return "invalid_request";
   if (auto status = json::integer(line, "api_error_status")) {
     if (*status == 401 || *status == 403) return "authentication_error";
@@ -36,13 +36,12 @@ std::string lineFailureCode(const json::ObjectPtr& line, const std::string& text
 
 // The text of a failed result: error.message (qwen), errors[] (claude's
 // "No conversation found ..."), the result text, else what the subtype means.
-std::string resultErrorText(const json::ObjectPtr& line) {
+std::string resultErrorText(const sdk::Json& line) {
   std::string text = json::str(json::obj(line, "error"), "message");
-  if (auto errors = json::arr(line, "errors"); errors && text.empty()) {
-    for (std::size_t i = 0; i < errors->size(); ++i) {
-      const auto& value = errors->get(static_cast<unsigned>(i));
+  if (auto errors = json::arr(line, "errors"); errors.isArray() && text.empty()) {
+    for (const auto& value : errors.elements()) {
       if (!value.isString()) continue;
-      text += (text.empty() ? "" : "; ") + value.extract<std::string>();
+      text += (text.empty() ? "" : "; ") + std::string(value.stringView());
     }
   }
   if (text.empty()) text = json::str(line, "result");
@@ -64,8 +63,8 @@ void ClaudeStreamParser::feed(std::string_view line, std::vector<ParsedEvent>& o
       onTextDelta(delta->text, out);
     return;
   }
-  auto o = reader_.parseObject(line);
-  if (!o) {
+  auto o = json::parseObject(line);
+  if (!o.isObject()) {
     out.push_back(parsedEvent(ParsedKind::log, {}, std::string(line)));
     return;
   }
@@ -83,7 +82,7 @@ void ClaudeStreamParser::feed(std::string_view line, std::vector<ParsedEvent>& o
   }
 }
 
-void ClaudeStreamParser::onSystem(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+void ClaudeStreamParser::onSystem(const sdk::Json& line, std::vector<ParsedEvent>& out) {
   const std::string subtype = json::str(line, "subtype");
   if (subtype == "init" && !session_sent_) {
     session_sent_ = true;
@@ -99,7 +98,7 @@ void ClaudeStreamParser::onSystem(const json::ObjectPtr& line, std::vector<Parse
   }
 }
 
-void ClaudeStreamParser::onStreamEvent(const json::ObjectPtr& ev, std::vector<ParsedEvent>& out) {
+void ClaudeStreamParser::onStreamEvent(const sdk::Json& ev, std::vector<ParsedEvent>& out) {
   const std::string type = json::str(ev, "type");
   if (type == "message_start") {
     stream_message_id_ = json::str(json::obj(ev, "message"), "id");
@@ -152,17 +151,16 @@ void ClaudeStreamParser::onTextDelta(const std::string& delta, std::vector<Parse
   block.held.clear();
 }
 
-void ClaudeStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+void ClaudeStreamParser::onAssistant(const sdk::Json& line, std::vector<ParsedEvent>& out) {
   auto message = json::obj(line, "message");
   const std::string message_id = json::str(message, "id");
   auto content = json::arr(message, "content");
-  if (!content) return;
+  if (!content.isArray()) return;
   // Claude's retries-exhausted message is `<synthetic>` text with these marks.
   const bool synthetic_error =
       json::flag(line, "is_api_error_message") || !json::str(line, "error").empty();
 
-  for (std::size_t i = 0; i < content->size(); ++i) {
-    auto block = content->getObject(static_cast<unsigned>(i));
+  for (const auto& block : content.elements()) {
     const std::string type = json::str(block, "type");
     if (type == "text") {
       std::string text = json::str(block, "text");
@@ -197,7 +195,7 @@ void ClaudeStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<Pa
 }
 
 void ClaudeStreamParser::completeText(const std::string& id, const std::string& text,
-                                      bool api_error, const json::ObjectPtr& line,
+                                      bool api_error, const sdk::Json& line,
                                       std::vector<ParsedEvent>& out) {
   if (api_error) {
     ParsedEvent e = parsedEvent(ParsedKind::error, {}, text);
@@ -217,14 +215,13 @@ void ClaudeStreamParser::closeOpenText(std::vector<ParsedEvent>& out) {
   if (!open_text_) return;
   OpenBlock block = std::move(*open_text_);
   open_text_.reset();
-  completeText(block.id, block.text, block.text.starts_with(kApiErrorPrefix), nullptr, out);
+  completeText(block.id, block.text, block.text.starts_with(kApiErrorPrefix), sdk::Json(), out);
 }
 
-void ClaudeStreamParser::onUser(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+void ClaudeStreamParser::onUser(const sdk::Json& line, std::vector<ParsedEvent>& out) {
   auto content = json::arr(json::obj(line, "message"), "content");
-  if (!content) return;
-  for (std::size_t i = 0; i < content->size(); ++i) {
-    auto block = content->getObject(static_cast<unsigned>(i));
+  if (!content.isArray()) return;
+  for (const auto& block : content.elements()) {
     if (json::str(block, "type") != "tool_result") continue;
     ParsedEvent e = parsedEvent(ParsedKind::tool_end, json::str(block, "tool_use_id"));
     e.text = toolResultText(block);
@@ -241,7 +238,7 @@ void ClaudeStreamParser::onUser(const json::ObjectPtr& line, std::vector<ParsedE
   }
 }
 
-void ClaudeStreamParser::onResult(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+void ClaudeStreamParser::onResult(const sdk::Json& line, std::vector<ParsedEvent>& out) {
   closeOpenText(out);
   auto u = json::obj(line, "usage");
   sdk::agents::TokenUsage usage;
@@ -256,12 +253,9 @@ void ClaudeStreamParser::onResult(const json::ObjectPtr& line, std::vector<Parse
   // total_cost_usd is cumulative over the session; the per-invocation figure
   // is the sum over model_usage_since_last_result when Claude sends it.
   usage.cost_usd = json::number(line, "total_cost_usd");
-  if (auto since = json::obj(line, "model_usage_since_last_result")) {
+  if (auto since = json::obj(line, "model_usage_since_last_result"); since.isObject()) {
     double cost = 0;
-    for (const auto& [model, value] : *since) {
-      if (value.type() == typeid(json::ObjectPtr))
-        cost += json::number(value.extract<json::ObjectPtr>(), "costUSD");
-    }
+    for (const auto& [model, value] : since.members()) cost += json::number(value, "costUSD");
     usage.cost_usd = cost;
   }
   ParsedEvent ue = parsedEvent(ParsedKind::usage);

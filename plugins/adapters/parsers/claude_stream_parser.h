@@ -54,20 +54,19 @@ class ClaudeStreamParser final : public sdk::agents::EventParser {
     bool holding = true; /**< still could be an "[API Error" text */
   };
 
-  void onSystem(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
-  void onStreamEvent(const json::ObjectPtr& event, std::vector<sdk::agents::ParsedEvent>& out);
+  void onSystem(const sdk::Json& line, std::vector<sdk::agents::ParsedEvent>& out);
+  void onStreamEvent(const sdk::Json& event, std::vector<sdk::agents::ParsedEvent>& out);
   void onTextDelta(const std::string& delta, std::vector<sdk::agents::ParsedEvent>& out);
   void onThinkingDelta(std::string delta, std::vector<sdk::agents::ParsedEvent>& out);
-  void onAssistant(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
-  void onUser(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
-  void onResult(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
+  void onAssistant(const sdk::Json& line, std::vector<sdk::agents::ParsedEvent>& out);
+  void onUser(const sdk::Json& line, std::vector<sdk::agents::ParsedEvent>& out);
+  void onResult(const sdk::Json& line, std::vector<sdk::agents::ParsedEvent>& out);
   /** Ends a text item: message, or a fatal error when it is an API error text. */
   void completeText(const std::string& id, const std::string& text, bool api_error,
-                    const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
+                    const sdk::Json& line, std::vector<sdk::agents::ParsedEvent>& out);
   void closeOpenText(std::vector<sdk::agents::ParsedEvent>& out);
   std::string newBlockId(const std::string& message_id);
 
-  json::LineReader reader_;
   bool session_sent_ = false;
   std::string stream_message_id_;
   std::optional<OpenBlock> open_text_;

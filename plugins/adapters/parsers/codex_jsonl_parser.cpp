@@ -22,15 +22,11 @@ std::string argumentsObject(std::string_view key, const std::string& value_json)
 }
 
 // MCP results are content blocks; their text parts are what a reader wants.
-std::string mcpResultText(const json::ObjectPtr& result) {
-  if (!result) return {};
+std::string mcpResultText(const sdk::Json& result) {
+  if (!result.isObject()) return {};
   std::string text;
-  if (auto content = json::arr(result, "content")) {
-    for (std::size_t i = 0; i < content->size(); ++i) {
-      auto block = content->getObject(static_cast<unsigned>(i));
-      if (json::str(block, "type") == "text") text += json::str(block, "text");
-    }
-  }
+  for (const auto& block : json::arr(result, "content").elements())
+    if (json::str(block, "type") == "text") text += json::str(block, "text");
   return text.empty() ? json::dump(result) : text;
 }
 
@@ -111,8 +107,8 @@ sdk::agents::FailureInfo classifyCodexFailure(int exit_code, std::string_view te
 
 void CodexJsonlParser::feed(std::string_view line, std::vector<ParsedEvent>& out) {
   if (line.empty()) return;
-  auto o = reader_.parseObject(line);
-  if (!o) {
+  auto o = json::parseObject(line);
+  if (!o.isObject()) {
     out.push_back(parsedEvent(ParsedKind::log, {}, std::string(line)));
     return;
   }
@@ -130,9 +126,9 @@ void CodexJsonlParser::feed(std::string_view line, std::vector<ParsedEvent>& out
   }
 }
 
-void CodexJsonlParser::onItem(bool completed, const json::ObjectPtr& item,
+void CodexJsonlParser::onItem(bool completed, const sdk::Json& item,
                               std::vector<ParsedEvent>& out) {
-  if (!item) return;
+  if (!item.isObject()) return;
   const std::string type = json::str(item, "type");
   const std::string id = json::str(item, "id");
   if (type == "agent_message") {
@@ -150,8 +146,8 @@ void CodexJsonlParser::onItem(bool completed, const json::ObjectPtr& item,
   }
 }
 
-void CodexJsonlParser::toolItem(bool completed, const std::string& type,
-                                const json::ObjectPtr& item, std::vector<ParsedEvent>& out) {
+void CodexJsonlParser::toolItem(bool completed, const std::string& type, const sdk::Json& item,
+                                std::vector<ParsedEvent>& out) {
   const std::string id = json::str(item, "id");
   if (!started_tools_.contains(id)) {
     started_tools_.insert(id);
@@ -202,7 +198,7 @@ void CodexJsonlParser::toolItem(bool completed, const std::string& type,
   out.push_back(std::move(e));
 }
 
-void CodexJsonlParser::onTurnCompleted(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+void CodexJsonlParser::onTurnCompleted(const sdk::Json& line, std::vector<ParsedEvent>& out) {
   sdk::agents::TokenUsage usage;
   auto u = json::obj(line, "usage");
   // Thread totals minus the earlier turns. Floored at 0: an earlier turn
@@ -225,7 +221,7 @@ void CodexJsonlParser::onTurnCompleted(const json::ObjectPtr& line, std::vector<
   out.push_back(std::move(r));
 }
 
-void CodexJsonlParser::onTurnFailed(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+void CodexJsonlParser::onTurnFailed(const sdk::Json& line, std::vector<ParsedEvent>& out) {
   std::string message = json::str(json::obj(line, "error"), "message");
   ParsedEvent e = parsedEvent(ParsedKind::error, {}, message);
   e.fatal = true;

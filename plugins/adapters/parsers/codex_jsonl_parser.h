@@ -47,15 +47,13 @@ class CodexJsonlParser final : public sdk::agents::EventParser {
   void finish(int exit_code, std::vector<sdk::agents::ParsedEvent>& out) override;
 
  private:
-  void onItem(bool completed, const json::ObjectPtr& item,
-              std::vector<sdk::agents::ParsedEvent>& out);
-  void toolItem(bool completed, const std::string& type, const json::ObjectPtr& item,
+  void onItem(bool completed, const sdk::Json& item, std::vector<sdk::agents::ParsedEvent>& out);
+  void toolItem(bool completed, const std::string& type, const sdk::Json& item,
                 std::vector<sdk::agents::ParsedEvent>& out);
-  void onTurnCompleted(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
-  void onTurnFailed(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
+  void onTurnCompleted(const sdk::Json& line, std::vector<sdk::agents::ParsedEvent>& out);
+  void onTurnFailed(const sdk::Json& line, std::vector<sdk::agents::ParsedEvent>& out);
 
   sdk::agents::TokenUsage before_;
-  json::LineReader reader_;
   std::set<std::string> started_tools_;
   std::string last_message_;
   bool result_sent_ = false;

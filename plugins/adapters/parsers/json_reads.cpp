@@ -1,100 +1,75 @@
 // Lenient JSON member reads for the agent output parsers.
 #include "json_reads.h"
 
-#include <Poco/JSON/ParseHandler.h>
-#include <Poco/JSON/Stringifier.h>
-
 #include <cmath>
-#include <sstream>
 
 namespace abx::plugins::adapters::json {
-
-// Insertion order is kept so tool arguments reach clients in the order the
-// model wrote them.
-LineReader::LineReader() : parser_(new Poco::JSON::ParseHandler(true)) {}
-
-ObjectPtr LineReader::parseObject(std::string_view line) {
-  parser_.reset();
-  try {
-    auto value = parser_.parse(std::string(line));
-    if (value.type() == typeid(ObjectPtr)) return value.extract<ObjectPtr>();
-  } catch (const Poco::Exception&) {
-  } catch (const std::exception&) {
-  }
-  return nullptr;
-}
-
 namespace {
 
-// A present, non-null member; JSON null parses to an empty Var.
-std::optional<Poco::Dynamic::Var> member(const ObjectPtr& o, const std::string& key) {
-  if (!o || !o->has(key)) return std::nullopt;
-  Poco::Dynamic::Var v = o->get(key);
-  if (v.isEmpty()) return std::nullopt;
-  return v;
-}
-
-std::string stringify(const Poco::Dynamic::Var& v) {
-  std::ostringstream out;
-  Poco::JSON::Stringifier::condense(v, out);
-  return out.str();
+// The SDK has no public way to make an absent value: an empty object's member is one.
+const sdk::Json& missing() {
+  static const sdk::Json kMissing = sdk::Json().get({});
+  return kMissing;
 }
 
 }  // namespace
 
-std::string str(const ObjectPtr& o, const std::string& key) {
-  auto v = member(o, key);
-  return v && v->isString() ? v->extract<std::string>() : std::string();
+sdk::Json parseObject(std::string_view line) {
+  auto parsed = sdk::Json::parse(line);
+  if (!parsed || !parsed->isObject()) return missing();
+  return std::move(parsed).value();
 }
 
-ObjectPtr obj(const ObjectPtr& o, const std::string& key) {
-  auto v = member(o, key);
-  return v && v->type() == typeid(ObjectPtr) ? v->extract<ObjectPtr>() : nullptr;
+std::string str(const sdk::Json& o, std::string_view key) {
+  return std::string(o.get(key).stringView());
 }
 
-ArrayPtr arr(const ObjectPtr& o, const std::string& key) {
-  auto v = member(o, key);
-  return v && v->type() == typeid(ArrayPtr) ? v->extract<ArrayPtr>() : nullptr;
+sdk::Json obj(const sdk::Json& o, std::string_view key) {
+  sdk::Json v = o.get(key);
+  return v.isObject() ? v : missing();
 }
 
-std::optional<std::int64_t> integer(const ObjectPtr& o, const std::string& key) {
-  auto v = member(o, key);
-  if (!v || !v->isNumeric()) return std::nullopt;
-  try {
-    if (v->isInteger()) return v->convert<std::int64_t>();
-    double d = v->convert<double>();
-    if (std::isfinite(d) && d == std::floor(d)) return static_cast<std::int64_t>(d);
-  } catch (const Poco::Exception&) {
+sdk::Json arr(const sdk::Json& o, std::string_view key) {
+  sdk::Json v = o.get(key);
+  return v.isArray() ? v : missing();
+}
+
+std::optional<std::int64_t> integer(const sdk::Json& o, std::string_view key) {
+  const sdk::Json v = o.get(key);
+  if (v.kind() == sdk::JsonKind::integer) {
+    auto i = v.asInteger();  // an error beyond int64
+    return i ? std::optional<std::int64_t>(*i) : std::nullopt;
   }
+  if (v.kind() != sdk::JsonKind::number) return std::nullopt;
+  const double d = *v.asNumber();
+  // A whole double that fits int64 (2^63 is the first one that does not).
+  if (std::isfinite(d) && d == std::floor(d) && d >= -9223372036854775808.0 &&
+      d < 9223372036854775808.0)
+    return static_cast<std::int64_t>(d);
   return std::nullopt;
 }
 
-double number(const ObjectPtr& o, const std::string& key) {
-  auto v = member(o, key);
-  if (!v || !v->isNumeric()) return 0;
-  try {
-    return v->convert<double>();
-  } catch (const Poco::Exception&) {
-    return 0;
-  }
+double number(const sdk::Json& o, std::string_view key) {
+  auto v = o.get(key).asNumber(0.0);
+  return v ? *v : 0.0;
 }
 
-bool flag(const ObjectPtr& o, const std::string& key) {
-  auto v = member(o, key);
-  return v && v->isBoolean() && v->extract<bool>();
+bool flag(const sdk::Json& o, std::string_view key) {
+  auto v = o.get(key).asBoolean(false);
+  return v && *v;
 }
 
-std::string dump(const ObjectPtr& o, const std::string& key) {
-  auto v = member(o, key);
-  return v ? stringify(*v) : std::string();
+std::string dump(const sdk::Json& o, std::string_view key) {
+  const sdk::Json v = o.get(key);
+  return v.isAbsent() ? std::string() : v.dump();
 }
 
-std::string dump(const ObjectPtr& o) { return o ? stringify(Poco::Dynamic::Var(o)) : "{}"; }
+std::string dump(const sdk::Json& o) { return o.isObject() ? o.dump() : "{}"; }
 
-std::string text(const ObjectPtr& o, const std::string& key) {
-  auto v = member(o, key);
-  if (!v) return {};
-  return v->isString() ? v->extract<std::string>() : stringify(*v);
+std::string text(const sdk::Json& o, std::string_view key) {
+  const sdk::Json v = o.get(key);
+  if (v.isAbsent()) return {};
+  return v.isString() ? std::string(v.stringView()) : v.dump();
 }
 
 }  // namespace abx::plugins::adapters::json

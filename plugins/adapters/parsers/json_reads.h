@@ -1,43 +1,37 @@
-// Lenient reads from one parsed CLI output line (POCO JSON): a missing member
-// or one of an unexpected type reads as empty, because agent CLIs add, drop
-// and retype fields between versions and a parser must not fail on that.
+// Lenient reads from one parsed CLI output line (the SDK's Json): a missing
+// member or one of an unexpected type reads as empty, because agent CLIs add,
+// drop and retype fields between versions and a parser must not fail on that.
 #pragma once
-
-#include <Poco/JSON/Array.h>
-#include <Poco/JSON/Object.h>
-#include <Poco/JSON/Parser.h>
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "abx/sdk/json.h"
+
 namespace abx::plugins::adapters::json {
 
-using ObjectPtr = Poco::JSON::Object::Ptr;
-using ArrayPtr = Poco::JSON::Array::Ptr;
+/** One line as a JSON object; a missing value (isObject() false) when it is not one. */
+sdk::Json parseObject(std::string_view line);
 
-/** Parses one line into an object; nullptr when it is not a JSON object. */
-class LineReader {
- public:
-  LineReader();
-  ObjectPtr parseObject(std::string_view line);
-
- private:
-  Poco::JSON::Parser parser_;
-};
-
-std::string str(const ObjectPtr& o, const std::string& key);
-ObjectPtr obj(const ObjectPtr& o, const std::string& key);
-ArrayPtr arr(const ObjectPtr& o, const std::string& key);
-/** An integral member (a whole double counts); nullopt when absent or null. */
-std::optional<std::int64_t> integer(const ObjectPtr& o, const std::string& key);
-double number(const ObjectPtr& o, const std::string& key);
-bool flag(const ObjectPtr& o, const std::string& key);
-/** A member as compact JSON text ("" when absent); strings stay quoted. */
-std::string dump(const ObjectPtr& o, const std::string& key);
-std::string dump(const ObjectPtr& o);
-/** A string member as is, any other member as compact JSON. */
-std::string text(const ObjectPtr& o, const std::string& key);
+/** A string member ("" when absent or not a string). */
+std::string str(const sdk::Json& o, std::string_view key);
+/** An object member; a missing value when absent or not an object (test with isObject()). */
+sdk::Json obj(const sdk::Json& o, std::string_view key);
+/** An array member; a missing value when absent or not an array (test with isArray()). */
+sdk::Json arr(const sdk::Json& o, std::string_view key);
+/** An integral member (a whole double counts); nullopt when absent, null or not one. */
+std::optional<std::int64_t> integer(const sdk::Json& o, std::string_view key);
+/** A number member; 0 when absent or not a number. */
+double number(const sdk::Json& o, std::string_view key);
+/** True only for a member that is the boolean true. */
+bool flag(const sdk::Json& o, std::string_view key);
+/** A member as compact JSON text ("" when absent or null); strings stay quoted. */
+std::string dump(const sdk::Json& o, std::string_view key);
+/** @p o as compact JSON text; "{}" when it is not an object. */
+std::string dump(const sdk::Json& o);
+/** A string member as is, any other member as compact JSON ("" when absent or null). */
+std::string text(const sdk::Json& o, std::string_view key);
 
 }  // namespace abx::plugins::adapters::json

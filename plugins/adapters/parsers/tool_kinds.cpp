@@ -65,13 +65,11 @@ std::string wireToolName(const ToolKind& kind) {
   return kind.kind;
 }
 
-std::string toolResultText(const json::ObjectPtr& block) {
-  if (auto parts = json::arr(block, "content")) {
+std::string toolResultText(const sdk::Json& block) {
+  if (auto parts = json::arr(block, "content"); parts.isArray()) {
     std::string text;
-    for (std::size_t i = 0; i < parts->size(); ++i) {
-      auto part = parts->getObject(static_cast<unsigned>(i));
+    for (const auto& part : parts.elements())
       if (json::str(part, "type") == "text") text += json::str(part, "text");
-    }
     return text;
   }
   return json::text(block, "content");

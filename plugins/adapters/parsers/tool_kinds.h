@@ -35,6 +35,6 @@ std::optional<int> exitCodeFromToolResult(std::string_view content);
 std::string wireToolName(const ToolKind& kind);
 
 /** A stream-json tool_result block's content: a string, or the text of its content blocks. */
-std::string toolResultText(const json::ObjectPtr& block);
+std::string toolResultText(const sdk::Json& block);
 
 }  // namespace abx::plugins::adapters

@@ -1,30 +1,28 @@
 // buildQwenSettingsFile(): MCP servers + offline switches -> settings JSON.
 #include "qwen_settings_file.h"
 
-#include <Poco/JSON/Array.h>
-#include <Poco/JSON/Object.h>
-
 #include <cctype>
-#include <sstream>
+
+#include "abx/sdk/json.h"
+#include "json_pretty.h"
 
 namespace abx::plugins::adapters {
 namespace {
 
-using Poco::JSON::Array;
-using Poco::JSON::Object;
-
-Object::Ptr ordered() { return new Object(Poco::JSON_PRESERVE_KEY_ORDER); }
-
-Object::Ptr flagObject(const std::string& key, bool value) {
-  auto o = ordered();
-  o->set(key, value);
-  return o;
+void flagObject(sdk::JsonWriter& w, std::string_view name, std::string_view key, bool value) {
+  w.key(name).beginObject().member(key, value).endObject();
 }
 
 // qwen's MCP config: httpUrl = Streamable HTTP, url = SSE (gemini-cli heritage).
 bool looksLikeSse(const std::string& url) {
   auto path = url.substr(0, url.find_first_of("?#"));
   return path.size() >= 4 && path.compare(path.size() - 4, 4, "/sse") == 0;
+}
+
+void stringArray(sdk::JsonWriter& w, std::string_view name, const std::vector<std::string>& items) {
+  w.key(name).beginArray();
+  for (const auto& item : items) w.value(item);
+  w.endArray();
 }
 
 }  // namespace
@@ -37,47 +35,45 @@ std::string mcpHeaderEnvName(std::size_t index, std::string_view header) {
 
 QwenSettingsFile buildQwenSettingsFile(const std::vector<sdk::agents::McpServerSpec>& servers) {
   QwenSettingsFile file;
-  auto root = ordered();
-  root->set("general", flagObject("enableAutoUpdate", false));
-  root->set("privacy", flagObject("usageStatisticsEnabled", false));
-  root->set("telemetry", flagObject("enabled", false));
+  sdk::JsonWriter w;
+  w.beginObject();
+  flagObject(w, "general", "enableAutoUpdate", false);
+  flagObject(w, "privacy", "usageStatisticsEnabled", false);
+  flagObject(w, "telemetry", "enabled", false);
   if (!servers.empty()) {
-    auto mcp = ordered();
+    w.key("mcpServers").beginObject();
     for (std::size_t i = 0; i < servers.size(); ++i) {
       const auto& server = servers[i];
-      auto entry = ordered();
+      w.key(server.name).beginObject();
       if (!server.url.empty()) {
-        entry->set(looksLikeSse(server.url) ? "url" : "httpUrl", server.url);
+        w.member(looksLikeSse(server.url) ? "url" : "httpUrl", server.url);
         if (!server.headers.empty()) {
-          auto headers = ordered();
+          w.key("headers").beginObject();
           // Every header value travels in the env, secret or not: qwen expands
           // $VAR in this file, so a literal value could be rewritten anyway.
           for (const auto& header : server.headers) {
             std::string var = mcpHeaderEnvName(i, header.name);
-            headers->set(header.name, "${" + var + "}");
+            w.member(header.name, "${" + var + "}");
             file.env.emplace_back(var, header.value);
           }
-          entry->set("headers", headers);
+          w.endObject();
         }
       } else {
-        entry->set("command", server.command);
-        Array::Ptr args = new Array;
-        for (const auto& arg : server.args) args->add(arg);
-        entry->set("args", args);
+        w.member("command", server.command);
+        stringArray(w, "args", server.args);
       }
-      if (!server.allowed_tools.empty()) {
-        Array::Ptr tools = new Array;
-        for (const auto& tool : server.allowed_tools) tools->add(tool);
-        entry->set("includeTools", tools);
-      }
-      // A per-turn server replaces a definition server of the same name.
-      mcp->set(server.name, entry);
+      if (!server.allowed_tools.empty()) stringArray(w, "includeTools", server.allowed_tools);
+      w.endObject();
     }
-    root->set("mcpServers", mcp);
+    w.endObject();
   }
-  std::ostringstream out;
-  root->stringify(out, 2);
-  file.json = out.str() + "\n";
+  w.endObject();
+  // Read back: a per-turn server replaces a definition server of the same
+  // name at its place (the parser keeps a repeated key's first place and
+  // last value), and the file is laid out for a reader.
+  std::string compact = w.take();
+  auto settings = sdk::Json::parse(compact);
+  file.json = (settings ? prettyJson(*settings) : compact) + "\n";
   return file;
 }
 

@@ -20,7 +20,7 @@ ParsedEvent fatalError(std::string text) {
   return e;
 }
 
-TokenUsage readUsage(const json::ObjectPtr& u) {
+TokenUsage readUsage(const sdk::Json& u) {
   TokenUsage usage;
   usage.input_tokens = json::integer(u, "input_tokens").value_or(0);
   usage.cached_input_tokens = json::integer(u, "cache_read_input_tokens").value_or(0);
@@ -48,8 +48,8 @@ void QwenStreamParser::feed(std::string_view line, std::vector<ParsedEvent>& out
       onTextDelta(std::move(delta->text), out);
     return;
   }
-  auto o = reader_.parseObject(line);
-  if (!o) {
+  auto o = json::parseObject(line);
+  if (!o.isObject()) {
     out.push_back(parsedEvent(ParsedKind::log, {}, std::string(line)));
     return;
   }
@@ -70,7 +70,7 @@ void QwenStreamParser::feed(std::string_view line, std::vector<ParsedEvent>& out
   }
 }
 
-void QwenStreamParser::onStreamEvent(const json::ObjectPtr& ev, std::vector<ParsedEvent>& out) {
+void QwenStreamParser::onStreamEvent(const sdk::Json& ev, std::vector<ParsedEvent>& out) {
   const std::string type = json::str(ev, "type");
   if (type == "message_start") {
     std::string id = json::str(json::obj(ev, "message"), "id");
@@ -115,7 +115,7 @@ void QwenStreamParser::onTextDelta(std::string delta, std::vector<ParsedEvent>& 
   block.held.clear();
 }
 
-void QwenStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+void QwenStreamParser::onAssistant(const sdk::Json& line, std::vector<ParsedEvent>& out) {
   auto message = json::obj(line, "message");
   // Only the last block of each API response carries non-zero usage.
   TokenUsage call = readUsage(json::obj(message, "usage"));
@@ -124,9 +124,8 @@ void QwenStreamParser::onAssistant(const json::ObjectPtr& line, std::vector<Pars
   call_usage_.output_tokens += call.output_tokens;
 
   auto content = json::arr(message, "content");
-  if (!content) return;
-  for (std::size_t i = 0; i < content->size(); ++i) {
-    auto block = content->getObject(static_cast<unsigned>(i));
+  if (!content.isArray()) return;
+  for (const auto& block : content.elements()) {
     const std::string type = json::str(block, "type");
     if (type == "text") {
       std::string id = open_text_ ? open_text_->id : nextBlockId();
@@ -171,11 +170,10 @@ void QwenStreamParser::closeOpenText(std::vector<ParsedEvent>& out) {
   completeText(block.id, block.text, out);
 }
 
-void QwenStreamParser::onUser(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+void QwenStreamParser::onUser(const sdk::Json& line, std::vector<ParsedEvent>& out) {
   auto content = json::arr(json::obj(line, "message"), "content");
-  if (!content) return;
-  for (std::size_t i = 0; i < content->size(); ++i) {
-    auto block = content->getObject(static_cast<unsigned>(i));
+  if (!content.isArray()) return;
+  for (const auto& block : content.elements()) {
     if (json::str(block, "type") != "tool_result") continue;
     ParsedEvent e = parsedEvent(ParsedKind::tool_end, json::str(block, "tool_use_id"));
     e.text = toolResultText(block);
@@ -203,7 +201,7 @@ TokenUsage QwenStreamParser::turnUsage(const TokenUsage& cumulative) const {
   return usage;
 }
 
-void QwenStreamParser::onResult(const json::ObjectPtr& line, std::vector<ParsedEvent>& out) {
+void QwenStreamParser::onResult(const sdk::Json& line, std::vector<ParsedEvent>& out) {
   closeOpenText(out);
   TokenUsage usage = turnUsage(readUsage(json::obj(line, "usage")));
   ParsedEvent ue = parsedEvent(ParsedKind::usage);

@@ -55,12 +55,12 @@ class QwenStreamParser final : public sdk::agents::EventParser {
     bool holding = true; /**< could still be an "[API Error" text */
   };
 
-  void onStreamEvent(const json::ObjectPtr& event, std::vector<sdk::agents::ParsedEvent>& out);
+  void onStreamEvent(const sdk::Json& event, std::vector<sdk::agents::ParsedEvent>& out);
   void onTextDelta(std::string delta, std::vector<sdk::agents::ParsedEvent>& out);
   void onThinkingDelta(std::string delta, std::vector<sdk::agents::ParsedEvent>& out);
-  void onAssistant(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
-  void onUser(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
-  void onResult(const json::ObjectPtr& line, std::vector<sdk::agents::ParsedEvent>& out);
+  void onAssistant(const sdk::Json& line, std::vector<sdk::agents::ParsedEvent>& out);
+  void onUser(const sdk::Json& line, std::vector<sdk::agents::ParsedEvent>& out);
+  void onResult(const sdk::Json& line, std::vector<sdk::agents::ParsedEvent>& out);
   void completeText(const std::string& id, const std::string& text,
                     std::vector<sdk::agents::ParsedEvent>& out);
   void closeOpenText(std::vector<sdk::agents::ParsedEvent>& out);
@@ -69,7 +69,6 @@ class QwenStreamParser final : public sdk::agents::EventParser {
 
   const std::optional<std::string> resumed_session_;
   const sdk::agents::TokenUsage earlier_usage_;
-  json::LineReader reader_;
   std::string session_id_;
   std::string message_id_ = "msg";
   std::map<std::string, int> blocks_;

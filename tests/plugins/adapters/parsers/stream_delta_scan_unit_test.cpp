@@ -16,13 +16,12 @@ namespace json = plugins::adapters::json;
 
 TEST(StreamDeltaScan, AgreesWithTheFullParseOnEveryTranscriptLine) {
   int matched = 0;
-  json::LineReader reader;
   for (std::string cli : {"claude", "qwen"}) {
     for (std::string run :
          {"turn1", "turn2-resume", "turn3-resume-notool", "tool-fail", "auth-error"}) {
       for (const auto& line : transcriptLines(cli, run)) {
         auto fast = scanStreamDelta(line);
-        auto delta = json::obj(json::obj(reader.parseObject(line), "event"), "delta");
+        auto delta = json::obj(json::obj(json::parseObject(line), "event"), "delta");
         const std::string type = json::str(delta, "type");
         const bool is_delta = type == "text_delta" || type == "thinking_delta";
         ASSERT_EQ(fast.has_value(), is_delta) << line;
