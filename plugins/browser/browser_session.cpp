@@ -1,9 +1,6 @@
 #include "browser_session.h"
 
 #include <Poco/Base64Decoder.h>
-#include <Poco/JSON/Array.h>
-#include <Poco/JSON/Parser.h>
-#include <Poco/JSON/Stringifier.h>
 
 #include <cmath>
 #include <sstream>
@@ -15,18 +12,14 @@ namespace abx::plugins::browser {
 namespace {
 
 using std::chrono::milliseconds;
-using Object = Poco::JSON::Object;
 
 constexpr milliseconds kStartTimeout{30000};
 constexpr milliseconds kOperationTimeout{30000};
 
-Object::Ptr params() { return new Object; }
-
-std::string stringify(const Poco::Dynamic::Var& value) {
-  if (value.isEmpty()) return "null";
-  std::ostringstream out;
-  Poco::JSON::Stringifier::stringify(value, out);
-  return out.str();
+/** {"<key>": <value>}: the params of most calls. */
+template <class T>
+std::string oneMember(std::string_view key, const T& value) {
+  return sdk::JsonWriter().beginObject().member(key, value).endObject().take();
 }
 
 std::string pathOfEnv(const std::vector<std::string>& env) {
@@ -96,14 +89,12 @@ std::optional<BrowserError> BrowserSession::ensureStarted() {
   chromium_ = std::move(launched).value();
   cdp_ = std::make_unique<CdpClient>(*chromium_);
   guard_ = std::make_unique<RequestGuard>(*cdp_, rules_);
-  cdp_->onEvent([this](const std::string& method, const Object::Ptr& p, const std::string& id) {
+  cdp_->onEvent([this](const std::string& method, const sdk::Json& p, const std::string& id) {
     handleEvent(method, p, id);
   });
   // Every target starts paused and armed; the page's session arrives as an event.
   const auto deadline = Clock::now() + kStartTimeout;
-  auto outcome = [](const sdk::Result<Object::Ptr>& r) {
-    return r ? sdk::Status::ok() : r.status();
-  };
+  auto outcome = [](const sdk::Result<sdk::Json>& r) { return r ? sdk::Status::ok() : r.status(); };
   sdk::Status started =
       outcome(cdp_->call("Target.setAutoAttach", RequestGuard::autoAttachParams(), deadline));
   if (started)
@@ -111,8 +102,9 @@ std::optional<BrowserError> BrowserSession::ensureStarted() {
   for (const char* domain :
        {"Page.enable", "Page.setLifecycleEventsEnabled", "Runtime.enable", "Network.enable"}) {
     if (!started) break;
-    auto p = params();
-    if (std::string(domain) == "Page.setLifecycleEventsEnabled") p->set("enabled", true);
+    const std::string p = std::string(domain) == "Page.setLifecycleEventsEnabled"
+                              ? oneMember("enabled", true)
+                              : std::string("{}");
     started = outcome(cdp_->call(domain, p, deadline, guard_->pageSession()));
   }
   if (!started) {
@@ -122,51 +114,47 @@ std::optional<BrowserError> BrowserSession::ensureStarted() {
   return std::nullopt;
 }
 
-void BrowserSession::handleEvent(const std::string& method, const Object::Ptr& p,
+void BrowserSession::handleEvent(const std::string& method, const sdk::Json& p,
                                  const std::string& session_id) {
   if (guard_ && guard_->handle(method, p, session_id)) return;
   if (!guard_ || session_id != guard_->pageSession()) return;  // frames and workers: not ours
   if (method == "Page.lifecycleEvent") {
     // The main frame's, keyed by loader: a late event of an earlier document
     // (an error page, say) never ends the wait for the next one.
-    const auto name = p->optValue<std::string>("name", "");
+    const auto name = cdpText(p, "name");
     auto& seen = name == "load" ? loaded_ : dom_ready_;
     if ((name == "load" || name == "DOMContentLoaded") && seen.size() < 64 &&
-        p->optValue<std::string>("frameId", "") == guard_->pageTarget())
-      seen.insert(p->optValue<std::string>("loaderId", ""));
+        cdpText(p, "frameId") == guard_->pageTarget())
+      seen.insert(cdpText(p, "loaderId"));
   } else if (method == "Network.responseReceived") {
-    if (p->optValue<std::string>("type", "") != "Document") return;
-    auto response = p->getObject("response");
-    if (response && document_status_.size() < 64)
-      document_status_[p->optValue<std::string>("requestId", "")] =
-          response->optValue<int>("status", 0);
+    if (cdpText(p, "type") != "Document") return;
+    const sdk::Json response = p.get("response");
+    if (response.isObject() && document_status_.size() < 64)
+      document_status_[cdpText(p, "requestId")] =
+          static_cast<int>(cdpNumber(response, "status", 0));
   } else if (method == "Runtime.consoleAPICalled") {
     ConsoleEntry entry;
-    entry.type = p->optValue<std::string>("type", "log");
-    entry.timestamp = p->optValue<double>("timestamp", 0) / 1000.0;
-    if (auto args = p->getArray("args")) {
-      for (std::size_t i = 0; i < args->size(); ++i) {
-        auto arg = args->getObject(static_cast<unsigned>(i));
-        if (!arg) continue;
-        if (!entry.text.empty()) entry.text += ' ';
-        if (arg->has("value")) {
-          auto v = arg->get("value");
-          entry.text += v.isString() ? v.extract<std::string>() : stringify(v);
-        } else if (arg->has("unserializableValue")) {
-          entry.text += arg->getValue<std::string>("unserializableValue");
-        } else {
-          entry.text +=
-              arg->optValue<std::string>("description", arg->optValue<std::string>("type", ""));
-        }
+    entry.type = cdpText(p, "type", "log");
+    entry.timestamp = cdpNumber(p, "timestamp", 0) / 1000.0;
+    for (const auto& arg : p.get("args").elements()) {
+      if (!arg.isObject()) continue;
+      if (!entry.text.empty()) entry.text += ' ';
+      if (arg.has("value")) {
+        const sdk::Json v = arg.get("value");
+        entry.text += v.isString() ? std::string(v.stringView()) : v.dump();
+      } else if (arg.has("unserializableValue")) {
+        entry.text += cdpText(arg, "unserializableValue");
+      } else {
+        entry.text += cdpText(arg, "description", cdpText(arg, "type"));
       }
     }
     console_.add(std::move(entry));
   }
 }
 
-std::variant<Object::Ptr, BrowserError> BrowserSession::call(const std::string& method,
-                                                             const Object::Ptr& p,
-                                                             Clock::time_point deadline) {
+std::variant<sdk::Json, BrowserError> BrowserSession::call(const std::string& method,
+                                                           std::string_view p,
+                                                           Clock::time_point deadline) {
   auto r = cdp_->call(method, p, deadline, guard_->pageSession());
   if (r) return *r;
   if (cdp_->broken() || (chromium_ && !chromium_->alive())) {
@@ -181,28 +169,26 @@ std::variant<Object::Ptr, BrowserError> BrowserSession::call(const std::string& 
   return fromStatus(r.status());
 }
 
-std::variant<Poco::Dynamic::Var, BrowserError> BrowserSession::evaluateValue(
-    const std::string& expression, Clock::time_point deadline, int timeout_ms) {
-  auto p = params();
-  p->set("expression", expression);
-  p->set("returnByValue", true);
-  p->set("awaitPromise", true);
-  p->set("userGesture", true);
-  if (timeout_ms > 0) p->set("timeout", timeout_ms);
-  auto r = call("Runtime.evaluate", p, deadline);
+std::variant<sdk::Json, BrowserError> BrowserSession::evaluateValue(const std::string& expression,
+                                                                    Clock::time_point deadline,
+                                                                    int timeout_ms) {
+  sdk::JsonWriter p;
+  p.beginObject().member("expression", expression).member("returnByValue", true);
+  p.member("awaitPromise", true).member("userGesture", true);
+  if (timeout_ms > 0) p.member("timeout", timeout_ms);
+  auto r = call("Runtime.evaluate", p.endObject().text(), deadline);
   if (auto* e = std::get_if<BrowserError>(&r)) return *e;
-  auto result = std::get<Object::Ptr>(r);
-  if (auto details = result->getObject("exceptionDetails")) {
-    std::string text = details->optValue<std::string>("text", "Uncaught");
-    if (auto exception = details->getObject("exception"))
-      text = exception->optValue<std::string>("description", text);
+  const auto& result = std::get<sdk::Json>(r);
+  if (auto details = result.get("exceptionDetails"); details.isObject()) {
+    std::string text = cdpText(details, "text", "Uncaught");
+    if (auto exception = details.get("exception"); exception.isObject())
+      text = cdpText(exception, "description", text);
     return BrowserError{400, text, "EvaluationError", {}, {}};
   }
-  auto value = result->getObject("result");
-  if (!value) return Poco::Dynamic::Var();
-  if (value->has("value")) return value->get("value");
-  if (value->has("unserializableValue")) return value->get("unserializableValue");
-  return Poco::Dynamic::Var();
+  // undefined (and functions, symbols) come without a value: missing, written as null.
+  const sdk::Json value = result.get("result");
+  if (value.has("value")) return value.get("value");
+  return value.get("unserializableValue");  // NaN, Infinity, -0, 1n: as their text
 }
 
 Reply BrowserSession::navigate(const std::string& url, milliseconds timeout, bool wait_for_load) {
@@ -214,16 +200,14 @@ Reply BrowserSession::navigate(const std::string& url, milliseconds timeout, boo
   document_status_.clear();
   const auto guard_from = guard_->nextSequence();
   const auto proxy_from = proxy_->nextSequence();
-  auto p = params();
-  p->set("url", url);
-  auto r = call("Page.navigate", p, deadline);
+  auto r = call("Page.navigate", oneMember("url", url), deadline);
   if (auto* e = std::get_if<BrowserError>(&r)) return *e;
-  auto result = std::get<Object::Ptr>(r);
-  const auto error_text = result->optValue<std::string>("errorText", "");
+  const auto& result = std::get<sdk::Json>(r);
+  const auto error_text = cdpText(result, "errorText");
   if (!error_text.empty())
     return navigationFailure(url, error_text, guard_->refusalsSince(guard_from),
                              proxy_->outcomesSince(proxy_from));
-  const auto loader = result->optValue<std::string>("loaderId", "");
+  const auto loader = cdpText(result, "loaderId");
   // A same-document navigation (#fragment) has no loader and no load event.
   if (!loader.empty()) {
     auto waited = cdp_->pumpUntil(
@@ -242,51 +226,50 @@ Reply BrowserSession::navigate(const std::string& url, milliseconds timeout, boo
   }
   auto facts = evaluateValue("({url: location.href, title: document.title})", deadline);
   if (auto* e = std::get_if<BrowserError>(&facts)) return *e;
-  auto object = std::get<Poco::Dynamic::Var>(facts).extract<Object::Ptr>();
-  std::string body = "{\"url\":" + sdk::jsonQuote(object->optValue<std::string>("url", url));
-  body += ",\"title\":" + sdk::jsonQuote(object->optValue<std::string>("title", ""));
-  auto status = document_status_.find(loader);
-  body += ",\"status\":";
-  body += status == document_status_.end() ? "null" : std::to_string(status->second);
-  return body + "}";
+  const auto& page = std::get<sdk::Json>(facts);
+  sdk::JsonWriter body;
+  body.beginObject()
+      .member("url", cdpText(page, "url", url))
+      .member("title", cdpText(page, "title"));
+  if (auto status = document_status_.find(loader); status != document_status_.end())
+    body.member("status", status->second);
+  else
+    body.key("status").null();
+  return body.endObject().take();
 }
 
 Reply BrowserSession::screenshot(int width, int height, bool full_page) {
   std::lock_guard lock(mutex_);
   if (auto e = ensureStarted()) return *e;
   const auto deadline = Clock::now() + kOperationTimeout;
-  auto metrics = params();
-  metrics->set("width", width);
-  metrics->set("height", height);
-  metrics->set("deviceScaleFactor", 1);
-  metrics->set("mobile", false);
-  if (auto r = call("Emulation.setDeviceMetricsOverride", metrics, deadline);
+  sdk::JsonWriter metrics;
+  metrics.beginObject().member("width", width).member("height", height);
+  metrics.member("deviceScaleFactor", 1).member("mobile", false).endObject();
+  if (auto r = call("Emulation.setDeviceMetricsOverride", metrics.text(), deadline);
       std::holds_alternative<BrowserError>(r))
     return std::get<BrowserError>(r);
-  auto shot = params();
-  shot->set("format", "png");
+  sdk::JsonWriter shot;
+  shot.beginObject().member("format", "png");
   if (full_page) {
-    auto layout = call("Page.getLayoutMetrics", params(), deadline);
+    auto layout = call("Page.getLayoutMetrics", "{}", deadline);
     if (auto* e = std::get_if<BrowserError>(&layout)) return *e;
-    auto size = std::get<Object::Ptr>(layout)->getObject("cssContentSize");
-    if (size) {
-      width = static_cast<int>(std::ceil(size->optValue<double>("width", width)));
-      height = static_cast<int>(std::ceil(size->optValue<double>("height", height)));
+    if (auto size = std::get<sdk::Json>(layout).get("cssContentSize"); size.isObject()) {
+      width = static_cast<int>(std::ceil(cdpNumber(size, "width", width)));
+      height = static_cast<int>(std::ceil(cdpNumber(size, "height", height)));
     }
-    auto clip = params();
-    clip->set("x", 0);
-    clip->set("y", 0);
-    clip->set("width", width);
-    clip->set("height", height);
-    clip->set("scale", 1);
-    shot->set("clip", clip);
-    shot->set("captureBeyondViewport", true);
+    shot.key("clip").beginObject().member("x", 0).member("y", 0).member("width", width);
+    shot.member("height", height).member("scale", 1).endObject();
+    shot.member("captureBeyondViewport", true);
   }
-  auto r = call("Page.captureScreenshot", shot, deadline);
+  auto r = call("Page.captureScreenshot", shot.endObject().text(), deadline);
   if (auto* e = std::get_if<BrowserError>(&r)) return *e;
-  const auto data = std::get<Object::Ptr>(r)->optValue<std::string>("data", "");
-  return "{\"image_base64\":\"" + data + "\",\"width\":" + std::to_string(width) +
-         ",\"height\":" + std::to_string(height) + "}";
+  return sdk::JsonWriter()
+      .beginObject()
+      .member("image_base64", cdpText(std::get<sdk::Json>(r), "data"))
+      .member("width", width)
+      .member("height", height)
+      .endObject()
+      .take();
 }
 
 Reply BrowserSession::content(bool text) {
@@ -300,10 +283,14 @@ Reply BrowserSession::content(bool text) {
       evaluateValue("({content: " + content + ", url: location.href, title: document.title})",
                     Clock::now() + kOperationTimeout);
   if (auto* e = std::get_if<BrowserError>(&value)) return *e;
-  auto object = std::get<Poco::Dynamic::Var>(value).extract<Object::Ptr>();
-  return "{\"content\":" + sdk::jsonQuote(object->optValue<std::string>("content", "")) +
-         ",\"url\":" + sdk::jsonQuote(object->optValue<std::string>("url", "")) +
-         ",\"title\":" + sdk::jsonQuote(object->optValue<std::string>("title", "")) + "}";
+  const auto& page = std::get<sdk::Json>(value);
+  return sdk::JsonWriter()
+      .beginObject()
+      .member("content", cdpText(page, "content"))
+      .member("url", cdpText(page, "url"))
+      .member("title", cdpText(page, "title"))
+      .endObject()
+      .take();
 }
 
 std::variant<std::pair<double, double>, BrowserError> BrowserSession::waitForElement(
@@ -319,11 +306,8 @@ std::variant<std::pair<double, double>, BrowserError> BrowserSession::waitForEle
       }
       return *e;
     }
-    auto& var = std::get<Poco::Dynamic::Var>(value);
-    if (!var.isEmpty() && var.type() == typeid(Object::Ptr)) {
-      auto point = var.extract<Object::Ptr>();
-      return std::pair{point->getValue<double>("x"), point->getValue<double>("y")};
-    }
+    if (const auto& point = std::get<sdk::Json>(value); point.isObject())
+      return std::pair{cdpNumber(point, "x"), cdpNumber(point, "y")};
     if (Clock::now() + milliseconds(50) >= deadline)
       return BrowserError{408,
                           "No visible element matches '" + selector + "' after " +
@@ -343,17 +327,20 @@ Reply BrowserSession::click(const std::string& selector, milliseconds timeout) {
   const auto [x, y] = std::get<std::pair<double, double>>(where);
   const auto deadline = Clock::now() + kOperationTimeout;
   for (const char* type : {"mouseMoved", "mousePressed", "mouseReleased"}) {
-    auto p = params();
-    p->set("type", type);
-    p->set("x", x);
-    p->set("y", y);
-    p->set("button", std::string(type) == "mouseMoved" ? "none" : "left");
-    p->set("clickCount", std::string(type) == "mouseMoved" ? 0 : 1);
-    if (auto r = call("Input.dispatchMouseEvent", p, deadline);
+    const bool move = std::string_view(type) == "mouseMoved";
+    sdk::JsonWriter p;
+    p.beginObject().member("type", type).member("x", x).member("y", y);
+    p.member("button", move ? "none" : "left").member("clickCount", move ? 0 : 1).endObject();
+    if (auto r = call("Input.dispatchMouseEvent", p.text(), deadline);
         std::holds_alternative<BrowserError>(r))
       return std::get<BrowserError>(r);
   }
-  return "{\"clicked\":true,\"selector\":" + sdk::jsonQuote(selector) + "}";
+  return sdk::JsonWriter()
+      .beginObject()
+      .member("clicked", true)
+      .member("selector", selector)
+      .endObject()
+      .take();
 }
 
 Reply BrowserSession::type(const std::string& selector, const std::string& text, bool clear,
@@ -372,12 +359,16 @@ Reply BrowserSession::type(const std::string& selector, const std::string& text,
   focus += " return true; })()";
   auto focused = evaluateValue(focus, deadline);
   if (auto* e = std::get_if<BrowserError>(&focused)) return *e;
-  auto p = params();
-  p->set("text", text);
-  if (auto r = call("Input.insertText", p, deadline); std::holds_alternative<BrowserError>(r))
+  if (auto r = call("Input.insertText", oneMember("text", text), deadline);
+      std::holds_alternative<BrowserError>(r))
     return std::get<BrowserError>(r);
-  return "{\"typed\":true,\"selector\":" + sdk::jsonQuote(selector) +
-         ",\"text\":" + sdk::jsonQuote(text) + "}";
+  return sdk::JsonWriter()
+      .beginObject()
+      .member("typed", true)
+      .member("selector", selector)
+      .member("text", text)
+      .endObject()
+      .take();
 }
 
 Reply BrowserSession::evaluate(const std::string& script, milliseconds timeout) {
@@ -397,24 +388,32 @@ Reply BrowserSession::evaluate(const std::string& script, milliseconds timeout) 
                           {}};
     return *e;
   }
-  return "{\"result\":" + stringify(std::get<Poco::Dynamic::Var>(value)) + "}";
+  // The value as Chromium wrote it: keys in the script's order, numbers as V8 spells them.
+  return sdk::JsonWriter()
+      .beginObject()
+      .member("result", std::get<sdk::Json>(value))
+      .endObject()
+      .take();
 }
 
 Reply BrowserSession::pdf(PaperSize paper, bool landscape) {
   std::lock_guard lock(mutex_);
   if (auto e = ensureStarted()) return *e;
-  auto p = params();
-  p->set("landscape", landscape);
-  p->set("paperWidth", paper.width_in);
-  p->set("paperHeight", paper.height_in);
-  p->set("printBackground", true);
-  auto r = call("Page.printToPDF", p, Clock::now() + kOperationTimeout);
+  sdk::JsonWriter p;
+  p.beginObject().member("landscape", landscape).member("paperWidth", paper.width_in);
+  p.member("paperHeight", paper.height_in).member("printBackground", true).endObject();
+  auto r = call("Page.printToPDF", p.text(), Clock::now() + kOperationTimeout);
   if (auto* e = std::get_if<BrowserError>(&r)) return *e;
-  const auto data = std::get<Object::Ptr>(r)->optValue<std::string>("data", "");
+  const auto data = cdpText(std::get<sdk::Json>(r), "data");
   std::istringstream encoded(data);
   Poco::Base64Decoder decoder(encoded);
   std::string bytes((std::istreambuf_iterator<char>(decoder)), std::istreambuf_iterator<char>());
-  return "{\"pdf_base64\":\"" + data + "\",\"pages\":" + std::to_string(countPdfPages(bytes)) + "}";
+  return sdk::JsonWriter()
+      .beginObject()
+      .member("pdf_base64", data)
+      .member("pages", countPdfPages(bytes))
+      .endObject()
+      .take();
 }
 
 Reply BrowserSession::console() {

@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -73,16 +74,17 @@ class BrowserSession {
   /** Starts Chromium and connects to its page unless both are alive. Lock held. */
   std::optional<BrowserError> ensureStarted();
   void teardown();
-  void handleEvent(const std::string& method, const Poco::JSON::Object::Ptr& params,
+  void handleEvent(const std::string& method, const sdk::Json& params,
                    const std::string& session_id);
-  /** A CDP call to the page, its failure made a BrowserError (a broken pipe tears down). */
-  std::variant<Poco::JSON::Object::Ptr, BrowserError> call(const std::string& method,
-                                                           const Poco::JSON::Object::Ptr& params,
-                                                           Clock::time_point deadline);
-  /** Runtime.evaluate by value; a thrown exception is a 400 EvaluationError. */
-  std::variant<Poco::Dynamic::Var, BrowserError> evaluateValue(const std::string& expression,
-                                                               Clock::time_point deadline,
-                                                               int timeout_ms = 0);
+  /** A CDP call to the page (@p params: a JSON object's text), its failure made a
+   *  BrowserError (a broken pipe tears down). */
+  std::variant<sdk::Json, BrowserError> call(const std::string& method, std::string_view params,
+                                             Clock::time_point deadline);
+  /** Runtime.evaluate by value (missing for undefined); a thrown exception is a 400
+   *  EvaluationError. */
+  std::variant<sdk::Json, BrowserError> evaluateValue(const std::string& expression,
+                                                      Clock::time_point deadline,
+                                                      int timeout_ms = 0);
   /** Polls for a visible element until @p deadline: its centre, scrolled into view. */
   std::variant<std::pair<double, double>, BrowserError> waitForElement(
       const std::string& selector, std::chrono::milliseconds timeout);

@@ -1,63 +1,60 @@
 #include "cdp_client.h"
 
-#include <Poco/Exception.h>
-#include <Poco/JSON/Parser.h>
-
-#include <sstream>
-
 namespace abx::plugins::browser {
 
-long CdpClient::send(const std::string& method, const Poco::JSON::Object::Ptr& params,
+std::string cdpText(const sdk::Json& o, std::string_view key, std::string_view fallback) {
+  const sdk::Json v = o.get(key);
+  return std::string(v.isString() ? v.stringView() : fallback);
+}
+
+double cdpNumber(const sdk::Json& o, std::string_view key, double fallback) {
+  auto v = o.get(key).asNumber(fallback);
+  return v ? *v : fallback;
+}
+
+long CdpClient::send(const std::string& method, std::string_view params,
                      const std::string& session_id) {
   if (broken_) return -1;
   const long id = next_id_++;
-  Poco::JSON::Object command;
-  command.set("id", id);
-  command.set("method", method);
-  command.set("params", params ? params : Poco::JSON::Object::Ptr(new Poco::JSON::Object));
-  if (!session_id.empty()) command.set("sessionId", session_id);
-  std::ostringstream text;
-  command.stringify(text);
-  if (!transport_.send(text.str())) {
+  sdk::JsonWriter command(64 + method.size() + params.size());
+  command.beginObject().member("id", id).member("method", method);
+  command.key("params").raw(params.empty() ? "{}" : params);
+  if (!session_id.empty()) command.member("sessionId", session_id);
+  if (!transport_.send(command.endObject().take())) {
     broken_ = true;
     return -1;
   }
   return id;
 }
 
-void CdpClient::post(const std::string& method, const Poco::JSON::Object::Ptr& params,
+void CdpClient::post(const std::string& method, std::string_view params,
                      const std::string& session_id) {
   send(method, params, session_id);
 }
 
-sdk::Result<Poco::JSON::Object::Ptr> CdpClient::readMessage(Clock::time_point deadline) {
+sdk::Result<std::optional<sdk::Json>> CdpClient::readMessage(Clock::time_point deadline) {
   auto text = transport_.receive(deadline);
   if (!text) {
     if (text.status().type() == "ConnectionError") broken_ = true;
     return text.status();
   }
-  try {
-    Poco::JSON::Parser parser;
-    auto message = parser.parse(*text).extract<Poco::JSON::Object::Ptr>();
-    if (!message->has("id")) {
-      if (handler_ && message->has("method")) {
-        auto params = message->getObject("params");
-        if (!params) params = new Poco::JSON::Object;
-        handler_(message->getValue<std::string>("method"), params,
-                 message->optValue<std::string>("sessionId", ""));
-      }
-      return Poco::JSON::Object::Ptr();
-    }
-    return message;
-  } catch (const Poco::Exception& e) {
-    return sdk::Status::error("Unreadable DevTools message: " + e.displayText(), "BrowserError");
+  auto message = sdk::Json::parse(*text);
+  if (!message || !message->isObject())
+    return sdk::Status::error(
+        "Unreadable DevTools message: " +
+            (message ? std::string("not a JSON object") : message.status().message()),
+        "BrowserError");
+  if (message->has("id")) return std::optional<sdk::Json>(std::move(message).value());
+  if (handler_ && message->get("method").isString()) {
+    sdk::Json params = message->get("params");
+    handler_(cdpText(*message, "method"), params.isObject() ? params : sdk::Json(),
+             cdpText(*message, "sessionId"));
   }
+  return std::optional<sdk::Json>();
 }
 
-sdk::Result<Poco::JSON::Object::Ptr> CdpClient::call(const std::string& method,
-                                                     const Poco::JSON::Object::Ptr& params,
-                                                     Clock::time_point deadline,
-                                                     const std::string& session_id) {
+sdk::Result<sdk::Json> CdpClient::call(const std::string& method, std::string_view params,
+                                       Clock::time_point deadline, const std::string& session_id) {
   if (broken_) return sdk::Status::error("DevTools connection is closed", "ConnectionError");
   const long id = send(method, params, session_id);
   if (id < 0) return sdk::Status::error("DevTools connection failed", "ConnectionError");
@@ -69,16 +66,19 @@ sdk::Result<Poco::JSON::Object::Ptr> CdpClient::call(const std::string& method,
         return sdk::Status::error(method + " timed out", "TimeoutError");
       return message.status();
     }
-    if (message->isNull()) continue;
+    if (!*message) continue;
+    const sdk::Json& reply = **message;
     // A reply to a posted command or to an earlier call that timed out: nobody waits for it.
-    if ((*message)->getValue<long>("id") != id) continue;
-    if (auto error = (*message)->getObject("error")) {
-      std::string text = error->optValue<std::string>("message", "DevTools error");
-      if (error->has("data")) text += ": " + error->get("data").toString();
+    auto reply_id = reply.get("id").asInteger();
+    if (!reply_id || *reply_id != id) continue;
+    if (auto error = reply.get("error"); error.isObject()) {
+      std::string text = cdpText(error, "message", "DevTools error");
+      if (auto data = error.get("data"); !data.isAbsent())
+        text += ": " + (data.isString() ? std::string(data.stringView()) : data.dump());
       return sdk::Status::error(method + ": " + text, "BrowserError");
     }
-    auto result = (*message)->getObject("result");
-    return result ? result : Poco::JSON::Object::Ptr(new Poco::JSON::Object);
+    sdk::Json result = reply.get("result");
+    return result.isObject() ? result : sdk::Json();
   }
 }
 

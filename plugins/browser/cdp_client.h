@@ -10,13 +10,14 @@
 // paused for interception (a page makes no request nobody judged).
 #pragma once
 
-#include <Poco/JSON/Object.h>
-
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
+#include "abx/sdk/json.h"
 #include "abx/sdk/status.h"
 
 namespace abx::plugins::browser {
@@ -36,11 +37,16 @@ class CdpTransport {
   virtual sdk::Result<std::string> receive(Clock::time_point deadline) = 0;
 };
 
+/** A string member of a CDP message; @p fallback when absent or not a string. */
+std::string cdpText(const sdk::Json& o, std::string_view key, std::string_view fallback = {});
+/** A number member of a CDP message; @p fallback when absent or not a number. */
+double cdpNumber(const sdk::Json& o, std::string_view key, double fallback = 0);
+
 class CdpClient {
  public:
-  using EventHandler =
-      std::function<void(const std::string& method, const Poco::JSON::Object::Ptr& params,
-                         const std::string& session_id)>;
+  /** @p params: the event's "params" object (an empty object when it has none). */
+  using EventHandler = std::function<void(const std::string& method, const sdk::Json& params,
+                                          const std::string& session_id)>;
 
   /** @p transport must outlive the client. */
   explicit CdpClient(CdpTransport& transport) : transport_(transport) {}
@@ -48,19 +54,17 @@ class CdpClient {
   void onEvent(EventHandler handler) { handler_ = std::move(handler); }
 
   /**
-   * Sends @p method (to the target of @p session_id, or the browser when
-   * empty) and waits until @p deadline for its reply. @return the "result"
-   * object; a CDP error has type BrowserError, the deadline TimeoutError, a
-   * broken connection ConnectionError (broken() is then true).
+   * Sends @p method with @p params (a JSON object's text, "" for none) to
+   * the target of @p session_id, or the browser when empty, and waits until
+   * @p deadline for its reply. @return the "result" object; a CDP error has
+   * type BrowserError, the deadline TimeoutError, a broken connection
+   * ConnectionError (broken() is then true).
    */
-  sdk::Result<Poco::JSON::Object::Ptr> call(const std::string& method,
-                                            const Poco::JSON::Object::Ptr& params,
-                                            Clock::time_point deadline,
-                                            const std::string& session_id = {});
+  sdk::Result<sdk::Json> call(const std::string& method, std::string_view params,
+                              Clock::time_point deadline, const std::string& session_id = {});
 
   /** Sends without waiting for the reply (event handlers answer Chromium this way). */
-  void post(const std::string& method, const Poco::JSON::Object::Ptr& params,
-            const std::string& session_id = {});
+  void post(const std::string& method, std::string_view params, const std::string& session_id = {});
 
   /** Reads events until @p done() or @p deadline (TimeoutError) or a broken connection. */
   sdk::Status pumpUntil(const std::function<bool()>& done, Clock::time_point deadline);
@@ -74,10 +78,9 @@ class CdpClient {
   bool broken() const { return broken_; }
 
  private:
-  long send(const std::string& method, const Poco::JSON::Object::Ptr& params,
-            const std::string& session_id);
-  /** Reads one message; handles events; nullptr for an event. */
-  sdk::Result<Poco::JSON::Object::Ptr> readMessage(Clock::time_point deadline);
+  long send(const std::string& method, std::string_view params, const std::string& session_id);
+  /** Reads one message; handles events; nullopt for an event. */
+  sdk::Result<std::optional<sdk::Json>> readMessage(Clock::time_point deadline);
 
   CdpTransport& transport_;
   EventHandler handler_;

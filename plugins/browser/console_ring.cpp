@@ -19,15 +19,16 @@ std::vector<ConsoleEntry> ConsoleRing::take() {
 }
 
 std::string consoleJson(const std::vector<ConsoleEntry>& entries) {
-  std::string out = "{\"logs\":[";
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    if (i) out += ',';
+  sdk::JsonWriter out;
+  out.beginObject().key("logs").beginArray();
+  for (const auto& entry : entries) {
+    // Seconds with exactly three decimals (milliseconds): "1758412800.000".
     char ts[40];
-    std::snprintf(ts, sizeof ts, "%.3f", entries[i].timestamp);
-    out += "{\"type\":" + sdk::jsonQuote(entries[i].type) +
-           ",\"text\":" + sdk::jsonQuote(entries[i].text) + ",\"timestamp\":" + ts + "}";
+    std::snprintf(ts, sizeof ts, "%.3f", entry.timestamp);
+    out.beginObject().member("type", entry.type).member("text", entry.text);
+    out.key("timestamp").raw(ts).endObject();
   }
-  return out + "]}";
+  return out.endArray().endObject().take();
 }
 
 }  // namespace abx::plugins::browser

@@ -1,13 +1,13 @@
 #include "request_guard.h"
 
-#include <Poco/JSON/Array.h>
-
 namespace abx::plugins::browser {
 namespace {
 
-using Object = Poco::JSON::Object;
-
-Object::Ptr object() { return new Object; }
+/** {"<key>": <value>}: the params of most commands the guard sends. */
+template <class T>
+std::string oneMember(std::string_view key, const T& value) {
+  return sdk::JsonWriter().beginObject().member(key, value).endObject().take();
+}
 
 /** Schemes that never reach the network: the guard lets them through. */
 bool isLocalScheme(const std::string& scheme) {
@@ -16,24 +16,25 @@ bool isLocalScheme(const std::string& scheme) {
 
 }  // namespace
 
-Object::Ptr RequestGuard::autoAttachParams() {
-  auto p = object();
-  p->set("autoAttach", true);
-  p->set("waitForDebuggerOnStart", true);
-  p->set("flatten", true);
-  return p;
+std::string RequestGuard::autoAttachParams() {
+  return sdk::JsonWriter()
+      .beginObject()
+      .member("autoAttach", true)
+      .member("waitForDebuggerOnStart", true)
+      .member("flatten", true)
+      .endObject()
+      .take();
 }
 
-bool RequestGuard::handle(const std::string& method, const Object::Ptr& params,
+bool RequestGuard::handle(const std::string& method, const sdk::Json& params,
                           const std::string& session_id) {
   if (method == "Fetch.requestPaused") {
     paused(params, session_id);
   } else if (method == "Target.attachedToTarget") {
     attached(params);
   } else if (method == "Target.detachedFromTarget" || method == "Target.targetDestroyed") {
-    if ((!page_session_.empty() &&
-         params->optValue<std::string>("sessionId", "") == page_session_) ||
-        (!page_target_.empty() && params->optValue<std::string>("targetId", "") == page_target_))
+    if ((!page_session_.empty() && cdpText(params, "sessionId") == page_session_) ||
+        (!page_target_.empty() && cdpText(params, "targetId") == page_target_))
       page_lost_ = true;
   } else {
     return false;
@@ -42,71 +43,64 @@ bool RequestGuard::handle(const std::string& method, const Object::Ptr& params,
 }
 
 void RequestGuard::arm(const std::string& session_id, bool page) {
-  auto fetch = object();
-  auto patterns = new Poco::JSON::Array;
-  auto all = object();
-  all->set("urlPattern", "*");
-  patterns->add(all);
-  fetch->set("patterns", Poco::JSON::Array::Ptr(patterns));
   // Workers without a Fetch domain answer an error nobody reads: their
   // requests are still seen by their page's interception and the proxy.
-  cdp_.post("Fetch.enable", fetch, session_id);
+  cdp_.post("Fetch.enable", R"({"patterns":[{"urlPattern":"*"}]})", session_id);
   cdp_.post("Target.setAutoAttach", autoAttachParams(), session_id);
-  if (page) {
-    auto bypass = object();
-    bypass->set("bypass", true);  // a service worker never answers for the page
-    cdp_.post("Network.setBypassServiceWorker", bypass, session_id);
-  }
-  cdp_.post("Runtime.runIfWaitingForDebugger", object(), session_id);
+  if (page)  // a service worker never answers for the page
+    cdp_.post("Network.setBypassServiceWorker", oneMember("bypass", true), session_id);
+  cdp_.post("Runtime.runIfWaitingForDebugger", "{}", session_id);
 }
 
-void RequestGuard::attached(const Object::Ptr& params) {
-  const auto session = params->optValue<std::string>("sessionId", "");
-  auto info = params->getObject("targetInfo");
-  if (session.empty() || !info) return;
-  const auto type = info->optValue<std::string>("type", "");
-  const bool waiting = params->optValue<bool>("waitingForDebugger", false);
+void RequestGuard::attached(const sdk::Json& params) {
+  const auto session = cdpText(params, "sessionId");
+  const sdk::Json info = params.get("targetInfo");
+  if (session.empty() || !info.isObject()) return;
+  const auto type = cdpText(info, "type");
+  const auto waiting_flag = params.get("waitingForDebugger").asBoolean(false);
+  const bool waiting = waiting_flag && *waiting_flag;
   if (type == "page") {
     if (page_session_.empty()) {
       page_session_ = session;
-      page_target_ = info->optValue<std::string>("targetId", "");
+      page_target_ = cdpText(info, "targetId");
       arm(session, true);
     } else {
       // window.open: the API drives one page. The opener waits for the new
       // page to start, so it runs armed (its requests judged) and is closed.
       arm(session, false);
-      auto close = object();
-      close->set("targetId", info->optValue<std::string>("targetId", ""));
-      cdp_.post("Target.closeTarget", close);
+      cdp_.post("Target.closeTarget", oneMember("targetId", cdpText(info, "targetId")));
     }
   } else if (type == "iframe" || type == "worker" || type == "shared_worker" ||
              type == "service_worker") {
     arm(session, false);
   } else if (waiting) {
-    cdp_.post("Runtime.runIfWaitingForDebugger", object(), session);
+    cdp_.post("Runtime.runIfWaitingForDebugger", "{}", session);
   }
 }
 
-void RequestGuard::paused(const Object::Ptr& params, const std::string& session_id) {
-  const auto id = params->optValue<std::string>("requestId", "");
-  auto request = params->getObject("request");
-  const auto url = request ? request->optValue<std::string>("url", "") : std::string();
+void RequestGuard::paused(const sdk::Json& params, const std::string& session_id) {
+  const auto id = cdpText(params, "requestId");
+  const auto url = cdpText(params.get("request"), "url");
   std::optional<UrlVerdict> verdict;
   auto parsed = parseUrl(url);
   if (!parsed)
     verdict = UrlVerdict{403, "Unreadable request URL: " + url, "url_not_allowed", "scheme"};
   else if (!isLocalScheme(parsed->scheme))
     verdict = judgeUrl(*parsed, rules_());
-  auto answer = object();
-  answer->set("requestId", id);
   if (!verdict) {
-    cdp_.post("Fetch.continueRequest", answer, session_id);
+    cdp_.post("Fetch.continueRequest", oneMember("requestId", id), session_id);
     return;
   }
-  answer->set("errorReason", "BlockedByClient");
-  cdp_.post("Fetch.failRequest", answer, session_id);
-  refusals_.push_back(Refusal{
-      sequence_++, url, params->optValue<std::string>("resourceType", "") == "Document", *verdict});
+  cdp_.post("Fetch.failRequest",
+            sdk::JsonWriter()
+                .beginObject()
+                .member("requestId", id)
+                .member("errorReason", "BlockedByClient")
+                .endObject()
+                .take(),
+            session_id);
+  refusals_.push_back(
+      Refusal{sequence_++, url, cdpText(params, "resourceType") == "Document", *verdict});
   if (refusals_.size() > 64) refusals_.erase(refusals_.begin());
 }
 

@@ -9,8 +9,6 @@
 // proxy for every connection, WebSockets included (Fetch does not see them).
 #pragma once
 
-#include <Poco/JSON/Object.h>
-
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -36,12 +34,12 @@ class RequestGuard {
 
   RequestGuard(CdpClient& cdp, RulesSource rules) : cdp_(cdp), rules_(std::move(rules)) {}
 
-  /** The browser-wide auto-attach; the page's session arrives as an event. */
-  static Poco::JSON::Object::Ptr autoAttachParams();
+  /** The browser-wide auto-attach (params of Target.setAutoAttach); the page's session
+   *  arrives as an event. */
+  static std::string autoAttachParams();
 
   /** Handles Target.* and Fetch.* events; false for anything else. */
-  bool handle(const std::string& method, const Poco::JSON::Object::Ptr& params,
-              const std::string& session_id);
+  bool handle(const std::string& method, const sdk::Json& params, const std::string& session_id);
 
   /** The shared page's session ("" until it attached). */
   const std::string& pageSession() const { return page_session_; }
@@ -55,8 +53,8 @@ class RequestGuard {
   std::vector<Refusal> refusalsSince(std::uint64_t sequence) const;
 
  private:
-  void attached(const Poco::JSON::Object::Ptr& params);
-  void paused(const Poco::JSON::Object::Ptr& params, const std::string& session_id);
+  void attached(const sdk::Json& params);
+  void paused(const sdk::Json& params, const std::string& session_id);
   /** Fetch interception and nested auto-attach for one target, then let it run. */
   void arm(const std::string& session_id, bool page);
 
