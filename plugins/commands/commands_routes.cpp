@@ -10,23 +10,19 @@
 namespace abx::plugins::commands {
 namespace {
 
-std::string argJson(const sdk::CommandArg& arg) {
-  std::string out = "{\"name\":" + sdk::jsonQuote(arg.name);
-  out += ",\"type\":" + sdk::jsonQuote(sdk::argTypeName(arg.type));
-  out += std::string(",\"required\":") + (arg.required ? "true" : "false");
-  out += ",\"default\":" + (arg.default_value ? valueJson(*arg.default_value) : "null");
-  out += ",\"description\":" + sdk::jsonQuote(arg.description) + "}";
-  return out;
+void writeArg(sdk::JsonWriter& w, const sdk::CommandArg& arg) {
+  w.beginObject().member("name", arg.name).member("type", sdk::argTypeName(arg.type));
+  w.member("required", arg.required).key("default");
+  // valueJson: a float default keeps its Python spelling ("2.0").
+  w.raw(arg.default_value ? valueJson(*arg.default_value) : "null");
+  w.member("description", arg.description).endObject();
 }
 
-std::string commandJson(const sdk::CommandSpec& command) {
-  std::string out = "{\"name\":" + sdk::jsonQuote(command.name);
-  out += ",\"description\":" + sdk::jsonQuote(command.description) + ",\"args\":[";
-  for (std::size_t i = 0; i < command.args.size(); ++i) {
-    if (i) out += ',';
-    out += argJson(command.args[i]);
-  }
-  return out + "]}";
+void writeCommand(sdk::JsonWriter& w, const sdk::CommandSpec& command) {
+  w.beginObject().member("name", command.name).member("description", command.description);
+  w.key("args").beginArray();
+  for (const auto& arg : command.args) writeArg(w, arg);
+  w.endArray().endObject();
 }
 
 // Sorted, so the message does not depend on plugin start order.
@@ -57,16 +53,12 @@ bool callerMaySee(const sdk::CommandSpec& command, const sdk::Identity& caller) 
 }
 
 sdk::Response listCommands(const sdk::CommandRegistry& registry, const sdk::Request& request) {
-  std::string body = "{\"commands\":[";
-  bool first = true;
-  for (const auto* command : registry.list()) {
-    if (!command || command->hidden || !callerMaySee(*command, request.identity)) continue;
-    if (!first) body += ',';
-    first = false;
-    body += commandJson(*command);
-  }
-  body += "]}";
-  return sdk::Response::json(std::move(body));
+  sdk::JsonWriter body;
+  body.beginObject().key("commands").beginArray();
+  for (const auto* command : registry.list())
+    if (command && !command->hidden && callerMaySee(*command, request.identity))
+      writeCommand(body, *command);
+  return sdk::Response::json(body.endArray().endObject().take());
 }
 
 sdk::Response runCommand(const sdk::CommandRegistry& registry, const sdk::Request& request,
@@ -92,8 +84,14 @@ sdk::Response runCommand(const sdk::CommandRegistry& registry, const sdk::Reques
   try {
     auto result = command->fn(*args);
     if (!result) return failure(result.status());
+    // The command's result is JSON text already; none is null.
     const std::string& text = *result;
-    return sdk::Response::json("{\"result\":" + (text.empty() ? std::string("null") : text) + "}");
+    return sdk::Response::json(sdk::JsonWriter()
+                                   .beginObject()
+                                   .key("result")
+                                   .raw(text.empty() ? std::string_view("null") : text)
+                                   .endObject()
+                                   .take());
   } catch (const std::exception& e) {
     return failure(sdk::Status::error(e.what(), "RuntimeError"));
   } catch (...) {

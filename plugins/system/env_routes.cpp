@@ -32,17 +32,11 @@ bool hostRefusesName(std::string_view name) {
 sdk::Response getEnv(const EnvContext& context, const sdk::Request& request) {
   auto whitelist = parseFilter(request.queryParam("filter"));
   auto variables = visibleVariables(context.environment->snapshot(), whitelist, paramsOf(request));
-  std::string body = "{\"variables\":{";
-  bool first = true;
-  for (const auto& [name, value] : variables) {
-    if (!first) body += ',';
-    first = false;
-    body += sdk::jsonQuote(name);
-    body += ':';
-    body += sdk::jsonQuote(context.redactor ? context.redactor->redact(value) : value);
-  }
-  body += "}}";
-  return sdk::Response::json(std::move(body));
+  sdk::JsonWriter body;
+  body.beginObject().key("variables").beginObject();
+  for (const auto& [name, value] : variables)
+    body.member(name, context.redactor ? context.redactor->redact(value) : value);
+  return sdk::Response::json(body.endObject().endObject().take());
 }
 
 sdk::Response setEnv(const EnvContext& context, const sdk::Request& request) {
@@ -66,13 +60,10 @@ sdk::Response setEnv(const EnvContext& context, const sdk::Request& request) {
     applied.emplace_back(name, std::move(previous));
   }
 
-  std::string body = "{\"updated\":[";
-  for (std::size_t i = 0; i < updates.size(); ++i) {
-    if (i) body += ',';
-    body += sdk::jsonQuote(updates[i].first);
-  }
-  body += "]}";
-  return sdk::Response::json(std::move(body));
+  sdk::JsonWriter body;
+  body.beginObject().key("updated").beginArray();
+  for (const auto& update : updates) body.value(update.first);
+  return sdk::Response::json(body.endArray().endObject().take());
 }
 
 }  // namespace abx::plugins::system

@@ -1,25 +1,17 @@
-// Parsed with POCO JSON: the SDK's Json reads objects only, and these
-// outputs are arrays and objects of objects.
 #include "package_list.h"
 
-#include <Poco/Exception.h>
-#include <Poco/JSON/Array.h>
-#include <Poco/JSON/Object.h>
-#include <Poco/JSON/Parser.h>
+#include <algorithm>
 
 #include "abx/sdk/json.h"
-#include "json_text.h"
+#include "rounded_number.h"
 
 namespace abx::plugins::system {
 namespace {
 
-std::string textOf(const Poco::Dynamic::Var& value) {
-  if (value.isEmpty()) return {};
-  try {
-    return value.isString() ? value.extract<std::string>() : value.convert<std::string>();
-  } catch (const Poco::Exception&) {
-    return {};
-  }
+// A string as it is; a number or anything else as its JSON text; null and absent as "".
+std::string textOf(const sdk::Json& value) {
+  if (value.isAbsent()) return {};
+  return value.isString() ? std::string(value.stringView()) : value.dump();
 }
 
 std::string tail(std::string_view text, std::size_t max = 2048) {
@@ -31,15 +23,14 @@ std::string tail(std::string_view text, std::size_t max = 2048) {
   return "..." + std::string(text);
 }
 
-sdk::Result<Poco::Dynamic::Var> parse(std::string_view json) {
-  try {
-    Poco::JSON::Parser parser;
-    return parser.parse(std::string(json));
-  } catch (const Poco::Exception& e) {
-    return sdk::Status::error("invalid JSON: " + e.displayText(), "ValueError");
-  } catch (const std::exception& e) {
-    return sdk::Status::error(std::string("invalid JSON: ") + e.what(), "ValueError");
-  }
+// The message reads on after "<manager> printed ": "invalid JSON: <why>".
+sdk::Result<sdk::Json> parse(std::string_view json) {
+  auto parsed = sdk::Json::parse(json);
+  if (parsed) return parsed;
+  std::string why = parsed.status().message();
+  if (constexpr std::string_view kSdk = "Invalid JSON: "; why.starts_with(kSdk))
+    why.erase(0, kSdk.size());
+  return sdk::Status::error("invalid JSON: " + why, "ValueError");
 }
 
 std::string secondsText(double seconds) {
@@ -62,15 +53,13 @@ std::optional<std::vector<std::string>> packageListArgv(std::string_view manager
 sdk::Result<std::vector<Package>> parsePipList(std::string_view json) {
   auto parsed = parse(json);
   if (!parsed) return parsed.status();
-  auto array = parsed->type() == typeid(Poco::JSON::Array::Ptr)
-                   ? parsed->extract<Poco::JSON::Array::Ptr>()
-                   : Poco::JSON::Array::Ptr();
-  if (!array) return sdk::Status::error("expected a JSON array of packages", "ValueError");
+  if (!parsed->isArray())
+    return sdk::Status::error("expected a JSON array of packages", "ValueError");
   std::vector<Package> out;
-  for (std::size_t i = 0; i < array->size(); ++i) {
-    auto item = array->getObject(static_cast<unsigned>(i));
-    if (!item) return sdk::Status::error("expected package objects in the array", "ValueError");
-    Package package{textOf(item->get("name")), textOf(item->get("version"))};
+  for (const auto& item : parsed->elements()) {
+    if (!item.isObject())
+      return sdk::Status::error("expected package objects in the array", "ValueError");
+    Package package{textOf(item.get("name")), textOf(item.get("version"))};
     if (!package.name.empty()) out.push_back(std::move(package));
   }
   return out;
@@ -79,23 +68,13 @@ sdk::Result<std::vector<Package>> parsePipList(std::string_view json) {
 sdk::Result<std::vector<Package>> parseNpmList(std::string_view json) {
   auto parsed = parse(json);
   if (!parsed) return parsed.status();
-  auto root = parsed->type() == typeid(Poco::JSON::Object::Ptr)
-                  ? parsed->extract<Poco::JSON::Object::Ptr>()
-                  : Poco::JSON::Object::Ptr();
-  if (!root) return sdk::Status::error("expected a JSON object", "ValueError");
+  if (!parsed->isObject()) return sdk::Status::error("expected a JSON object", "ValueError");
   std::vector<Package> out;
-  auto dependencies = root->getObject("dependencies");
-  if (!dependencies) return out;
-  std::vector<std::string> names;
-  dependencies->getNames(names);  // sorted
-  for (const auto& name : names) {
-    Package package{name, {}};
-    if (auto info = dependencies->getObject(name))
-      package.version = textOf(info->get("version"));
-    else
-      package.version = textOf(dependencies->get(name));
-    out.push_back(std::move(package));
-  }
+  // {"<name>": {"version": ...}}; a name whose value is no object has that value as version.
+  for (const auto& [name, info] : parsed->get("dependencies").members())
+    out.push_back(Package{name, textOf(info.isObject() ? info.get("version") : info)});
+  std::sort(out.begin(), out.end(),
+            [](const Package& a, const Package& b) { return a.name < b.name; });
   return out;
 }
 
@@ -121,13 +100,11 @@ sdk::Result<std::vector<Package>> interpretPackageRun(std::string_view manager,
 }
 
 std::string packagesJson(std::string_view manager, const std::vector<Package>& packages) {
-  std::string list = "[";
-  for (const auto& package : packages) {
-    if (list.size() > 1) list += ',';
-    list += JsonObject().str("name", package.name).str("version", package.version).done();
-  }
-  list += ']';
-  return JsonObject().str("manager", manager).raw("packages", list).done();
+  sdk::JsonWriter out;
+  out.beginObject().member("manager", manager).key("packages").beginArray();
+  for (const auto& package : packages)
+    out.beginObject().member("name", package.name).member("version", package.version).endObject();
+  return out.endArray().endObject().take();
 }
 
 }  // namespace abx::plugins::system

@@ -7,11 +7,12 @@
 #include <cmath>
 #include <set>
 
+#include "abx/sdk/json.h"
 #include "abx/sdk/subprocess.h"
 #include "child_env.h"
-#include "json_text.h"
 #include "package_list.h"
 #include "proc_text.h"
+#include "rounded_number.h"
 #include "socket_owners.h"
 
 namespace abx::plugins::system {
@@ -54,17 +55,20 @@ std::vector<Listener> fromSs(const sdk::ChildEnvironment& environment) {
 std::string systemInfoJson(const SystemFacts& facts) {
   const MemInfo memory = facts.memory.value_or(MemInfo{});
   const DiskUsage disk = facts.disk.value_or(DiskUsage{});
-  return JsonObject()
-      .str("os", facts.os)
-      .str("arch", facts.arch)
-      .num("cpu_count", static_cast<std::int64_t>(facts.cpu_count))
-      .num("memory_total_mb", memory.totalMb())
-      .num("memory_available_mb", memory.availableMb())
-      .raw("disk_total_gb", gibNumber(disk.total))
-      .raw("disk_free_gb", gibNumber(disk.free))
-      .optStr("python_version", facts.python_version)
-      .str("hostname", facts.hostname)
-      .done();
+  sdk::JsonWriter w;
+  w.beginObject()
+      .member("os", facts.os)
+      .member("arch", facts.arch)
+      .member("cpu_count", static_cast<std::int64_t>(facts.cpu_count))
+      .member("memory_total_mb", memory.totalMb())
+      .member("memory_available_mb", memory.availableMb());
+  w.key("disk_total_gb").raw(gibNumber(disk.total));
+  w.key("disk_free_gb").raw(gibNumber(disk.free));
+  if (facts.python_version)
+    w.member("python_version", *facts.python_version);
+  else
+    w.key("python_version").null();
+  return w.member("hostname", facts.hostname).endObject().take();
 }
 
 std::string metricsJson(const std::optional<LoadAverage>& load,
@@ -73,33 +77,33 @@ std::string metricsJson(const std::optional<LoadAverage>& load,
   const LoadAverage l = load.value_or(LoadAverage{});
   const MemInfo m = memory.value_or(MemInfo{});
   const DiskUsage d = disk.value_or(DiskUsage{});
-  return JsonObject()
-      .dec("cpu_load_1m", l.one, 2)
-      .dec("cpu_load_5m", l.five, 2)
-      .dec("cpu_load_15m", l.fifteen, 2)
-      .num("memory_used_mb", m.usedMb())
-      .num("memory_total_mb", m.totalMb())
-      .dec("memory_percent", m.usedPercent(), 1)
-      .raw("disk_used_gb", gibNumber(d.used))
-      .raw("disk_total_gb", gibNumber(d.total))
-      .dec("disk_percent", d.usedPercent(), 1)
-      .dec("uptime_seconds", uptime_seconds, 1)
-      .done();
+  sdk::JsonWriter w;
+  w.beginObject();
+  w.key("cpu_load_1m").raw(roundedNumber(l.one, 2));
+  w.key("cpu_load_5m").raw(roundedNumber(l.five, 2));
+  w.key("cpu_load_15m").raw(roundedNumber(l.fifteen, 2));
+  w.member("memory_used_mb", m.usedMb()).member("memory_total_mb", m.totalMb());
+  w.key("memory_percent").raw(roundedNumber(m.usedPercent(), 1));
+  w.key("disk_used_gb").raw(gibNumber(d.used));
+  w.key("disk_total_gb").raw(gibNumber(d.total));
+  w.key("disk_percent").raw(roundedNumber(d.usedPercent(), 1));
+  w.key("uptime_seconds").raw(roundedNumber(uptime_seconds, 1));
+  return w.endObject().take();
 }
 
 std::string portsJson(const std::vector<Listener>& listeners) {
-  std::string list = "[";
+  sdk::JsonWriter w;
+  w.beginObject().key("listening").beginArray();
   for (const auto& l : listeners) {
-    if (list.size() > 1) list += ',';
-    list += JsonObject()
-                .num("port", l.port)
-                .str("protocol", l.protocol)
-                .str("address", l.address)
-                .raw("pid", l.pid ? std::to_string(*l.pid) : "null")
-                .done();
+    w.beginObject().member("port", l.port).member("protocol", l.protocol);
+    w.member("address", l.address);
+    if (l.pid)
+      w.member("pid", *l.pid);
+    else
+      w.key("pid").null();
+    w.endObject();
   }
-  list += ']';
-  return JsonObject().raw("listening", list).done();
+  return w.endArray().endObject().take();
 }
 
 std::vector<Listener> listeningSockets(const sdk::ChildEnvironment& environment) {

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "json_text.h"
 #include "package_list.h"
 #include "python_version.h"
+#include "rounded_number.h"
 #include "system_routes.h"
 
 namespace abx::plugins::system {
