@@ -9,7 +9,6 @@
 
 namespace abx::plugins::adapters {
 
-using sdk::jsonQuote;
 using sdk::agents::McpServerSpec;
 
 std::string envNamePart(std::string_view text) {
@@ -32,11 +31,12 @@ ClaudeMcpConfig claudeMcpConfig(const std::vector<McpServerSpec>& servers) {
 
   ClaudeMcpConfig config;
   std::set<std::string> env_names;
-  std::string members;
+  sdk::JsonWriter w;
+  w.beginObject().key("mcpServers").beginObject();
   for (const McpServerSpec* server : chosen) {
-    std::string entry;
+    w.key(server->name).beginObject();
     if (!server->url.empty()) {
-      std::string headers;
+      w.member("type", "http").member("url", server->url).key("headers").beginObject();
       for (const auto& header : server->headers) {
         std::string value = header.value;
         if (header.secret) {
@@ -48,21 +48,19 @@ ClaudeMcpConfig claudeMcpConfig(const std::vector<McpServerSpec>& servers) {
           config.env.emplace_back(name, header.value);
           value = "${" + name + "}";
         }
-        headers += (headers.empty() ? "" : ",") + jsonQuote(header.name) + ":" + jsonQuote(value);
+        w.member(header.name, value);
       }
-      entry =
-          R"({"type":"http","url":)" + jsonQuote(server->url) + R"(,"headers":{)" + headers + "}}";
+      w.endObject();
     } else {
-      std::string args;
-      for (const auto& arg : server->args) args += (args.empty() ? "" : ",") + jsonQuote(arg);
-      entry = R"({"type":"stdio","command":)" + jsonQuote(server->command) + R"(,"args":[)" + args +
-              "]}";
+      w.member("type", "stdio").member("command", server->command).key("args").beginArray();
+      for (const auto& arg : server->args) w.value(arg);
+      w.endArray();
     }
-    members += (members.empty() ? "" : ",") + jsonQuote(server->name) + ":" + entry;
+    w.endObject();
     for (const auto& tool : server->allowed_tools)
       config.tools.push_back("mcp__" + server->name + "__" + tool);
   }
-  config.json = R"({"mcpServers":{)" + members + "}}";
+  config.json = w.endObject().endObject().take();
   return config;
 }
 

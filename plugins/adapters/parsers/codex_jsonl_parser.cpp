@@ -18,7 +18,7 @@ namespace {
 // stands in, so the wires have a JSON object to show.
 std::string argumentsObject(std::string_view key, const std::string& value_json) {
   if (value_json.empty()) return "{}";
-  return "{\"" + std::string(key) + "\":" + value_json + "}";
+  return sdk::JsonWriter().beginObject().key(key).raw(value_json).endObject().take();
 }
 
 // MCP results are content blocks; their text parts are what a reader wants.
