@@ -26,12 +26,14 @@ std::string str(const sdk::Json& o, std::string_view key) {
 
 sdk::Json obj(const sdk::Json& o, std::string_view key) {
   sdk::Json v = o.get(key);
-  return v.isObject() ? v : missing();
+  if (v.isObject()) return v;
+  return missing();
 }
 
 sdk::Json arr(const sdk::Json& o, std::string_view key) {
   sdk::Json v = o.get(key);
-  return v.isArray() ? v : missing();
+  if (v.isArray()) return v;
+  return missing();
 }
 
 std::optional<std::int64_t> integer(const sdk::Json& o, std::string_view key) {
