@@ -142,6 +142,15 @@ TEST(Browser, DrivesARealPage) {
   EXPECT_EQ(value.body, R"J({"result":"Ada Lovelace"})J");
   auto math = post(server, "/browser/evaluate", R"J({"script":"({a: 6 * 7, b: [1, 'x']})"})J");
   EXPECT_EQ(object(math.body)->getObject("result")->getValue<int>("a"), 42);
+  // The value as Chromium wrote it: keys in the script's order, not sorted.
+  auto ordered = post(server, "/browser/evaluate",
+                      R"J({"script":"({zeta: 2.5, alpha: [true, null, 'x/y'], mid: {}})"})J");
+  EXPECT_EQ(ordered.body, R"J({"result":{"zeta":2.5,"alpha":[true,null,"x/y"],"mid":{}}})J");
+  // What JSON cannot hold comes as Chromium's text for it.
+  EXPECT_EQ(post(server, "/browser/evaluate", R"J({"script":"-Infinity"})J").body,
+            R"J({"result":"-Infinity"})J");
+  EXPECT_EQ(post(server, "/browser/evaluate", R"J({"script":"10n ** 20n"})J").body,
+            R"J({"result":"100000000000000000000n"})J");
   auto promise = post(server, "/browser/evaluate", R"J({"script":"Promise.resolve(5)"})J");
   EXPECT_EQ(promise.body, R"J({"result":5})J");
   auto thrown = post(server, "/browser/evaluate", R"J({"script":"throw new Error('boom')"})J");

@@ -331,6 +331,36 @@ TEST(CursorAdapter, ClassifiesFailures) {
   EXPECT_EQ(adapter.classifyFailure(2, "segfault").code, "internal_error");
 }
 
+TEST(CursorMcpFile, MergeKeepsTheFileOrderAndStringsThatLookLikeComments) {
+  auto merged = mergeCursorMcpConfig(
+      "/* mine */ {\"z\": 1, \"mcpServers\": {\"b\": {\"url\": \"/* kept */\", \"args\": []},"
+      " \"a\": {\"url\": \"old\"}}, \"a\": 2.50}",
+      R"({"a":{"url":"new"},"c":{"command":"npx","args":["x"]}})");
+  ASSERT_TRUE(merged.isOk()) << merged.status().message();
+  EXPECT_EQ(*merged,
+            "{\n"
+            "  \"z\": 1,\n"
+            "  \"mcpServers\": {\n"
+            "    \"b\": {\n"
+            "      \"url\": \"/* kept */\",\n"
+            "      \"args\": []\n"
+            "    },\n"
+            "    \"a\": {\n"
+            "      \"url\": \"new\"\n"
+            "    },\n"
+            "    \"c\": {\n"
+            "      \"command\": \"npx\",\n"
+            "      \"args\": [\n"
+            "        \"x\"\n"
+            "      ]\n"
+            "    }\n"
+            "  },\n"
+            "  \"a\": 2.50\n"
+            "}\n");
+  auto unterminated = mergeCursorMcpConfig("/* open {\"a\": 1}", "{}");
+  EXPECT_FALSE(unterminated.isOk());
+}
+
 TEST(CursorMcpFile, MergeIntoNothingCreatesTheKey) {
   auto merged = mergeCursorMcpConfig("", R"({"a":{"url":"u"}})");
   ASSERT_TRUE(merged.isOk());
