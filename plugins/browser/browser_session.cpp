@@ -16,12 +16,6 @@ using std::chrono::milliseconds;
 constexpr milliseconds kStartTimeout{30000};
 constexpr milliseconds kOperationTimeout{30000};
 
-/** {"<key>": <value>}: the params of most calls. */
-template <class T>
-std::string oneMember(std::string_view key, const T& value) {
-  return sdk::JsonWriter().beginObject().member(key, value).endObject().take();
-}
-
 std::string pathOfEnv(const std::vector<std::string>& env) {
   for (const auto& e : env)
     if (e.starts_with("PATH=")) return e.substr(5);
@@ -103,7 +97,7 @@ std::optional<BrowserError> BrowserSession::ensureStarted() {
        {"Page.enable", "Page.setLifecycleEventsEnabled", "Runtime.enable", "Network.enable"}) {
     if (!started) break;
     const std::string p = std::string(domain) == "Page.setLifecycleEventsEnabled"
-                              ? oneMember("enabled", true)
+                              ? cdpParams("enabled", true)
                               : std::string("{}");
     started = outcome(cdp_->call(domain, p, deadline, guard_->pageSession()));
   }
@@ -200,7 +194,7 @@ Reply BrowserSession::navigate(const std::string& url, milliseconds timeout, boo
   document_status_.clear();
   const auto guard_from = guard_->nextSequence();
   const auto proxy_from = proxy_->nextSequence();
-  auto r = call("Page.navigate", oneMember("url", url), deadline);
+  auto r = call("Page.navigate", cdpParams("url", url), deadline);
   if (auto* e = std::get_if<BrowserError>(&r)) return *e;
   const auto& result = std::get<sdk::Json>(r);
   const auto error_text = cdpText(result, "errorText");
@@ -359,7 +353,7 @@ Reply BrowserSession::type(const std::string& selector, const std::string& text,
   focus += " return true; })()";
   auto focused = evaluateValue(focus, deadline);
   if (auto* e = std::get_if<BrowserError>(&focused)) return *e;
-  if (auto r = call("Input.insertText", oneMember("text", text), deadline);
+  if (auto r = call("Input.insertText", cdpParams("text", text), deadline);
       std::holds_alternative<BrowserError>(r))
     return std::get<BrowserError>(r);
   return sdk::JsonWriter()
@@ -388,7 +382,7 @@ Reply BrowserSession::evaluate(const std::string& script, milliseconds timeout) 
                           {}};
     return *e;
   }
-  // The value as Chromium wrote it: keys in the script's order, numbers as V8 spells them.
+  // The value as Chromium wrote it (keys in the script's order), not re-encoded.
   return sdk::JsonWriter()
       .beginObject()
       .member("result", std::get<sdk::Json>(value))

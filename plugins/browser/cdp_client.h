@@ -42,6 +42,12 @@ std::string cdpText(const sdk::Json& o, std::string_view key, std::string_view f
 /** A number member of a CDP message; @p fallback when absent or not a number. */
 double cdpNumber(const sdk::Json& o, std::string_view key, double fallback = 0);
 
+/** The params of a command with one parameter: {"<key>": <value>}. */
+template <class T>
+std::string cdpParams(std::string_view key, const T& value) {
+  return sdk::JsonWriter().beginObject().member(key, value).endObject().take();
+}
+
 class CdpClient {
  public:
   /** @p params: the event's "params" object (an empty object when it has none). */

@@ -3,12 +3,6 @@
 namespace abx::plugins::browser {
 namespace {
 
-/** {"<key>": <value>}: the params of most commands the guard sends. */
-template <class T>
-std::string oneMember(std::string_view key, const T& value) {
-  return sdk::JsonWriter().beginObject().member(key, value).endObject().take();
-}
-
 /** Schemes that never reach the network: the guard lets them through. */
 bool isLocalScheme(const std::string& scheme) {
   return scheme == "data" || scheme == "blob" || scheme == "about";
@@ -48,7 +42,7 @@ void RequestGuard::arm(const std::string& session_id, bool page) {
   cdp_.post("Fetch.enable", R"({"patterns":[{"urlPattern":"*"}]})", session_id);
   cdp_.post("Target.setAutoAttach", autoAttachParams(), session_id);
   if (page)  // a service worker never answers for the page
-    cdp_.post("Network.setBypassServiceWorker", oneMember("bypass", true), session_id);
+    cdp_.post("Network.setBypassServiceWorker", cdpParams("bypass", true), session_id);
   cdp_.post("Runtime.runIfWaitingForDebugger", "{}", session_id);
 }
 
@@ -68,7 +62,7 @@ void RequestGuard::attached(const sdk::Json& params) {
       // window.open: the API drives one page. The opener waits for the new
       // page to start, so it runs armed (its requests judged) and is closed.
       arm(session, false);
-      cdp_.post("Target.closeTarget", oneMember("targetId", cdpText(info, "targetId")));
+      cdp_.post("Target.closeTarget", cdpParams("targetId", cdpText(info, "targetId")));
     }
   } else if (type == "iframe" || type == "worker" || type == "shared_worker" ||
              type == "service_worker") {
@@ -88,7 +82,7 @@ void RequestGuard::paused(const sdk::Json& params, const std::string& session_id
   else if (!isLocalScheme(parsed->scheme))
     verdict = judgeUrl(*parsed, rules_());
   if (!verdict) {
-    cdp_.post("Fetch.continueRequest", oneMember("requestId", id), session_id);
+    cdp_.post("Fetch.continueRequest", cdpParams("requestId", id), session_id);
     return;
   }
   cdp_.post("Fetch.failRequest",
