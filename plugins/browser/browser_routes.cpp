@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "abx/sdk/http_error.h"
 #include "abx/sdk/json.h"
 #include "url_policy.h"
 
@@ -21,10 +22,9 @@ Reply restarting(Op op) {
 /** The error body, plus "rule" (the policy rule that refused) when there is one. */
 sdk::Response errorReply(int status, const std::string& message, const std::string& type,
                          const std::string& code, const std::string& rule) {
-  auto response = sdk::Response::error(status, message, type, code);
-  if (!rule.empty() && response.body.ends_with('}'))
-    response.body.insert(response.body.size() - 1, ",\"rule\":" + sdk::jsonQuote(rule));
-  return response;
+  sdk::HttpError error{status, message, type, code};
+  if (!rule.empty()) error.fields.emplace_back("rule", rule);
+  return error.toResponse();
 }
 
 sdk::Response reply(const Reply& r) {
