@@ -11,10 +11,28 @@ namespace abx::sdk {
 
 using json_detail::Node;
 
+// A value reached by get/at keeps its parent and the step from it, so its
+// path is spelled only when a message needs it.
 struct Json::Impl {
   std::shared_ptr<const Node> document;
   const Node* node = nullptr;  // nullptr: missing
-  std::string path;
+  std::shared_ptr<const Impl> parent;
+  std::string key;               // the step from parent: a member name...
+  std::size_t index = kNoIndex;  // ...or an element index
+  static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
+
+  void appendPath(std::string& out) const {
+    if (!parent) return;
+    parent->appendPath(out);
+    if (index != kNoIndex) {
+      out += '[';
+      out += std::to_string(index);
+      out += ']';
+      return;
+    }
+    if (!out.empty()) out += '.';
+    out += key;
+  }
 };
 
 namespace {
@@ -30,7 +48,7 @@ const std::shared_ptr<const Node>& emptyObject() {
 
 std::string fieldName(const std::string& path) { return "'" + path + "'"; }
 
-Status missing(const std::string& path) {
+Status missingField(const std::string& path) {
   if (path.empty()) return Status::error("Missing required value", "ValueError");
   return Status::error("Missing required field " + fieldName(path), "ValueError");
 }
@@ -49,7 +67,9 @@ const Node* memberOf(const Node* node, std::string_view key) {
 
 }  // namespace
 
-Json::Json() : impl_(std::make_shared<Impl>(Impl{emptyObject(), emptyObject().get(), {}})) {}
+Json::Json() : impl_(std::make_shared<Impl>(Impl{emptyObject(), emptyObject().get(), {}, {}})) {}
+
+Json Json::missing() { return Json().get({}); }
 Json::~Json() = default;
 Json::Json(const Json&) = default;
 Json::Json(Json&&) noexcept = default;
@@ -62,16 +82,19 @@ Result<Json> Json::parse(std::string_view text) {
   auto document = json_detail::parseDocument(text, error);
   if (!document) return Status::error("Invalid JSON: " + error, "ValueError");
   const Node* root = document.get();
-  return Json(std::make_shared<Impl>(Impl{std::move(document), root, {}}));
+  return Json(std::make_shared<Impl>(Impl{std::move(document), root, {}, {}}));
 }
 
 JsonKind Json::kind() const { return impl_->node ? impl_->node->kind : JsonKind::missing; }
-const std::string& Json::path() const { return impl_->path; }
+std::string Json::path() const {
+  std::string out;
+  impl_->appendPath(out);
+  return out;
+}
 
 Json Json::get(std::string_view key) const {
-  std::string path = impl_->path.empty() ? std::string(key) : impl_->path + "." + std::string(key);
-  return Json(
-      std::make_shared<Impl>(Impl{impl_->document, memberOf(impl_->node, key), std::move(path)}));
+  return Json(std::make_shared<Impl>(
+      Impl{impl_->document, memberOf(impl_->node, key), impl_, std::string(key)}));
 }
 
 Json Json::at(std::size_t index) const {
@@ -79,8 +102,7 @@ Json Json::at(std::size_t index) const {
   const Node* element = node && node->kind == JsonKind::array && index < node->elements.size()
                             ? &node->elements[index]
                             : nullptr;
-  return Json(std::make_shared<Impl>(
-      Impl{impl_->document, element, impl_->path + "[" + std::to_string(index) + "]"}));
+  return Json(std::make_shared<Impl>(Impl{impl_->document, element, impl_, {}, index}));
 }
 
 std::size_t Json::size() const {
@@ -105,11 +127,10 @@ std::vector<std::pair<std::string, Json>> Json::members() const {
   const Node* node = impl_->node;
   if (!node || node->kind != JsonKind::object) return out;
   out.reserve(node->members.size());
-  const std::string prefix = impl_->path.empty() ? "" : impl_->path + ".";
   for (const auto& member : node->members)
     out.emplace_back(
         member.key,
-        Json(std::make_shared<Impl>(Impl{impl_->document, &member.value, prefix + member.key})));
+        Json(std::make_shared<Impl>(Impl{impl_->document, &member.value, impl_, member.key})));
   return out;
 }
 
@@ -131,27 +152,27 @@ std::string_view Json::stringView() const {
 }
 
 Result<std::string> Json::asString(std::optional<std::string> fallback) const {
-  if (isAbsent()) return fallback ? Result<std::string>(*std::move(fallback)) : missing(path());
+  if (isAbsent()) return fallback ? Result<std::string>(*std::move(fallback)) : missingField(path());
   if (kind() != JsonKind::string) return wrongType(path(), "a string");
   return impl_->node->text;
 }
 
 Result<std::int64_t> Json::asInteger(std::optional<std::int64_t> fallback) const {
-  if (isAbsent()) return fallback ? Result<std::int64_t>(*fallback) : missing(path());
+  if (isAbsent()) return fallback ? Result<std::int64_t>(*fallback) : missingField(path());
   if (kind() != JsonKind::integer) return wrongType(path(), "an integer");
   if (!impl_->node->in_range) return wrongType(path(), "an integer in the 64-bit range");
   return impl_->node->integer;
 }
 
 Result<double> Json::asNumber(std::optional<double> fallback) const {
-  if (isAbsent()) return fallback ? Result<double>(*fallback) : missing(path());
+  if (isAbsent()) return fallback ? Result<double>(*fallback) : missingField(path());
   if (kind() != JsonKind::integer && kind() != JsonKind::number)
     return wrongType(path(), "a number");
   return impl_->node->number;
 }
 
 Result<bool> Json::asBoolean(std::optional<bool> fallback) const {
-  if (isAbsent()) return fallback ? Result<bool>(*fallback) : missing(path());
+  if (isAbsent()) return fallback ? Result<bool>(*fallback) : missingField(path());
   if (kind() != JsonKind::boolean) return wrongType(path(), "a boolean");
   return impl_->node->boolean;
 }
@@ -159,7 +180,7 @@ Result<bool> Json::asBoolean(std::optional<bool> fallback) const {
 Result<std::vector<std::string>> Json::asStringList(
     std::optional<std::vector<std::string>> fallback) const {
   using List = std::vector<std::string>;
-  if (isAbsent()) return fallback ? Result<List>(*std::move(fallback)) : missing(path());
+  if (isAbsent()) return fallback ? Result<List>(*std::move(fallback)) : missingField(path());
   if (kind() != JsonKind::array) return wrongType(path(), "an array of strings");
   List out;
   out.reserve(impl_->node->elements.size());
@@ -172,7 +193,7 @@ Result<std::vector<std::string>> Json::asStringList(
 
 Result<JsonScalar> Json::asScalar() const {
   const Node* node = impl_->node;
-  if (!node) return missing(path());
+  if (!node) return missingField(path());
   switch (node->kind) {
     case JsonKind::null:
       return JsonScalar{};
@@ -211,10 +232,10 @@ Result<JsonScalar> Json::scalar(std::string_view key) const { return get(key).as
 
 Result<Json> Json::object(std::string_view key, bool required) const {
   Json member = get(key);
-  if (member.isAbsent()) return required ? Result<Json>(missing(member.path())) : Json();
+  if (member.isAbsent()) return required ? Result<Json>(missingField(member.path())) : Json();
   if (member.kind() != JsonKind::object) return wrongType(member.path(), "an object");
   // A document of its own: its fields are named from here.
-  return Json(std::make_shared<Impl>(Impl{impl_->document, member.impl_->node, {}}));
+  return Json(std::make_shared<Impl>(Impl{impl_->document, member.impl_->node, {}, {}}));
 }
 
 std::string Json::dump() const {

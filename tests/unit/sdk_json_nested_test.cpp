@@ -56,6 +56,8 @@ TEST(SdkJsonNested, AbsentValuesAreMissingWithTheirPath) {
   EXPECT_EQ(*gone.asString(std::string("user")), "user");
   EXPECT_TRUE(body.get("model").at(0).isMissing());     // at() on a non-array
   EXPECT_TRUE(body.get("input").get("x").isMissing());  // get() on a non-object
+  EXPECT_TRUE(Json::missing().isMissing());
+  EXPECT_EQ(Json::missing().path(), "");
   EXPECT_TRUE(parse(R"({"n":null})").get("n").isAbsent());
   EXPECT_FALSE(parse(R"({"n":null})").get("n").isMissing());
 }

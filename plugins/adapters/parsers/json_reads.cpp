@@ -4,19 +4,11 @@
 #include <cmath>
 
 namespace abx::plugins::adapters::json {
-namespace {
-
-// The SDK has no public way to make an absent value: an empty object's member is one.
-const sdk::Json& missing() {
-  static const sdk::Json kMissing = sdk::Json().get({});
-  return kMissing;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 sdk::Json parseObject(std::string_view line) {
   auto parsed = sdk::Json::parse(line);
-  if (!parsed || !parsed->isObject()) return missing();
+  if (!parsed || !parsed->isObject()) return sdk::Json::missing();
   return std::move(parsed).value();
 }
 
@@ -27,13 +19,13 @@ std::string str(const sdk::Json& o, std::string_view key) {
 sdk::Json obj(const sdk::Json& o, std::string_view key) {
   sdk::Json v = o.get(key);
   if (v.isObject()) return v;
-  return missing();
+  return sdk::Json::missing();
 }
 
 sdk::Json arr(const sdk::Json& o, std::string_view key) {
   sdk::Json v = o.get(key);
   if (v.isArray()) return v;
-  return missing();
+  return sdk::Json::missing();
 }
 
 std::optional<std::int64_t> integer(const sdk::Json& o, std::string_view key) {

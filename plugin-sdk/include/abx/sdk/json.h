@@ -39,6 +39,8 @@ class ABX_SDK_API Json {
   Json& operator=(const Json&);
   Json& operator=(Json&&) noexcept;
 
+  /** A missing value (what get() gives for an absent member), for "none" results. */
+  static Json missing();
   /** Parses @p text. Failure type is ValueError, message "Invalid JSON: ...". */
   static Result<Json> parse(std::string_view text);
 
@@ -50,8 +52,9 @@ class ABX_SDK_API Json {
   bool isMissing() const { return kind() == JsonKind::missing; }
   /** Missing or null: what the typed reads treat as "not given". */
   bool isAbsent() const { return kind() == JsonKind::missing || kind() == JsonKind::null; }
-  /** Where this value sits in the parsed document ("" for the root, "a.b[2]"). */
-  const std::string& path() const;
+  /** Where this value sits in the parsed document ("" for the root, "a.b[2]");
+   *  spelled only when asked (an error message), so walking costs no strings. */
+  std::string path() const;
 
   // Nested access: never fails; an absent member or element is a missing
   // value that remembers its path, so the typed reads below name it.
