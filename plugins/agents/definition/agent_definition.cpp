@@ -516,6 +516,13 @@ std::vector<std::string> registrationWarnings(const AgentSpec& spec, bool has_cr
   return warnings;
 }
 
+DefinitionResult parseAgentDefinitionBody(const ConfigValue& body,
+                                          const RuntimePredicate& known_runtime) {
+  DefinitionOptions options;
+  options.known_runtime = known_runtime;
+  return parseAgentDefinition(body, options);
+}
+
 DefinitionResult parseAgentDefinitionBody(std::string_view json_body,
                                           const RuntimePredicate& known_runtime) {
   auto tree = configFromJson(json_body);
@@ -524,9 +531,7 @@ DefinitionResult parseAgentDefinitionBody(std::string_view json_body,
     result.errors.push_back({"", tree.status().message()});
     return result;
   }
-  DefinitionOptions options;
-  options.known_runtime = known_runtime;
-  return parseAgentDefinition(*tree, options);
+  return parseAgentDefinitionBody(*tree, known_runtime);
 }
 
 }  // namespace abx::plugins::agents

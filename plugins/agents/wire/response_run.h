@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "abx/sdk/http.h"
+#include "abx/sdk/json.h"
 #include "response_object.h"
 #include "runtime/runtime_types.h"
 
@@ -73,10 +74,15 @@ class ResponseRun {
     std::size_t output_index = 0;
     std::string type;
   };
-  void push(std::string type, std::string data);
-  /** `{"type":"<type>","sequence_number":N` — the open start of every event. */
-  std::string head(const char* type);
-  std::string lifecycle(const char* type, const std::string& status, const Turn* turn);
+  /** Appends an event: @p fields(sdk::JsonWriter&) writes its members after
+   *  "type" and "sequence_number"; @p bytes is about their size. */
+  template <class Fields>
+  void push(const char* type, std::size_t bytes, const Fields& fields);
+  /** The lifecycle events: the Response object as it stands. */
+  void lifecycle(const char* type, const std::string& status, const Turn* turn);
+  /** "item_id" and "output_index", the first fields of an item's events. */
+  static void writeWhere(sdk::JsonWriter& w, const std::string& item_id, std::size_t index);
+  void delta(const RuntimeEvent& event);
   void itemAdded(const Item& item);
   void itemDone(const Item& item);
 

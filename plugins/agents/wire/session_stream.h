@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "abx/sdk/http.h"
+#include "abx/sdk/json.h"
 #include "runtime/runtime_types.h"
 
 namespace abx::plugins::agents {
@@ -67,11 +68,21 @@ class SessionStream {
   void close();
 
  private:
-  void push(const char* type, const std::string& fields);
+  /** Appends an event: @p fields(sdk::JsonWriter&) writes its members after
+   *  "type" and "event_id", under the lock (so it must not look anything up). */
+  template <class Fields>
+  void push(const char* type, const Fields& fields);
+  void pushSession(const char* type, const std::string& session_json);
+  void pushTurn(const char* type, const Turn& turn, const std::string& turn_json);
+  void itemAdded(const std::string& turn_id, const Item& item);
+  void delta(const RuntimeEvent& event);
+  void itemDone(const std::string& turn_id, const Item& item);
+  int outputIndexOf(const std::string& item_id) const;
   void wakeSubscribersLocked();
-  std::string ids(const std::string& turn_id) const;
-  /** `"session":{…}` with the session as it is now. */
-  std::string sessionEvent();
+  /** "session_id" and "turn_id", the first fields of a turn's events. */
+  void writeIds(sdk::JsonWriter& w, const std::string& turn_id) const;
+  /** The session as it is now (JSON; null when it is gone). */
+  std::string sessionNow();
   std::vector<std::string> vaultIds() const;
   std::string agentName() const;
 
