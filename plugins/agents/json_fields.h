@@ -2,8 +2,8 @@
 // over the SDK's one JSON layer (sdk::Json, sdk::JsonWriter): a field's text
 // read leniently (as the wires have always read names, labels and metadata
 // values), a string map (metadata) both ways, a client's object echoed with
-// its keys in order, and "a string, or null when empty" (the OpenAI
-// objects' optional strings).
+// its keys sorted, and "a string, or null when empty" (the OpenAI objects'
+// optional strings).
 #pragma once
 
 #include <algorithm>

@@ -518,7 +518,7 @@ std::vector<std::string> registrationWarnings(const AgentSpec& spec, bool has_cr
 
 DefinitionResult parseAgentDefinitionBody(const ConfigValue& body,
                                           const RuntimePredicate& known_runtime) {
-  DefinitionOptions options;
+  DefinitionOptions options;  // a body is never expanded: `${` in it is literal text
   options.known_runtime = known_runtime;
   return parseAgentDefinition(body, options);
 }
@@ -526,12 +526,10 @@ DefinitionResult parseAgentDefinitionBody(const ConfigValue& body,
 DefinitionResult parseAgentDefinitionBody(std::string_view json_body,
                                           const RuntimePredicate& known_runtime) {
   auto tree = configFromJson(json_body);
-  if (!tree) {
-    DefinitionResult result;
-    result.errors.push_back({"", tree.status().message()});
-    return result;
-  }
-  return parseAgentDefinitionBody(*tree, known_runtime);
+  if (tree) return parseAgentDefinitionBody(*tree, known_runtime);
+  DefinitionResult result;
+  result.errors.push_back({"", tree.status().message()});
+  return result;
 }
 
 }  // namespace abx::plugins::agents
