@@ -1,6 +1,7 @@
 #include "response_run.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "abx/sdk/json.h"
 
@@ -38,14 +39,23 @@ void ResponseRun::push(const char* type, std::size_t bytes, const Fields& fields
   data.beginObject().member("type", type).member("sequence_number", sequence_);
   fields(data);
   data.endObject();
+  Event e = startEvent(type, data.text().size());
+  e.frame += data.text();
+  keep(std::move(e));
+}
+
+ResponseRun::Event ResponseRun::startEvent(const char* type, std::size_t data_bytes) {
   Event e{sequence_++, type, {}, 0};
   // The JSON is one line: the SSE text is the data with its two lines around it.
-  e.frame.reserve(e.type.size() + data.text().size() + 16);
+  e.frame.reserve(e.type.size() + data_bytes + 16);
   e.frame += "event: ";
   e.frame += e.type;
   e.frame += "\ndata: ";
   e.data_at = e.frame.size();
-  e.frame += data.text();
+  return e;
+}
+
+void ResponseRun::keep(Event e) {
   e.frame += "\n\n";
   history_bytes_ += e.frame.size();
   history_.push_back(std::move(e));
@@ -67,7 +77,7 @@ void ResponseRun::writeWhere(sdk::JsonWriter& w, const std::string& item_id, std
 
 void ResponseRun::itemAdded(const Item& item) {
   const std::size_t index = done_items_.size();
-  items_[item.id] = {index, item.type};
+  items_[item.id] = {index, item.type, {}, true};
   done_items_.push_back(outputItemJson(item, true));
   const std::string& added = done_items_.back();
   push("response.output_item.added", added.size(),
@@ -134,16 +144,43 @@ void ResponseRun::itemDone(const Item& item) {
        [&](sdk::JsonWriter& w) { w.member("output_index", index).key("item").raw(done); });
 }
 
+// {"type", "sequence_number": <hole>, "item_id", "output_index",
+// "content_index" | "summary_index", "delta": <hole>[, "logprobs": []]}
+JsonTemplate ResponseRun::deltaTemplate(const char* type, const std::string& item_id,
+                                        std::size_t index, bool text) {
+  JsonTemplate out;
+  sdk::JsonWriter w(256);
+  w.beginObject().member("type", type).key("sequence_number");
+  out.hole(w);
+  writeWhere(w, item_id, index);
+  w.member(text ? "content_index" : "summary_index", 0).key("delta");
+  out.hole(w);
+  if (text) w.key("logprobs").beginArray().endArray();
+  w.endObject();
+  out.finish(w);
+  return out;
+}
+
+// The flood path: one event per text delta, filled into its item's template.
 void ResponseRun::delta(const RuntimeEvent& event) {
   auto slot = items_.find(event.item_id);
   if (slot == items_.end()) return;
   const bool text = event.type == "item.text.delta";
-  const char* name = text ? "response.output_text.delta" : "response.reasoning_summary_text.delta";
-  push(name, event.delta.size() + event.item_id.size(), [&](sdk::JsonWriter& w) {
-    writeWhere(w, event.item_id, slot->second.output_index);
-    w.member(text ? "content_index" : "summary_index", 0).member("delta", event.delta);
-    if (text) w.key("logprobs").beginArray().endArray();
-  });
+  const char* type = text ? "response.output_text.delta" : "response.reasoning_summary_text.delta";
+  auto& fill = slot->second.delta;
+  if (fill.empty() || slot->second.delta_is_text != text) {
+    fill = deltaTemplate(type, event.item_id, slot->second.output_index, text);
+    slot->second.delta_is_text = text;
+  }
+  char number[24];
+  const auto number_end = std::to_chars(number, number + sizeof number, sequence_).ptr;
+  Event e = startEvent(type, fill.size() + event.delta.size() + event.delta.size() / 8 + 24);
+  e.frame += fill.part(0);
+  e.frame.append(number, number_end);
+  e.frame += fill.part(1);
+  sdk::appendJsonQuoted(e.frame, event.delta);
+  e.frame += fill.part(2);
+  keep(std::move(e));
 }
 
 void ResponseRun::onEvent(const RuntimeEvent& event) {

@@ -22,6 +22,7 @@
 
 #include "abx/sdk/http.h"
 #include "abx/sdk/json.h"
+#include "json_template.h"
 #include "response_object.h"
 #include "runtime/runtime_types.h"
 
@@ -73,11 +74,19 @@ class ResponseRun {
   struct ItemSlot {
     std::size_t output_index = 0;
     std::string type;
+    JsonTemplate delta;  // its text or reasoning deltas' JSON, made at the first one
+    bool delta_is_text = true;
   };
   /** Appends an event: @p fields(sdk::JsonWriter&) writes its members after
    *  "type" and "sequence_number"; @p bytes is about their size. */
   template <class Fields>
   void push(const char* type, std::size_t bytes, const Fields& fields);
+  /** An event's SSE text up to its JSON (sequence number taken). */
+  Event startEvent(const char* type, std::size_t data_bytes);
+  /** Ends @p e's SSE text and keeps it in the history (readers woken). */
+  void keep(Event e);
+  static JsonTemplate deltaTemplate(const char* type, const std::string& item_id, std::size_t index,
+                                    bool text);
   /** The lifecycle events: the Response object as it stands. */
   void lifecycle(const char* type, const std::string& status, const Turn* turn);
   /** "item_id" and "output_index", the first fields of an item's events. */

@@ -14,24 +14,20 @@ SessionStream::SessionStream(std::string session_id, std::size_t capacity, Sessi
       lookup_(std::move(lookup)),
       vault_ids_(std::move(vault_ids)) {}
 
-// The event's JSON is {"type", "event_id", ...the fields...}: the id is its
-// sequence number, given under the lock, so the fields are written there too
-// (anything that needs a lookup is made by the caller first).
-template <class Fields>
-void SessionStream::push(const char* type, const Fields& fields) {
+// The event id is its sequence number, given under the lock, so the JSON is
+// made there too (@p data(event_id) makes it; anything that needs a lookup
+// is made by the caller first).
+template <class Data>
+void SessionStream::append(const char* type, const Data& data) {
   bool wake;
   {
     std::lock_guard lock(mutex_);
     const std::uint64_t seq = seq_ + 1;
     char id[32];
     std::snprintf(id, sizeof id, "evt_%08llu", static_cast<unsigned long long>(seq));
-    sdk::JsonWriter data(256);
-    data.beginObject().member("type", type).member("event_id", id);
-    fields(data);
-    data.endObject();
     // `id: <seq>` lets a client reconnect with Last-Event-ID.
     std::string frame;
-    sdk::appendSseFrame(frame, type, data.text(), std::to_string(seq));
+    sdk::appendSseFrame(frame, type, data(std::string_view(id)), std::to_string(seq));
     events_.push_back({seq, type, std::move(frame)});
     seq_ = seq;
     if (events_.size() > capacity_) events_.pop_front();
@@ -39,6 +35,18 @@ void SessionStream::push(const char* type, const Fields& fields) {
     wakeSubscribersLocked();
   }
   if (wake) changed_.notify_all();
+}
+
+// {"type", "event_id", ...the fields...}
+template <class Fields>
+void SessionStream::push(const char* type, const Fields& fields) {
+  append(type, [&](std::string_view event_id) {
+    sdk::JsonWriter data(256);
+    data.beginObject().member("type", type).member("event_id", event_id);
+    fields(data);
+    data.endObject();
+    return data.take();
+  });
 }
 
 void SessionStream::wakeSubscribersLocked() {
@@ -99,7 +107,7 @@ void SessionStream::pushTurn(const char* type, const Turn& turn, const std::stri
 
 void SessionStream::itemAdded(const std::string& turn_id, const Item& item) {
   const int index = next_output_index_[turn_id]++;
-  output_index_[item.id] = index;
+  items_[item.id].output_index = index;
   const std::string item_json = sessionItemJson(item, true);
   push("agent.session.turn.item.added", [&](sdk::JsonWriter& w) {
     writeIds(w, turn_id);
@@ -118,22 +126,46 @@ void SessionStream::itemAdded(const std::string& turn_id, const Item& item) {
     push("agent.session.turn.reasoning_summary_part.added", part("summary_index", "summary_text"));
 }
 
+// The flood path: one event per delta, filled into its item's template of
+// {"type", "event_id": <hole>, "session_id", "turn_id", "item_id",
+// "output_index"[, "content_index" | "summary_index"], "delta": <hole>}.
 void SessionStream::delta(const RuntimeEvent& e) {
-  const char* type = "agent.output.command_execution_output.delta";
-  const char* index_key = nullptr;
-  if (e.type == "item.text.delta") {
-    type = "agent.session.turn.output_text.delta";
-    index_key = "content_index";
-  } else if (e.type == "item.reasoning.delta") {
-    type = "agent.session.turn.reasoning_summary_text.delta";
-    index_key = "summary_index";
-  }
-  const int index = outputIndexOf(e.item_id);
-  push(type, [&](sdk::JsonWriter& w) {
+  struct Kind {
+    const char* type;
+    const char* index_key;  // nullptr: none
+  };
+  static constexpr Kind kKinds[] = {
+      {"agent.output.command_execution_output.delta", nullptr},
+      {"agent.session.turn.output_text.delta", "content_index"},
+      {"agent.session.turn.reasoning_summary_text.delta", "summary_index"}};
+  const int kind = e.type == "item.text.delta" ? 1 : e.type == "item.reasoning.delta" ? 2 : 0;
+  const auto [type, index_key] = kKinds[kind];
+  auto slot = items_.find(e.item_id);
+  JsonTemplate once;  // an item that was never added: no slot to keep it in
+  JsonTemplate& fill = slot == items_.end() ? once : slot->second.delta;
+  if (fill.empty() || (slot != items_.end() && slot->second.delta_kind != kind)) {
+    sdk::JsonWriter w(256);
+    w.beginObject().member("type", type).key("event_id");
+    fill = {};
+    fill.hole(w);
     writeIds(w, e.turn_id);
-    w.member("item_id", e.item_id).member("output_index", index);
+    w.member("item_id", e.item_id).member("output_index", outputIndexOf(e.item_id));
     if (index_key) w.member(index_key, 0);
-    w.member("delta", e.delta);
+    w.key("delta");
+    fill.hole(w);
+    w.endObject();
+    fill.finish(w);
+    if (slot != items_.end()) slot->second.delta_kind = kind;
+  }
+  append(type, [&](std::string_view event_id) {
+    std::string data;
+    data.reserve(fill.size() + event_id.size() + e.delta.size() + e.delta.size() / 8 + 8);
+    data += fill.part(0);
+    sdk::appendJsonQuoted(data, event_id);
+    data += fill.part(1);
+    sdk::appendJsonQuoted(data, e.delta);
+    data += fill.part(2);
+    return data;
   });
 }
 
@@ -161,6 +193,7 @@ void SessionStream::itemDone(const std::string& turn_id, const Item& item) {
     text("agent.session.turn.reasoning_summary_text.done", "summary_index", nullptr, false);
     text("agent.session.turn.reasoning_summary_part.done", "summary_index", "summary_text", true);
   }
+  if (auto slot = items_.find(item.id); slot != items_.end()) slot->second.delta = {};
   const std::string item_json = sessionItemJson(item);
   push("agent.session.turn.item.done", [&](sdk::JsonWriter& w) {
     writeIds(w, turn_id);
@@ -169,8 +202,8 @@ void SessionStream::itemDone(const std::string& turn_id, const Item& item) {
 }
 
 int SessionStream::outputIndexOf(const std::string& item_id) const {
-  auto it = output_index_.find(item_id);
-  return it == output_index_.end() ? 0 : it->second;
+  auto it = items_.find(item_id);
+  return it == items_.end() ? 0 : it->second.output_index;
 }
 
 void SessionStream::onRuntimeEvent(const RuntimeEvent& e) {

@@ -21,6 +21,7 @@
 
 #include "abx/sdk/http.h"
 #include "abx/sdk/json.h"
+#include "json_template.h"
 #include "runtime/runtime_types.h"
 
 namespace abx::plugins::agents {
@@ -68,8 +69,12 @@ class SessionStream {
   void close();
 
  private:
+  /** Appends an event whose JSON @p data(event_id) returns, under the lock
+   *  (so it must not look anything up). */
+  template <class Data>
+  void append(const char* type, const Data& data);
   /** Appends an event: @p fields(sdk::JsonWriter&) writes its members after
-   *  "type" and "event_id", under the lock (so it must not look anything up). */
+   *  "type" and "event_id", under the lock. */
   template <class Fields>
   void push(const char* type, const Fields& fields);
   void pushSession(const char* type, const std::string& session_json);
@@ -101,7 +106,12 @@ class SessionStream {
   std::vector<std::weak_ptr<sdk::SseWaker>> wakers_;
   // Mapping state, touched only by the turn threads (one at a time per session).
   std::map<std::string, int> next_output_index_;  // per turn
-  std::map<std::string, int> output_index_;       // per item
+  struct ItemSlot {
+    int output_index = 0;
+    JsonTemplate delta;  // its deltas' JSON, made at the first one
+    int delta_kind = 0;  // the kind of delta that template is for
+  };
+  std::map<std::string, ItemSlot> items_;
 };
 
 /** THREAD: safe. */
