@@ -19,10 +19,10 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 // The body as the pipeline hands it over (r.json); text that is not JSON
-// reaches the reader as null, which it refuses like any non-object.
+// reaches the reader as a missing value, which it refuses like any non-object.
 std::variant<ResponsesRequest, WireError> readBody(const std::string& body) {
   auto json = sdk::Json::parse(body);
-  return parseResponsesRequest(json ? *json : sdk::Json::parse("null").value());
+  return parseResponsesRequest(json ? *json : sdk::Json::missing());
 }
 
 ResponsesRequest parse(const std::string& body) {
