@@ -2,6 +2,8 @@
 #include "abx/sdk/declare_plugin.h"
 #include "agents_plugin.h"
 
+// The settings schema is spelled as JSON text: ABX_DECLARE_PLUGIN takes a
+// string constant, read by the loader before the plugin exists.
 ABX_DECLARE_PLUGIN(abx::plugins::agents::makeAgentsPlugin, "abx.agents", "1.0.0",
                    ABX_KIND_CAPABILITY,
                    R"({"type":"object","additionalProperties":false,"properties":{}})")

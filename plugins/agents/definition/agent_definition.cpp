@@ -516,17 +516,20 @@ std::vector<std::string> registrationWarnings(const AgentSpec& spec, bool has_cr
   return warnings;
 }
 
+DefinitionResult parseAgentDefinitionBody(const ConfigValue& body,
+                                          const RuntimePredicate& known_runtime) {
+  DefinitionOptions options;  // a body is never expanded: `${` in it is literal text
+  options.known_runtime = known_runtime;
+  return parseAgentDefinition(body, options);
+}
+
 DefinitionResult parseAgentDefinitionBody(std::string_view json_body,
                                           const RuntimePredicate& known_runtime) {
   auto tree = configFromJson(json_body);
-  if (!tree) {
-    DefinitionResult result;
-    result.errors.push_back({"", tree.status().message()});
-    return result;
-  }
-  DefinitionOptions options;
-  options.known_runtime = known_runtime;
-  return parseAgentDefinition(*tree, options);
+  if (tree) return parseAgentDefinitionBody(*tree, known_runtime);
+  DefinitionResult result;
+  result.errors.push_back({"", tree.status().message()});
+  return result;
 }
 
 }  // namespace abx::plugins::agents

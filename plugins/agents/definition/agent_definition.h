@@ -56,9 +56,13 @@ DefinitionResult parseAgentDefinition(const ConfigValue& tree, const DefinitionO
                                       std::string_view path_prefix = {});
 
 /**
- * An HTTP JSON body (PUT /agents/definitions/{name}, POST /v1/agents…).
+ * An HTTP JSON body (POST /v1/agents…), as configFromJson() gave it.
  * Never expanded: `${` in a body is literal text.
  */
+DefinitionResult parseAgentDefinitionBody(const ConfigValue& body,
+                                          const RuntimePredicate& known_runtime = {});
+
+/** The same from JSON text; a syntax error is the one error (path ""). */
 DefinitionResult parseAgentDefinitionBody(std::string_view json_body,
                                           const RuntimePredicate& known_runtime = {});
 

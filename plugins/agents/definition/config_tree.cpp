@@ -3,12 +3,6 @@
 // reach the definition parser as the same integer.
 #include "definition/config_tree.h"
 
-#include <Poco/Dynamic/Var.h>
-#include <Poco/Exception.h>
-#include <Poco/JSON/Array.h>
-#include <Poco/JSON/Object.h>
-#include <Poco/JSON/ParseHandler.h>
-#include <Poco/JSON/Parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
@@ -124,38 +118,6 @@ ConfigValue fromYamlNode(const YAML::Node& node) {
   return v;
 }
 
-ConfigValue fromPocoVar(const Poco::Dynamic::Var& var) {
-  ConfigValue v;
-  if (var.isEmpty()) return v;
-  if (var.type() == typeid(Poco::JSON::Object::Ptr)) {
-    v.kind = ConfigValue::Kind::object;
-    auto object = var.extract<Poco::JSON::Object::Ptr>();
-    for (const auto& name : object->getNames())
-      v.members.emplace_back(name, fromPocoVar(object->get(name)));
-    return v;
-  }
-  if (var.type() == typeid(Poco::JSON::Array::Ptr)) {
-    v.kind = ConfigValue::Kind::array;
-    auto array = var.extract<Poco::JSON::Array::Ptr>();
-    for (std::size_t i = 0; i < array->size(); ++i) v.items.push_back(fromPocoVar(array->get(i)));
-    return v;
-  }
-  if (var.isString()) return stringValue(var.extract<std::string>());
-  v.text = var.toString();
-  if (var.isBoolean()) {
-    v.kind = ConfigValue::Kind::boolean;
-    v.boolean = var.convert<bool>();
-  } else if (var.isInteger()) {
-    v.kind = ConfigValue::Kind::integer;
-    v.integer = var.convert<std::int64_t>();
-    v.number = static_cast<double>(v.integer);
-  } else {
-    v.kind = ConfigValue::Kind::number;
-    v.number = var.convert<double>();
-  }
-  return v;
-}
-
 }  // namespace
 
 const ConfigValue* ConfigValue::find(std::string_view key) const {
@@ -193,15 +155,49 @@ Result<ConfigValue> configFromYaml(std::string_view text) {
   }
 }
 
-Result<ConfigValue> configFromJson(std::string_view text) {
-  try {
-    Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
-    return fromPocoVar(parser.parse(std::string(text)));
-  } catch (const Poco::Exception& e) {
-    return Status::error("Invalid JSON: " + e.message(), "ValueError");
-  } catch (const std::exception& e) {
-    return Status::error(std::string("Invalid JSON: ") + e.what(), "ValueError");
+ConfigValue configFromJson(const sdk::Json& json) {
+  ConfigValue v;
+  switch (json.kind()) {
+    case sdk::JsonKind::missing:
+    case sdk::JsonKind::null:
+      return v;
+    case sdk::JsonKind::string:
+      return stringValue(std::string(json.stringView()));
+    case sdk::JsonKind::object:
+      v.kind = ConfigValue::Kind::object;
+      for (const auto& [key, member] : json.members())
+        v.members.emplace_back(key, configFromJson(member));
+      return v;
+    case sdk::JsonKind::array:
+      v.kind = ConfigValue::Kind::array;
+      for (const auto& element : json.elements()) v.items.push_back(configFromJson(element));
+      return v;
+    case sdk::JsonKind::boolean:
+      v.kind = ConfigValue::Kind::boolean;
+      v.boolean = json.asBoolean().value();
+      v.text = v.boolean ? "true" : "false";
+      return v;
+    case sdk::JsonKind::integer:
+    case sdk::JsonKind::number:
+      break;
   }
+  v.text = json.dump();  // the number as spelled in the document
+  if (auto integer = json.asInteger()) {
+    v.kind = ConfigValue::Kind::integer;
+    v.integer = *integer;
+    v.number = static_cast<double>(v.integer);
+  } else {
+    // A fraction, an exponent, or an integer beyond 64 bits.
+    v.kind = ConfigValue::Kind::number;
+    v.number = json.asNumber().value();
+  }
+  return v;
+}
+
+Result<ConfigValue> configFromJson(std::string_view text) {
+  auto json = sdk::Json::parse(text);
+  if (!json) return json.status();
+  return configFromJson(*json);
 }
 
 }  // namespace abx::plugins::agents

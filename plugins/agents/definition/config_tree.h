@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "abx/sdk/json.h"
 #include "abx/sdk/status.h"
 
 namespace abx::plugins::agents {
@@ -41,7 +42,10 @@ std::string_view kindName(ConfigValue::Kind kind);
  */
 sdk::Result<ConfigValue> configFromYaml(std::string_view text);
 
-/** Parses JSON text with POCO JSON. Errors have type ValueError. */
+/** Parses JSON text (sdk::Json). Errors have type ValueError ("Invalid JSON: ..."). */
 sdk::Result<ConfigValue> configFromJson(std::string_view text);
+
+/** An already parsed JSON value (a request body): numbers keep their spelling as text. */
+ConfigValue configFromJson(const sdk::Json& json);
 
 }  // namespace abx::plugins::agents

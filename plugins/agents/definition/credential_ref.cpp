@@ -1,6 +1,6 @@
 #include "definition/credential_ref.h"
 
-#include <Poco/String.h>
+#include <strings.h>
 
 namespace abx::plugins::agents {
 namespace {
@@ -51,7 +51,7 @@ std::optional<std::string> applyCredentialRefs(sdk::agents::AgentSpec& spec,
     auto* slot = slotValue(spec, ref.slot, header_name);
     if (!slot) return "Agent '" + spec.name + "' has no slot " + ref.slot + ".";
     const bool bearer = value->type == "static_bearer" || value->type == "mcp_oauth";
-    *slot = bearer && Poco::icompare(header_name, std::string("Authorization")) == 0
+    *slot = bearer && ::strcasecmp(header_name.c_str(), "Authorization") == 0
                 ? "Bearer " + value->secret
                 : value->secret;
   }

@@ -1,91 +1,108 @@
 #include "definition/public_view.h"
 
-#include <Poco/Dynamic/Var.h>
-#include <Poco/JSON/Array.h>
-
-#include <sstream>
-
+#include "json_fields.h"
 #include "secrets/secret_bag.h"
 
 namespace abx::plugins::agents {
 namespace {
 
-using Poco::JSON::Array;
-using Poco::JSON::Object;
 using sdk::agents::AgentSpec;
 
-Object::Ptr newObject() { return new Object(Poco::JSON_PRESERVE_KEY_ORDER); }
-
-Poco::Dynamic::Var stringOrNull(const std::string& s) {
-  if (s.empty()) return Poco::Dynamic::Var();
-  return s;
+void writeMaskedOrNull(sdk::JsonWriter& w, const std::string& secret) {
+  secret.empty() ? w.null() : w.value(kMaskedSecret);
 }
 
-Poco::Dynamic::Var maskedOrNull(const std::string& secret) {
-  if (secret.empty()) return Poco::Dynamic::Var();
-  return std::string(kMaskedSecret);
-}
-
-Array::Ptr stringArray(const std::vector<std::string>& items) {
-  Array::Ptr array = new Array();
-  for (const auto& item : items) array->add(item);
-  return array;
+void writeStrings(sdk::JsonWriter& w, const std::vector<std::string>& items) {
+  w.beginArray();
+  for (const auto& item : items) w.value(item);
+  w.endArray();
 }
 
 template <class T>
-Poco::Dynamic::Var optionalValue(const std::optional<T>& v) {
-  if (!v) return Poco::Dynamic::Var();
-  return *v;
+void writeOptional(sdk::JsonWriter& w, const std::optional<T>& v) {
+  v ? w.value(*v) : w.null();
 }
 
-Object::Ptr limitsObject(const sdk::agents::AgentLimits& limits) {
-  auto o = newObject();
-  o->set("turn_timeout_s", optionalValue(limits.turn_timeout_s));
-  o->set("idle_timeout_s", optionalValue(limits.idle_timeout_s));
-  o->set("max_turns", optionalValue(limits.max_turns));
-  o->set("max_budget_usd", optionalValue(limits.max_budget_usd));
-  o->set("max_output_bytes", optionalValue(limits.max_output_bytes));
-  o->set("cpu_seconds", optionalValue(limits.cpu_seconds));
-  return o;
+// The secret slots of the view: a slot given as a credential reference
+// shows the reference, names and not secrets.
+class SecretSlots {
+ public:
+  SecretSlots(sdk::JsonWriter& w, const std::vector<CredentialRef>& refs) : w_(w), refs_(refs) {}
+
+  /** Writes member @p key at @p slot: its reference if it has one, else "***" (null if empty). */
+  void masked(std::string_view key, const std::string& slot, const std::string& secret) {
+    w_.key(key);
+    if (!reference(slot)) writeMaskedOrNull(w_, secret);
+  }
+  /** Writes member @p key at @p slot: its reference if it has one, else @p shown. */
+  void shown(std::string_view key, const std::string& slot, std::string_view shown) {
+    w_.key(key);
+    if (!reference(slot)) w_.value(shown);
+  }
+
+ private:
+  bool reference(const std::string& slot) {
+    const CredentialRef* found = nullptr;
+    for (const auto& ref : refs_)
+      if (ref.slot == slot) found = &ref;  // the last one, as a later reference replaces
+    if (!found) return false;
+    w_.beginObject().member("vault", found->vault).member("credential", found->credential);
+    w_.endObject();
+    return true;
+  }
+
+  sdk::JsonWriter& w_;
+  const std::vector<CredentialRef>& refs_;
+};
+
+void writeLimits(sdk::JsonWriter& w, const sdk::agents::AgentLimits& limits) {
+  w.beginObject().key("turn_timeout_s");
+  writeOptional(w, limits.turn_timeout_s);
+  w.key("idle_timeout_s");
+  writeOptional(w, limits.idle_timeout_s);
+  w.key("max_turns");
+  writeOptional(w, limits.max_turns);
+  w.key("max_budget_usd");
+  writeOptional(w, limits.max_budget_usd);
+  w.key("max_output_bytes");
+  writeOptional(w, limits.max_output_bytes);
+  w.key("cpu_seconds");
+  writeOptional(w, limits.cpu_seconds);
+  w.endObject();
 }
 
-Object::Ptr mcpServersObject(const AgentSpec& spec) {
-  auto servers = newObject();
+void writeMcpServers(sdk::JsonWriter& w, SecretSlots& slots, const AgentSpec& spec) {
+  w.beginObject();
   for (const auto& server : spec.mcp_servers) {
-    auto o = newObject();
+    w.key(server.name).beginObject();
     if (!server.url.empty()) {
-      o->set("url", maskUrlCredential(server.url));
-      auto headers = newObject();
+      w.member("url", maskUrlCredential(server.url)).key("headers").beginObject();
       for (const auto& h : server.headers)
-        headers->set(h.name, h.secret ? std::string(kMaskedSecret) : h.value);
-      o->set("headers", headers);
+        slots.shown(h.name, "mcp_servers." + server.name + ".headers." + h.name,
+                    h.secret ? kMaskedSecret : std::string_view(h.value));
+      w.endObject();
     } else {
-      o->set("command", server.command);
-      o->set("args", stringArray(server.args));
+      w.member("command", server.command).key("args");
+      writeStrings(w, server.args);
     }
-    o->set("allowed_tools", stringArray(server.allowed_tools));
-    servers->set(server.name, o);
+    w.key("allowed_tools");
+    writeStrings(w, server.allowed_tools);
+    w.endObject();
   }
-  return servers;
+  w.endObject();
 }
 
-// Shows each referenced slot as its reference: names, not secrets.
-void showCredentialRefs(Object& root, const std::vector<CredentialRef>& refs) {
-  for (const auto& ref : refs) {
-    auto reference = newObject();
-    reference->set("vault", ref.vault);
-    reference->set("credential", ref.credential);
-    // Walk the dotted slot; header and secret names hold no dots.
-    Object* at = &root;
-    std::string_view rest = ref.slot;
-    for (auto dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
-      auto next = at->getObject(std::string(rest.substr(0, dot)));
-      if (!next) break;
-      at = next.get();
-      rest.remove_prefix(dot + 1);
-    }
-    if (rest.find('.') == std::string_view::npos) at->set(std::string(rest), reference);
+void writeWorkspace(sdk::JsonWriter& w, SecretSlots& slots, const sdk::agents::WorkspaceSpec& ws) {
+  w.beginObject().member("path", ws.path).key("git");
+  if (ws.git) {
+    w.beginObject().member("url", maskUrlCredential(ws.git->url)).key("ref");
+    writeTextOrNull(w, ws.git->ref);
+    slots.masked("token", "workspace.git.token", ws.git->token);
+    w.endObject();
+  } else {
+    w.null();
   }
+  w.endObject();
 }
 
 }  // namespace
@@ -98,93 +115,79 @@ std::string maskUrlCredential(std::string_view url) {
          std::string(url.substr(offset + credential.size()));
 }
 
-Poco::JSON::Object::Ptr publicDefinitionObject(const AgentSpec& spec,
-                                               const std::vector<CredentialRef>& refs) {
-  auto root = newObject();
-  root->set("name", spec.name);
-  root->set("runtime", spec.runtime);
-  root->set("model", stringOrNull(spec.model));
-  root->set("instructions", stringOrNull(spec.instructions));
-
-  auto provider = newObject();
-  provider->set("base_url", stringOrNull(maskUrlCredential(spec.provider.base_url)));
-  provider->set("api_key", maskedOrNull(spec.provider.api_key));
-  provider->set("wire_api", stringOrNull(spec.provider.wire_api));
-  root->set("provider", provider);
-
-  auto workspace = newObject();
-  workspace->set("path", spec.workspace.path);
-  if (spec.workspace.git) {
-    auto git = newObject();
-    git->set("url", maskUrlCredential(spec.workspace.git->url));
-    git->set("ref", stringOrNull(spec.workspace.git->ref));
-    git->set("token", maskedOrNull(spec.workspace.git->token));
-    workspace->set("git", git);
-  } else {
-    workspace->set("git", Poco::Dynamic::Var());
-  }
-  root->set("workspace", workspace);
-
-  auto env = newObject();
-  for (const auto& [name, value] : spec.env) env->set(name, value);
-  root->set("env", env);
-  auto secrets = newObject();
-  for (const auto& [name, value] : spec.secrets) secrets->set(name, std::string(kMaskedSecret));
-  root->set("secrets", secrets);
-
-  root->set("mcp_servers", mcpServersObject(spec));
-  root->set("permissions", std::string(sdk::agents::permissionsName(spec.permissions)));
-  root->set("limits", limitsObject(spec.limits));
-  root->set("extra_args", stringArray(spec.extra_args));
+void writePublicDefinitionMembers(sdk::JsonWriter& w, const AgentSpec& spec,
+                                  const std::vector<CredentialRef>& refs, std::string_view model) {
+  SecretSlots slots(w, refs);
+  w.member("name", spec.name).member("runtime", spec.runtime).key("model");
+  writeTextOrNull(w, model);
+  w.key("instructions");
+  writeTextOrNull(w, spec.instructions);
+  w.key("provider").beginObject().key("base_url");
+  writeTextOrNull(w, maskUrlCredential(spec.provider.base_url));
+  slots.masked("api_key", "provider.api_key", spec.provider.api_key);
+  w.key("wire_api");
+  writeTextOrNull(w, spec.provider.wire_api);
+  w.endObject().key("workspace");
+  writeWorkspace(w, slots, spec.workspace);
+  w.key("env").beginObject();
+  for (const auto& [name, value] : spec.env) w.member(name, value);
+  w.endObject().key("secrets").beginObject();
+  for (const auto& [name, value] : spec.secrets)
+    slots.shown(name, "secrets." + name, kMaskedSecret);
+  w.endObject().key("mcp_servers");
+  writeMcpServers(w, slots, spec);
+  w.member("permissions", sdk::agents::permissionsName(spec.permissions)).key("limits");
+  writeLimits(w, spec.limits);
+  w.key("extra_args");
+  writeStrings(w, spec.extra_args);
   if (spec.command) {
-    auto command = newObject();
-    command->set("argv", stringArray(spec.command->argv));
-    command->set("parser", spec.command->parser);
-    command->set("resume_argv", stringArray(spec.command->resume_argv));
-    root->set("command", command);
+    w.key("command").beginObject().key("argv");
+    writeStrings(w, spec.command->argv);
+    w.member("parser", spec.command->parser).key("resume_argv");
+    writeStrings(w, spec.command->resume_argv);
+    w.endObject();
   }
-  showCredentialRefs(*root, refs);
-  return root;
 }
 
-Poco::JSON::Array::Ptr publicMcpTools(const AgentSpec& spec) {
-  Array::Ptr tools = new Array();
+std::string publicDefinitionJson(const AgentSpec& spec, const std::vector<CredentialRef>& refs) {
+  sdk::JsonWriter w(1024);
+  w.beginObject();
+  writePublicDefinitionMembers(w, spec, refs, spec.model);
+  w.endObject();
+  return w.take();
+}
+
+void writePublicMcpTools(sdk::JsonWriter& w, const AgentSpec& spec) {
+  w.beginArray();
   for (const auto& server : spec.mcp_servers) {
-    auto tool = newObject();
-    tool->set("type", "mcp");
-    tool->set("server_label", server.name);
-    auto transport = newObject();
+    w.beginObject().member("type", "mcp").member("server_label", server.name);
+    w.key("transport").beginObject();
     if (!server.url.empty()) {
-      transport->set("type", "http");
-      transport->set("server_url", maskUrlCredential(server.url));
-      auto headers = newObject();
-      for (const auto& h : server.headers) headers->set(h.name, std::string(kMaskedSecret));
-      transport->set("headers", headers);
+      w.member("type", "http").member("server_url", maskUrlCredential(server.url));
+      w.key("headers").beginObject();
+      for (const auto& h : server.headers) w.member(h.name, kMaskedSecret);
+      w.endObject();
     } else {
-      transport->set("type", "stdio");
-      transport->set("command", server.command);
-      transport->set("args", stringArray(server.args));
-      transport->set("cwd", spec.workspace.path);
-      transport->set("env_vars", Array::Ptr(new Array()));
+      w.member("type", "stdio").member("command", server.command).key("args");
+      writeStrings(w, server.args);
+      w.member("cwd", spec.workspace.path).key("env_vars").beginArray().endArray();
     }
-    tool->set("transport", transport);
+    w.endObject().key("allowed_tools");
     if (server.allowed_tools.empty())
-      tool->set("allowed_tools", Poco::Dynamic::Var());
+      w.null();
     else
-      tool->set("allowed_tools", stringArray(server.allowed_tools));
-    tool->set("connection_origin", "environment");
-    tool->set("credential_id", Poco::Dynamic::Var());
-    tool->set("request_metadata", newObject());
-    tool->set("required", false);
-    tools->add(tool);
+      writeStrings(w, server.allowed_tools);
+    w.member("connection_origin", "environment").key("credential_id").null();
+    w.key("request_metadata").beginObject().endObject().member("required", false);
+    w.endObject();
   }
-  return tools;
+  w.endArray();
 }
 
-std::string publicDefinitionJson(const AgentSpec& spec) {
-  std::ostringstream out;
-  publicDefinitionObject(spec)->stringify(out);
-  return out.str();
+std::string publicMcpToolsJson(const AgentSpec& spec) {
+  sdk::JsonWriter w(512);
+  writePublicMcpTools(w, spec);
+  return w.take();
 }
 
 }  // namespace abx::plugins::agents

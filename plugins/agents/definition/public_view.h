@@ -4,14 +4,12 @@
 // else may turn a definition into JSON or text.
 #pragma once
 
-#include <Poco/JSON/Array.h>
-#include <Poco/JSON/Object.h>
-
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "abx/sdk/agent_adapter.h"
+#include "abx/sdk/json.h"
 #include "definition/credential_ref.h"
 
 namespace abx::plugins::agents {
@@ -20,18 +18,22 @@ namespace abx::plugins::agents {
 inline constexpr std::string_view kMaskedSecret = "***";
 
 /**
+ * Writes the view's members into the object @p w has begun:
  * {name, runtime, model, instructions, provider{base_url, api_key, wire_api},
  * workspace{path, git{url, ref, token}}, env{}, secrets{NAME:"***"},
  * mcp_servers{name:{url, headers{H:"***"|value}, allowed_tools} | {command, args,
  * allowed_tools}}, permissions, limits{… null = no limit}, extra_args[], command?}.
  * Secret values (and URL credentials) are "***"; an absent secret is null; a
  * slot given as a credential reference shows the reference {vault, credential}.
+ * @p model is the "model" shown (null when empty): the definition's, or what
+ * the caller makes of it.
  */
-Poco::JSON::Object::Ptr publicDefinitionObject(const sdk::agents::AgentSpec& spec,
-                                               const std::vector<CredentialRef>& refs = {});
+void writePublicDefinitionMembers(sdk::JsonWriter& w, const sdk::agents::AgentSpec& spec,
+                                  const std::vector<CredentialRef>& refs, std::string_view model);
 
-/** publicDefinitionObject() as compact JSON text. */
-std::string publicDefinitionJson(const sdk::agents::AgentSpec& spec);
+/** The view as one compact JSON object (model as defined). */
+std::string publicDefinitionJson(const sdk::agents::AgentSpec& spec,
+                                 const std::vector<CredentialRef>& refs = {});
 
 /**
  * The definition's MCP servers as Agents-API tool resources (openai-wire.md
@@ -41,7 +43,10 @@ std::string publicDefinitionJson(const sdk::agents::AgentSpec& spec);
  * credential_id:null, request_metadata:{}, required:false}. Every header value
  * is "***" ("never echo secrets; give header names only").
  */
-Poco::JSON::Array::Ptr publicMcpTools(const sdk::agents::AgentSpec& spec);
+void writePublicMcpTools(sdk::JsonWriter& w, const sdk::agents::AgentSpec& spec);
+
+/** writePublicMcpTools() as compact JSON text (an array). */
+std::string publicMcpToolsJson(const sdk::agents::AgentSpec& spec);
 
 /** @p url with the credential of its user info replaced by "***". */
 std::string maskUrlCredential(std::string_view url);

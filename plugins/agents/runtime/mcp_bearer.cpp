@@ -1,6 +1,6 @@
 #include "runtime/mcp_bearer.h"
 
-#include <Poco/String.h>
+#include <strings.h>
 
 #include <algorithm>
 #include <string_view>
@@ -25,8 +25,7 @@ std::size_t applyMcpBearers(std::vector<sdk::agents::McpServerSpec>& servers,
       auto& headers = server.headers;
       headers.erase(std::remove_if(headers.begin(), headers.end(),
                                    [](const sdk::agents::McpHeader& h) {
-                                     return Poco::icompare(h.name, std::string("Authorization")) ==
-                                            0;
+                                     return ::strcasecmp(h.name.c_str(), "Authorization") == 0;
                                    }),
                     headers.end());
       headers.push_back({"Authorization", "Bearer " + token, true});

@@ -1,8 +1,5 @@
 #include "session_file.h"
 
-#include <Poco/JSON/Array.h>
-#include <Poco/JSON/Object.h>
-#include <Poco/JSON/Parser.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,52 +8,113 @@
 #include <fstream>
 #include <sstream>
 
+#include "abx/sdk/json.h"
+#include "json_fields.h"
+
 namespace abx::plugins::agents {
 namespace {
 
 namespace fs = std::filesystem;
-using Poco::JSON::Array;
-using Poco::JSON::Object;
 
-std::string str(const Object::Ptr& o, const std::string& key) {
-  return o && o->has(key) && !o->isNull(key) ? o->getValue<std::string>(key) : std::string();
-}
-std::int64_t num(const Object::Ptr& o, const std::string& key) {
-  return o && o->has(key) && !o->isNull(key) ? o->getValue<std::int64_t>(key) : 0;
-}
-
-Object::Ptr itemJson(const Item& item) {
-  Object::Ptr o = new Object;
-  o->set("id", item.id);
-  o->set("turn_id", item.turn_id);
-  o->set("type", item.type);
-  o->set("status", item.status);
-  o->set("text", item.text);
-  o->set("name", item.name);
-  o->set("server_label", item.server_label);
-  o->set("arguments", item.arguments);
-  o->set("output", item.output);
-  o->set("error", item.error);
-  if (item.exit_code) o->set("exit_code", *item.exit_code);
-  o->set("created_at", item.created_at);
-  return o;
+// Lenient like the file's first reader: a number written as a float or a
+// string of digits still reads, anything else is 0.
+std::int64_t integerOf(const sdk::Json& v) {
+  if (auto n = v.asInteger(0)) return *n;
+  if (auto d = v.asNumber(0)) return static_cast<std::int64_t>(*d);
+  return 0;
 }
 
-Item itemFrom(const Object::Ptr& o) {
+void writeItem(sdk::JsonWriter& w, const Item& item) {
+  w.beginObject()
+      .member("id", item.id)
+      .member("turn_id", item.turn_id)
+      .member("type", item.type)
+      .member("status", item.status)
+      .member("text", item.text)
+      .member("name", item.name)
+      .member("server_label", item.server_label)
+      .member("arguments", item.arguments)
+      .member("output", item.output)
+      .member("error", item.error)
+      .optionalMember("exit_code", item.exit_code)
+      .member("created_at", item.created_at)
+      .endObject();
+}
+
+Item itemFrom(const sdk::Json& o) {
   Item item;
-  item.id = str(o, "id");
-  item.turn_id = str(o, "turn_id");
-  item.type = str(o, "type");
-  item.status = str(o, "status");
-  item.text = str(o, "text");
-  item.name = str(o, "name");
-  item.server_label = str(o, "server_label");
-  item.arguments = str(o, "arguments");
-  item.output = str(o, "output");
-  item.error = str(o, "error");
-  if (o->has("exit_code")) item.exit_code = static_cast<int>(num(o, "exit_code"));
-  item.created_at = num(o, "created_at");
+  item.id = textOf(o.get("id"));
+  item.turn_id = textOf(o.get("turn_id"));
+  item.type = textOf(o.get("type"));
+  item.status = textOf(o.get("status"));
+  item.text = textOf(o.get("text"));
+  item.name = textOf(o.get("name"));
+  item.server_label = textOf(o.get("server_label"));
+  item.arguments = textOf(o.get("arguments"));
+  item.output = textOf(o.get("output"));
+  item.error = textOf(o.get("error"));
+  if (!o.get("exit_code").isMissing())
+    item.exit_code = static_cast<int>(integerOf(o.get("exit_code")));
+  item.created_at = integerOf(o.get("created_at"));
   return item;
+}
+
+void writeSession(sdk::JsonWriter& w, const SessionInfo& s) {
+  w.beginObject()
+      .member("id", s.id)
+      .member("agent", s.agent)
+      .member("owner", s.owner)
+      .member("native_session_id", s.native_session_id)
+      .member("created_at", s.created_at)
+      .member("last_active_at", s.last_active_at)
+      .key("metadata");
+  writeTextMap(w, s.metadata);
+  w.key("turn_ids").beginArray();
+  for (const auto& id : s.turn_ids) w.value(id);
+  w.endArray().endObject();
+}
+
+SessionInfo sessionFrom(const sdk::Json& o) {
+  SessionInfo s;
+  s.id = textOf(o.get("id"));
+  s.agent = textOf(o.get("agent"));
+  s.owner = textOf(o.get("owner"));
+  s.native_session_id = textOf(o.get("native_session_id"));
+  s.created_at = integerOf(o.get("created_at"));
+  s.last_active_at = integerOf(o.get("last_active_at"));
+  s.metadata = textMap(o.get("metadata"));
+  for (const auto& id : o.get("turn_ids").elements()) s.turn_ids.push_back(textOf(id));
+  return s;
+}
+
+void writeTurn(sdk::JsonWriter& w, const Turn& t) {
+  w.beginObject()
+      .member("id", t.id)
+      .member("session_id", t.session_id)
+      .member("status", turnStatusName(t.status))
+      .member("created_at", t.created_at)
+      .member("started_at", t.started_at)
+      .member("completed_at", t.completed_at);
+  if (t.error)
+    w.key("error")
+        .beginObject()
+        .member("code", t.error->code)
+        .member("message", t.error->message)
+        .endObject();
+  w.key("usage")
+      .beginObject()
+      .member("input_tokens", t.usage.input_tokens)
+      .member("cached_input_tokens", t.usage.cached_input_tokens)
+      .member("output_tokens", t.usage.output_tokens)
+      .member("reasoning_tokens", t.usage.reasoning_tokens)
+      .member("cost_usd", t.usage.cost_usd)
+      .endObject();
+  w.key("items").beginArray();
+  for (const auto& item : t.items) writeItem(w, item);
+  w.endArray().key("input").beginArray();
+  for (const auto& m : t.input)
+    w.beginObject().member("id", m.id).member("role", m.role).member("text", m.text).endObject();
+  w.endArray().endObject();
 }
 
 TurnStatus turnStatusFrom(const std::string& name) {
@@ -66,6 +124,29 @@ TurnStatus turnStatusFrom(const std::string& name) {
   return TurnStatus::failed;
 }
 
+Turn turnFrom(const sdk::Json& o) {
+  Turn t;
+  t.id = textOf(o.get("id"));
+  t.session_id = textOf(o.get("session_id"));
+  t.status = turnStatusFrom(textOf(o.get("status")));
+  t.created_at = integerOf(o.get("created_at"));
+  t.started_at = integerOf(o.get("started_at"));
+  t.completed_at = integerOf(o.get("completed_at"));
+  if (const auto e = o.get("error"); e.isObject())
+    t.error = TurnError{textOf(e.get("code")), textOf(e.get("message"))};
+  if (const auto u = o.get("usage"); u.isObject()) {
+    t.usage.input_tokens = integerOf(u.get("input_tokens"));
+    t.usage.cached_input_tokens = integerOf(u.get("cached_input_tokens"));
+    t.usage.output_tokens = integerOf(u.get("output_tokens"));
+    t.usage.reasoning_tokens = integerOf(u.get("reasoning_tokens"));
+    if (auto cost = u.get("cost_usd").asNumber(0)) t.usage.cost_usd = *cost;
+  }
+  for (const auto& item : o.get("items").elements()) t.items.push_back(itemFrom(item));
+  for (const auto& m : o.get("input").elements())
+    t.input.push_back({textOf(m.get("id")), textOf(m.get("role")), textOf(m.get("text"))});
+  return t;
+}
+
 }  // namespace
 
 SessionFile::SessionFile(std::string state_dir)
@@ -73,71 +154,18 @@ SessionFile::SessionFile(std::string state_dir)
 
 sdk::Status SessionFile::save(const std::vector<SessionInfo>& sessions,
                               const std::vector<Turn>& turns) const {
-  Object root;
-  root.set("version", 1);
-  Array::Ptr session_list = new Array;
-  for (const auto& s : sessions) {
-    Object::Ptr o = new Object;
-    o->set("id", s.id);
-    o->set("agent", s.agent);
-    o->set("owner", s.owner);
-    o->set("native_session_id", s.native_session_id);
-    o->set("created_at", s.created_at);
-    o->set("last_active_at", s.last_active_at);
-    Object::Ptr meta = new Object;
-    for (const auto& [k, v] : s.metadata) meta->set(k, v);
-    o->set("metadata", meta);
-    Array::Ptr ids = new Array;
-    for (const auto& id : s.turn_ids) ids->add(id);
-    o->set("turn_ids", ids);
-    session_list->add(o);
-  }
-  root.set("sessions", session_list);
-  Array::Ptr turn_list = new Array;
-  for (const auto& t : turns) {
-    Object::Ptr o = new Object;
-    o->set("id", t.id);
-    o->set("session_id", t.session_id);
-    o->set("status", std::string(turnStatusName(t.status)));
-    o->set("created_at", t.created_at);
-    o->set("started_at", t.started_at);
-    o->set("completed_at", t.completed_at);
-    if (t.error) {
-      Object::Ptr e = new Object;
-      e->set("code", t.error->code);
-      e->set("message", t.error->message);
-      o->set("error", e);
-    }
-    Object::Ptr usage = new Object;
-    usage->set("input_tokens", t.usage.input_tokens);
-    usage->set("cached_input_tokens", t.usage.cached_input_tokens);
-    usage->set("output_tokens", t.usage.output_tokens);
-    usage->set("reasoning_tokens", t.usage.reasoning_tokens);
-    usage->set("cost_usd", t.usage.cost_usd);
-    o->set("usage", usage);
-    Array::Ptr items = new Array;
-    for (const auto& item : t.items) items->add(itemJson(item));
-    o->set("items", items);
-    Array::Ptr input = new Array;
-    for (const auto& m : t.input) {
-      Object::Ptr mo = new Object;
-      mo->set("id", m.id);
-      mo->set("role", m.role);
-      mo->set("text", m.text);
-      input->add(mo);
-    }
-    o->set("input", input);
-    turn_list->add(o);
-  }
-  root.set("turns", turn_list);
+  sdk::JsonWriter w(4096);
+  w.beginObject().member("version", 1).key("sessions").beginArray();
+  for (const auto& s : sessions) writeSession(w, s);
+  w.endArray().key("turns").beginArray();
+  for (const auto& t : turns) writeTurn(w, t);
+  w.endArray().endObject();
+  const std::string body = w.take();
 
   std::error_code ec;
   fs::create_directories(dir_, ec);
   if (ec) return sdk::Status::error("cannot create " + dir_ + ": " + ec.message());
   ::chmod(dir_.c_str(), 0700);
-  std::ostringstream text;
-  root.stringify(text);
-  const std::string body = text.str();
   const std::string temp = path_ + ".tmp";
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return sdk::Status::error("cannot write " + temp);
@@ -163,69 +191,22 @@ sdk::Result<SessionFile::Loaded> SessionFile::load(std::int64_t now) const {
   if (!in) return out;
   std::stringstream text;
   text << in.rdbuf();
-  Object::Ptr root;
-  try {
-    Poco::JSON::Parser parser;
-    root = parser.parse(text.str()).extract<Object::Ptr>();
-  } catch (const std::exception& e) {
-    return sdk::Status::error(path_ + " is not valid JSON: " + e.what());
-  }
-  try {
-    if (auto list = root->getArray("sessions"))
-      for (std::size_t i = 0; i < list->size(); ++i) {
-        auto o = list->getObject(static_cast<unsigned>(i));
-        SessionInfo s;
-        s.id = str(o, "id");
-        s.agent = str(o, "agent");
-        s.owner = str(o, "owner");
-        s.native_session_id = str(o, "native_session_id");
-        s.created_at = num(o, "created_at");
-        s.last_active_at = num(o, "last_active_at");
-        if (auto meta = o->getObject("metadata"))
-          for (const auto& key : meta->getNames()) s.metadata[key] = str(meta, key);
-        if (auto ids = o->getArray("turn_ids"))
-          for (std::size_t j = 0; j < ids->size(); ++j)
-            s.turn_ids.push_back(ids->getElement<std::string>(static_cast<unsigned>(j)));
-        out.sessions.push_back(std::move(s));
-      }
-    if (auto list = root->getArray("turns"))
-      for (std::size_t i = 0; i < list->size(); ++i) {
-        auto o = list->getObject(static_cast<unsigned>(i));
-        Turn t;
-        t.id = str(o, "id");
-        t.session_id = str(o, "session_id");
-        t.status = turnStatusFrom(str(o, "status"));
-        t.created_at = num(o, "created_at");
-        t.started_at = num(o, "started_at");
-        t.completed_at = num(o, "completed_at");
-        if (auto e = o->getObject("error")) t.error = TurnError{str(e, "code"), str(e, "message")};
-        if (auto u = o->getObject("usage")) {
-          t.usage.input_tokens = num(u, "input_tokens");
-          t.usage.cached_input_tokens = num(u, "cached_input_tokens");
-          t.usage.output_tokens = num(u, "output_tokens");
-          t.usage.reasoning_tokens = num(u, "reasoning_tokens");
-          t.usage.cost_usd = u->has("cost_usd") ? u->getValue<double>("cost_usd") : 0;
-        }
-        if (auto items = o->getArray("items"))
-          for (std::size_t j = 0; j < items->size(); ++j)
-            t.items.push_back(itemFrom(items->getObject(static_cast<unsigned>(j))));
-        if (auto input = o->getArray("input"))
-          for (std::size_t j = 0; j < input->size(); ++j) {
-            auto mo = input->getObject(static_cast<unsigned>(j));
-            t.input.push_back({str(mo, "id"), str(mo, "role"), str(mo, "text")});
-          }
-        if (!isTerminal(t.status)) {
-          t.status = TurnStatus::failed;
-          t.error = TurnError{"internal_error", "server restarted"};
-          t.completed_at = now;
-          for (auto& item : t.items)
-            if (item.status == "in_progress") item.status = "incomplete";
-          out.interrupted = true;
-        }
-        out.turns.push_back(std::move(t));
-      }
-  } catch (const std::exception& e) {
-    return sdk::Status::error(path_ + " has an unexpected shape: " + e.what());
+  auto root = sdk::Json::parse(text.str());
+  if (!root) return sdk::Status::error(path_ + " is not valid JSON: " + root.status().message());
+  if (!root->isObject())
+    return sdk::Status::error(path_ + " has an unexpected shape: not an object");
+  for (const auto& o : root->get("sessions").elements()) out.sessions.push_back(sessionFrom(o));
+  for (const auto& o : root->get("turns").elements()) {
+    Turn t = turnFrom(o);
+    if (!isTerminal(t.status)) {
+      t.status = TurnStatus::failed;
+      t.error = TurnError{"internal_error", "server restarted"};
+      t.completed_at = now;
+      for (auto& item : t.items)
+        if (item.status == "in_progress") item.status = "incomplete";
+      out.interrupted = true;
+    }
+    out.turns.push_back(std::move(t));
   }
   return out;
 }

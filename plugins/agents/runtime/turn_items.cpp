@@ -127,7 +127,11 @@ void TurnItems::toolStart(const ParsedEvent& event) {
   if (!event.arguments.empty())
     item.arguments = redaction_.redact(event.arguments);
   else if (!event.command.empty())
-    item.arguments = "{\"command\":" + sdk::jsonQuote(redaction_.redact(event.command)) + "}";
+    item.arguments = sdk::JsonWriter()
+                         .beginObject()
+                         .member("command", redaction_.redact(event.command))
+                         .endObject()
+                         .take();
   else
     item.arguments = "{}";
   item.id = ids_("mcp");

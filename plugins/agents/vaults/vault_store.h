@@ -37,6 +37,8 @@ struct Credential {
   std::string secret_name;    /**< environment_variable */
   std::string secret;         /**< secret_value, token or access_token: write-only */
   std::string mcp_server_url; /**< static_bearer, mcp_oauth */
+  /** JSON text, echoed as it is: the client's `networking` object, or this
+   *  default (a constant, so spelled here rather than written per request). */
   std::string networking_json = R"({"type":"unrestricted"})";
 };
 

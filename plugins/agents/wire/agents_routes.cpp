@@ -1,17 +1,13 @@
 #include "agents_routes.h"
 
-#include <Poco/JSON/Object.h>
-#include <Poco/JSON/Parser.h>
-
 #include <chrono>
-#include <sstream>
 
 #include "definition/agent_definition.h"
 #include "definition/public_view.h"
-#include "json_text.h"
 #include "openai_error.h"
 #include "ownership.h"
 #include "secrets/secret_bag.h"
+#include "session_objects.h"
 #include "wire_route.h"
 
 namespace abx::plugins::agents {
@@ -20,38 +16,35 @@ namespace {
 using Ctx = std::shared_ptr<const AgentsRoutesContext>;
 
 // The Agent object: the SDK's required fields around the definition's
-// public view (secrets as "***").
+// public view (secrets as "***"); its model is the runtime when the
+// definition names none.
 std::string agentJson(const AgentCatalog::Definition& d) {
-  auto o = publicDefinitionObject(d.spec, d.credential_refs);
-  o->set("id", d.spec.name);
-  o->set("object", "agent");
-  o->set("created_at", d.created_at);
-  o->set("updated_at", d.updated_at);
-  if (!o->has("instructions") || d.spec.instructions.empty())
-    o->set("instructions", Poco::Dynamic::Var());
-  o->set("model", d.spec.model.empty() ? d.spec.runtime : d.spec.model);
-  if (!o->has("metadata")) o->set("metadata", Poco::JSON::Object::Ptr(new Poco::JSON::Object));
-  Poco::JSON::Parser parser;
-  o->set("multi_agent", parser.parse(R"({"enabled":false,"max_concurrent_subagents":null})"));
-  o->set("reasoning", parser.parse(R"({"effort":null,"summary":null})"));
-  o->set("service_tier", "auto");
-  o->set("text", parser.parse(R"({"format":{"type":"text"},"verbosity":"medium"})"));
-  o->set("tools", publicMcpTools(d.spec));
-  std::ostringstream text;
-  o->stringify(text);
-  return text.str();
+  const auto& spec = d.spec;
+  sdk::JsonWriter w(2048);
+  w.beginObject();
+  writePublicDefinitionMembers(w, spec, d.credential_refs,
+                               spec.model.empty() ? spec.runtime : spec.model);
+  w.member("id", spec.name).member("object", "agent");
+  w.member("created_at", d.created_at).member("updated_at", d.updated_at);
+  w.key("metadata").beginObject().endObject();
+  writeAgentSettings(w);
+  w.key("tools");
+  writePublicMcpTools(w, spec);
+  w.endObject();
+  return w.take();
 }
 
 sdk::Response notFound(const std::string& id) {
-  return openAiError({404, "No agent with id '" + id + "' found.", "not_found", ""});
+  return openAiError(
+      {.status = 404, .message = "No agent with id '" + id + "' found.", .code = "not_found"});
 }
 
 sdk::Response lockedResponse() {
   return openAiError(
-      {403,
-       "Agent definitions are locked on this server (ABX_AGENTS_LOCK_DEFINITIONS=1); "
-       "only the definitions of ABX_AGENTS_CONFIG run.",
-       "definitions_locked", ""});
+      {.status = 403,
+       .message = "Agent definitions are locked on this server (ABX_AGENTS_LOCK_DEFINITIONS=1); "
+                  "only the definitions of ABX_AGENTS_CONFIG run.",
+       .code = "definitions_locked"});
 }
 
 // A credential reference may name only a vault its registrant may use: a
@@ -61,52 +54,58 @@ std::optional<sdk::Response> foreignVault(const Ctx& ctx, const std::vector<Cred
                                           const sdk::Identity& caller) {
   for (const auto& ref : refs)
     if (!ctx->vaults || !visibleVault(*ctx->vaults, ref.vault, caller))
-      return openAiError(
-          {404, "No vault with id '" + ref.vault + "' found.", "not_found", ref.slot});
+      return openAiError({.status = 404,
+                          .message = "No vault with id '" + ref.vault + "' found.",
+                          .code = "not_found",
+                          .param = ref.slot});
   return std::nullopt;
 }
 
 // Parses, validates against the runtime's adapter, registers.
 sdk::Response store(const Ctx& ctx, const sdk::Request& r, const std::string& forced_name,
                     bool must_be_new) {
-  const std::string& body = r.body;
-  std::string text = body;
+  auto body = configFromJson(r.json);
   if (!forced_name.empty()) {
     // The path names the agent being updated; a body without a name means it.
-    try {
-      Poco::JSON::Parser parser;
-      auto o = parser.parse(body.empty() ? "{}" : body).extract<Poco::JSON::Object::Ptr>();
-      if (!o->has("name")) o->set("name", forced_name);
-      if (o->getValue<std::string>("name") != forced_name)
-        return openAiError({400, "The name of an agent cannot change.", "invalid_request", "name"});
-      std::ostringstream out;
-      o->stringify(out);
-      text = out.str();
-    } catch (...) {
-      return openAiError({400, "The request body must be a JSON object.", "invalid_request", ""});
+    const ConfigValue* name = body.find("name");
+    if (!name) {
+      ConfigValue named;
+      named.kind = ConfigValue::Kind::string;
+      named.text = forced_name;
+      body.members.emplace_back("name", std::move(named));
+    } else if (name->kind != ConfigValue::Kind::string || name->text != forced_name) {
+      return openAiError({.status = 400,
+                          .message = "The name of an agent cannot change.",
+                          .code = "invalid_request",
+                          .param = "name"});
     }
   }
   auto* catalog = ctx->catalog;
-  auto parsed = parseAgentDefinitionBody(text, [catalog](std::string_view runtime) {
+  auto parsed = parseAgentDefinitionBody(body, [catalog](std::string_view runtime) {
     return catalog->adapter(std::string(runtime)) != nullptr;
   });
   if (!parsed.ok())
-    return openAiError({400, parsed.errorText(), "invalid_request", parsed.errors.front().path});
+    return openAiError({.status = 400,
+                        .message = parsed.errorText(),
+                        .code = "invalid_request",
+                        .param = parsed.errors.front().path});
   auto& spec = parsed.spec;
   if (auto* adapter = catalog->adapter(spec.runtime)) {
     auto problems = adapter->validate(spec);
     if (!problems.empty()) {
       std::string message;
       for (const auto& p : problems) message += (message.empty() ? "" : "; ") + p;
-      return openAiError({400, message, "invalid_request", "runtime"});
+      return openAiError(
+          {.status = 400, .message = message, .code = "invalid_request", .param = "runtime"});
     }
   }
   if (auto refused = foreignVault(ctx, parsed.credential_refs, r.identity)) return *refused;
   if (must_be_new && catalog->definition(spec.name))
-    return openAiError({409,
-                        "An agent named '" + spec.name +
-                            "' exists; update it with POST /v1/agents/" + spec.name + ".",
-                        "conflict", "name"});
+    return openAiError({.status = 409,
+                        .message = "An agent named '" + spec.name +
+                                   "' exists; update it with POST /v1/agents/" + spec.name + ".",
+                        .code = "conflict",
+                        .param = "name"});
   const auto bag = SecretBag::of(spec);
   if (ctx->host_redactor)
     for (const auto& secret : bag.values()) ctx->host_redactor->addSecret(secret);
@@ -154,7 +153,7 @@ std::vector<sdk::RouteSpec> unsupportedAgentsRoutes() {
                                   " are not supported by this server; it hosts agent CLIs "
                                   "through sessions, turns and items.";
       spec.handler = [message](const sdk::Request&) {
-        return openAiError({400, message, "unsupported_endpoint", ""});
+        return openAiError({.status = 400, .message = message, .code = "unsupported_endpoint"});
       };
       routes.push_back(std::move(spec));
     }
@@ -196,8 +195,7 @@ std::vector<sdk::RouteSpec> agentsRoutes(Ctx ctx) {
     if (ctx->locked) return lockedResponse();
     const std::string id(r.param("id").value_or(""));
     if (!ctx->catalog->erase(id)) return notFound(id);
-    return sdk::Response::json(
-        JsonText().str("id", id).str("object", "agent.deleted").boolean("deleted", true).done());
+    return deletedResponse(id, "agent.deleted");
   };
   routes.push_back(std::move(remove));
   return routes;

@@ -4,11 +4,13 @@ namespace abx::plugins::agents {
 namespace {
 
 WireError locked(std::string message, std::string param) {
-  return WireError{403,
-                   std::move(message) +
-                       " This server runs only its configured agent definitions, as configured "
-                       "(ABX_AGENTS_LOCK_DEFINITIONS=1).",
-                   "definitions_locked", std::move(param)};
+  return WireError{
+      .status = 403,
+      .message = std::move(message) +
+                 " This server runs only its configured agent definitions, as configured "
+                 "(ABX_AGENTS_LOCK_DEFINITIONS=1).",
+      .code = "definitions_locked",
+      .param = std::move(param)};
 }
 
 }  // namespace

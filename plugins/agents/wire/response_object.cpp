@@ -1,19 +1,80 @@
 #include "response_object.h"
 
-#include "json_text.h"
+#include "abx/sdk/json.h"
+#include "json_fields.h"
 
 namespace abx::plugins::agents {
 namespace {
 
-std::string numberText(double value) {
-  std::string text = std::to_string(value);
-  text.erase(text.find_last_not_of('0') + 1);
-  if (!text.empty() && text.back() == '.') text.pop_back();
-  return text;
+// A one-part content or summary array: [{"type": <type>, "text": <text>...}].
+void writeTextParts(sdk::JsonWriter& w, bool empty, const char* type, const std::string& text,
+                    bool annotations = false) {
+  w.beginArray();
+  if (!empty) {
+    w.beginObject().member("type", type).member("text", text);
+    if (annotations) w.key("annotations").beginArray().endArray();
+    w.endObject();
+  }
+  w.endArray();
 }
 
-std::string textPart(const std::string& text) {
-  return JsonText().str("type", "output_text").str("text", text).raw("annotations", "[]").done();
+void writeOutputItem(sdk::JsonWriter& w, const Item& item, bool initial) {
+  w.beginObject().member("id", item.id);
+  if (item.type == "message") {
+    w.member("type", "message").member("role", "assistant");
+    w.member("status",
+             initial ? "in_progress" : (item.status == "completed" ? "completed" : "incomplete"));
+    w.key("content");
+    writeTextParts(w, initial, "output_text", item.text, /*annotations=*/true);
+    w.endObject();
+    return;
+  }
+  if (item.type == "reasoning") {
+    w.member("type", "reasoning").key("summary");
+    writeTextParts(w, initial || item.text.empty(), "summary_text", item.text);
+    w.endObject();
+    return;
+  }
+  w.member("type", "mcp_call").member("server_label", item.server_label).member("name", item.name);
+  w.member("arguments", initial ? std::string_view() : std::string_view(item.arguments));
+  if (initial) {
+    w.member("status", "in_progress").endObject();
+    return;
+  }
+  w.member("output", item.output);
+  const bool failed = item.status == "failed";
+  w.key("error");
+  if (failed) {
+    std::string why = item.error;
+    if (why.empty() && item.exit_code) why = "exit code " + std::to_string(*item.exit_code);
+    w.beginObject().member("type", "mcp_tool_execution_error").member("content", why).endObject();
+  } else {
+    w.null();
+  }
+  w.member("status", failed ? "failed" : (item.status == "completed" ? "completed" : "incomplete"));
+  w.endObject();
+}
+
+void writeUsage(sdk::JsonWriter& w, const sdk::agents::TokenUsage& usage) {
+  w.beginObject()
+      .member("input_tokens", usage.input_tokens)
+      .key("input_tokens_details")
+      .beginObject()
+      .member("cached_tokens", usage.cached_input_tokens)
+      .member("cache_write_tokens", 0)
+      .endObject()
+      .member("output_tokens", usage.output_tokens)
+      .key("output_tokens_details")
+      .beginObject()
+      .member("reasoning_tokens", usage.reasoning_tokens)
+      .endObject()
+      .member("total_tokens", usage.input_tokens + usage.output_tokens)
+      .endObject();
+}
+
+// The echoed sampling parameters: a number, or null when not given.
+void writeNumberOrNull(sdk::JsonWriter& w, const std::optional<double>& number) {
+  number ? w.value(*number) : w.null();
 }
 
 }  // namespace
@@ -31,112 +92,78 @@ std::string turnIdForResponse(const std::string& response_id) {
 std::string responseStatus(TurnStatus status) { return turnStatusName(status); }
 
 std::string outputItemJson(const Item& item, bool initial) {
-  JsonText o;
-  o.str("id", item.id);
-  if (item.type == "message") {
-    o.str("type", "message").str("role", "assistant");
-    o.str("status",
-          initial ? "in_progress" : (item.status == "completed" ? "completed" : "incomplete"));
-    o.raw("content", initial ? "[]" : "[" + textPart(item.text) + "]");
-    return o.done();
-  }
-  if (item.type == "reasoning") {
-    o.str("type", "reasoning");
-    o.raw("summary",
-          initial || item.text.empty()
-              ? "[]"
-              : "[" + JsonText().str("type", "summary_text").str("text", item.text).done() + "]");
-    return o.done();
-  }
-  o.str("type", "mcp_call").str("server_label", item.server_label).str("name", item.name);
-  o.str("arguments", initial ? std::string() : item.arguments);
-  if (initial) {
-    o.str("status", "in_progress");
-    return o.done();
-  }
-  o.str("output", item.output);
-  const bool failed = item.status == "failed";
-  if (failed) {
-    std::string why = item.error;
-    if (why.empty() && item.exit_code) why = "exit code " + std::to_string(*item.exit_code);
-    o.raw("error", JsonText().str("type", "mcp_tool_execution_error").str("content", why).done());
-  } else {
-    o.null("error");
-  }
-  o.str("status", failed ? "failed" : (item.status == "completed" ? "completed" : "incomplete"));
-  return o.done();
+  sdk::JsonWriter w(item.text.size() + item.arguments.size() + item.output.size() + 160);
+  writeOutputItem(w, item, initial);
+  return w.take();
 }
 
 std::string usageJson(const sdk::agents::TokenUsage& usage) {
-  return JsonText()
-      .num("input_tokens", usage.input_tokens)
-      .raw("input_tokens_details", JsonText()
-                                       .num("cached_tokens", usage.cached_input_tokens)
-                                       .num("cache_write_tokens", 0)
-                                       .done())
-      .num("output_tokens", usage.output_tokens)
-      .raw("output_tokens_details",
-           JsonText().num("reasoning_tokens", usage.reasoning_tokens).done())
-      .num("total_tokens", usage.input_tokens + usage.output_tokens)
-      .done();
+  sdk::JsonWriter w(192);
+  writeUsage(w, usage);
+  return w.take();
 }
 
 std::string responseJson(const std::string& id, std::int64_t created_at, const std::string& status,
                          const ResponseEcho& echo, const std::string& items_json,
                          const std::optional<TurnError>& error,
                          const sdk::agents::TokenUsage& usage, std::int64_t completed_at) {
-  JsonText o;
-  o.str("id", id).str("object", "response").num("created_at", created_at).str("status", status);
-  o.str("model", echo.model).raw("output", items_json);
+  sdk::JsonWriter w(items_json.size() + echo.tools_json.size() + echo.instructions.size() + 768);
+  w.beginObject().member("id", id).member("object", "response");
+  w.member("created_at", created_at).member("status", status);
+  w.member("model", echo.model).key("output").raw(items_json).key("error");
   if (error)
-    o.raw("error", JsonText().str("code", error->code).str("message", error->message).done());
+    w.beginObject().member("code", error->code).member("message", error->message).endObject();
   else
-    o.null("error");
-  o.null("incomplete_details");
-  o.strOrNull("instructions", echo.instructions);
-  JsonText meta;
-  for (const auto& [k, v] : echo.metadata) meta.str(k, v);
-  o.raw("metadata", meta.done());
-  o.boolean("parallel_tool_calls", echo.parallel_tool_calls);
-  o.raw("temperature", echo.temperature ? numberText(*echo.temperature) : "null");
-  o.raw("top_p", echo.top_p ? numberText(*echo.top_p) : "null");
-  o.str("tool_choice", echo.tool_choice).raw("tools", echo.tools_json);
-  o.null("access_programs");
-  o.boolean("background", echo.background);
+    w.null();
+  w.key("incomplete_details").null().key("instructions");
+  writeTextOrNull(w, echo.instructions);
+  w.key("metadata");
+  writeTextMap(w, echo.metadata);
+  w.member("parallel_tool_calls", echo.parallel_tool_calls).key("temperature");
+  writeNumberOrNull(w, echo.temperature);
+  w.key("top_p");
+  writeNumberOrNull(w, echo.top_p);
+  w.member("tool_choice", echo.tool_choice).key("tools").raw(echo.tools_json);
+  w.key("access_programs").null().member("background", echo.background).key("completed_at");
   if (completed_at > 0 && status == "completed")
-    o.num("completed_at", completed_at);
+    w.value(completed_at);
   else
-    o.null("completed_at");
-  o.strOrNull("previous_response_id", echo.previous_response_id);
-  o.boolean("store", echo.store);
-  o.raw("text", R"({"format":{"type":"text"}})").str("truncation", "disabled");
-  o.raw("reasoning", echo.reasoning_effort.empty()
-                         ? std::string("null")
-                         : JsonText().str("effort", echo.reasoning_effort).done());
-  o.raw("usage", usageJson(usage));
-  return o.done();
+    w.null();
+  w.key("previous_response_id");
+  writeTextOrNull(w, echo.previous_response_id);
+  w.member("store", echo.store).key("text").beginObject().key("format").beginObject();
+  w.member("type", "text").endObject().endObject().member("truncation", "disabled");
+  w.key("reasoning");
+  if (echo.reasoning_effort.empty())
+    w.null();
+  else
+    w.beginObject().member("effort", echo.reasoning_effort).endObject();
+  w.key("usage");
+  writeUsage(w, usage);
+  w.endObject();
+  return w.take();
 }
 
 std::string responseJsonForTurn(const Turn& turn, const ResponseEcho& echo) {
-  std::string items = "[";
-  for (const auto& item : turn.items) {
-    if (items.size() > 1) items += ',';
-    items += outputItemJson(item);
-  }
-  items += ']';
+  sdk::JsonWriter items;
+  items.beginArray();
+  for (const auto& item : turn.items) writeOutputItem(items, item, /*initial=*/false);
+  items.endArray();
   return responseJson(responseIdForTurn(turn.id), turn.created_at, responseStatus(turn.status),
-                      echo, items, turn.error, turn.usage, turn.completed_at);
+                      echo, items.text(), turn.error, turn.usage, turn.completed_at);
 }
 
 std::string inputItemJson(const InputMessage& message) {
-  return JsonText()
-      .str("id", message.id)
-      .str("type", "message")
-      .str("role", message.role)
-      .str("status", "completed")
-      .raw("content",
-           "[" + JsonText().str("type", "input_text").str("text", message.text).done() + "]")
-      .done();
+  sdk::JsonWriter w(message.text.size() + 160);
+  w.beginObject()
+      .member("id", message.id)
+      .member("type", "message")
+      .member("role", message.role)
+      .member("status", "completed")
+      .key("content");
+  writeTextParts(w, false, "input_text", message.text);
+  w.endObject();
+  return w.take();
 }
 
 }  // namespace abx::plugins::agents

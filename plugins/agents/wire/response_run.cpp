@@ -1,34 +1,25 @@
 #include "response_run.h"
 
 #include <algorithm>
+#include <charconv>
 
-#include "json_text.h"
+#include "abx/sdk/json.h"
 
 namespace abx::plugins::agents {
 
 ResponseRun::ResponseRun(std::string response_id, std::int64_t created_at, ResponseEcho echo)
     : id_(std::move(response_id)), created_at_(created_at), echo_(std::move(echo)) {
   std::lock_guard lock(mutex_);
-  push("response.created",
-       lifecycle("response.created", echo_.background ? "queued" : "in_progress", nullptr));
+  lifecycle("response.created", echo_.background ? "queued" : "in_progress", nullptr);
 }
 
-std::string ResponseRun::head(const char* type) {
-  std::string out = "{\"type\":\"";
-  out += type;
-  out += "\",\"sequence_number\":";
-  out += std::to_string(sequence_++);
-  return out;
-}
-
-std::string ResponseRun::lifecycle(const char* type, const std::string& status, const Turn* turn) {
-  std::string items = "[";
+void ResponseRun::lifecycle(const char* type, const std::string& status, const Turn* turn) {
+  // The output so far: only a finished turn's (the others show none yet).
+  sdk::JsonWriter items;
+  items.beginArray();
   if (turn)
-    for (const auto& json : done_items_) {
-      if (items.size() > 1) items += ',';
-      items += json;
-    }
-  items += ']';
+    for (const auto& json : done_items_) items.raw(json);
+  items.endArray();
   std::optional<TurnError> error;
   sdk::agents::TokenUsage usage;
   std::int64_t completed_at = 0;
@@ -37,19 +28,34 @@ std::string ResponseRun::lifecycle(const char* type, const std::string& status, 
     usage = turn->usage;
     completed_at = turn->completed_at;
   }
-  return head(type) + ",\"response\":" +
-         responseJson(id_, created_at_, status, echo_, items, error, usage, completed_at) + "}";
+  const std::string response =
+      responseJson(id_, created_at_, status, echo_, items.text(), error, usage, completed_at);
+  push(type, response.size(), [&](sdk::JsonWriter& w) { w.key("response").raw(response); });
 }
 
-void ResponseRun::push(std::string type, std::string data) {
-  Event e{sequence_ - 1, std::move(type), {}, 0};
+template <class Fields>
+void ResponseRun::push(const char* type, std::size_t bytes, const Fields& fields) {
+  sdk::JsonWriter data(bytes + 128);
+  data.beginObject().member("type", type).member("sequence_number", sequence_);
+  fields(data);
+  data.endObject();
+  Event e = startEvent(type, data.text().size());
+  e.frame += data.text();
+  keep(std::move(e));
+}
+
+ResponseRun::Event ResponseRun::startEvent(const char* type, std::size_t data_bytes) {
+  Event e{sequence_++, type, {}, 0};
   // The JSON is one line: the SSE text is the data with its two lines around it.
-  e.frame.reserve(e.type.size() + data.size() + 16);
+  e.frame.reserve(e.type.size() + data_bytes + 16);
   e.frame += "event: ";
   e.frame += e.type;
   e.frame += "\ndata: ";
   e.data_at = e.frame.size();
-  e.frame += data;
+  return e;
+}
+
+void ResponseRun::keep(Event e) {
   e.frame += "\n\n";
   history_bytes_ += e.frame.size();
   history_.push_back(std::move(e));
@@ -65,25 +71,32 @@ void ResponseRun::push(std::string type, std::string data) {
   }
 }
 
+void ResponseRun::writeWhere(sdk::JsonWriter& w, const std::string& item_id, std::size_t index) {
+  w.member("item_id", item_id).member("output_index", index);
+}
+
 void ResponseRun::itemAdded(const Item& item) {
   const std::size_t index = done_items_.size();
-  items_[item.id] = {index, item.type};
+  items_[item.id] = {index, item.type, {}, true};
   done_items_.push_back(outputItemJson(item, true));
-  const std::string where =
-      ",\"item_id\":" + sdk::jsonQuote(item.id) + ",\"output_index\":" + std::to_string(index);
-  push("response.output_item.added", head("response.output_item.added") +
-                                         ",\"output_index\":" + std::to_string(index) +
-                                         ",\"item\":" + outputItemJson(item, true) + "}");
+  const std::string& added = done_items_.back();
+  push("response.output_item.added", added.size(),
+       [&](sdk::JsonWriter& w) { w.member("output_index", index).key("item").raw(added); });
   if (item.type == "message") {
-    push("response.content_part.added",
-         head("response.content_part.added") + where +
-             R"(,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}})");
+    push("response.content_part.added", 128, [&](sdk::JsonWriter& w) {
+      writeWhere(w, item.id, index);
+      w.member("content_index", 0).key("part").beginObject().member("type", "output_text");
+      w.member("text", "").key("annotations").beginArray().endArray().endObject();
+    });
   } else if (item.type == "reasoning") {
-    push("response.reasoning_summary_part.added",
-         head("response.reasoning_summary_part.added") + where +
-             R"(,"summary_index":0,"part":{"type":"summary_text","text":""}})");
+    push("response.reasoning_summary_part.added", 128, [&](sdk::JsonWriter& w) {
+      writeWhere(w, item.id, index);
+      w.member("summary_index", 0).key("part").beginObject().member("type", "summary_text");
+      w.member("text", "").endObject();
+    });
   } else {
-    push("response.mcp_call.in_progress", head("response.mcp_call.in_progress") + where + "}");
+    push("response.mcp_call.in_progress", 64,
+         [&](sdk::JsonWriter& w) { writeWhere(w, item.id, index); });
   }
 }
 
@@ -91,36 +104,83 @@ void ResponseRun::itemDone(const Item& item) {
   auto slot = items_.find(item.id);
   if (slot == items_.end()) return;
   const std::size_t index = slot->second.output_index;
-  const std::string where =
-      ",\"item_id\":" + sdk::jsonQuote(item.id) + ",\"output_index\":" + std::to_string(index);
-  const std::string text = sdk::jsonQuote(item.text);
+  const std::size_t bytes = item.text.size() + 64;
+  // The done text, then the done part holding it (with annotations for a message).
+  auto text = [&](const char* type, const char* index_key, bool logprobs) {
+    push(type, bytes, [&](sdk::JsonWriter& w) {
+      writeWhere(w, item.id, index);
+      w.member(index_key, 0).member("text", item.text);
+      if (logprobs) w.key("logprobs").beginArray().endArray();
+    });
+  };
+  auto part = [&](const char* type, const char* index_key, const char* part_type,
+                  bool annotations) {
+    push(type, bytes, [&](sdk::JsonWriter& w) {
+      writeWhere(w, item.id, index);
+      w.member(index_key, 0).key("part").beginObject().member("type", part_type);
+      w.member("text", item.text);
+      if (annotations) w.key("annotations").beginArray().endArray();
+      w.endObject();
+    });
+  };
   if (item.type == "message") {
-    push("response.output_text.done", head("response.output_text.done") + where +
-                                          ",\"content_index\":0,\"text\":" + text +
-                                          ",\"logprobs\":[]}");
-    push("response.content_part.done",
-         head("response.content_part.done") + where +
-             ",\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":" + text +
-             ",\"annotations\":[]}}");
+    text("response.output_text.done", "content_index", true);
+    part("response.content_part.done", "content_index", "output_text", true);
   } else if (item.type == "reasoning") {
-    push("response.reasoning_summary_text.done", head("response.reasoning_summary_text.done") +
-                                                     where +
-                                                     ",\"summary_index\":0,\"text\":" + text + "}");
-    push("response.reasoning_summary_part.done",
-         head("response.reasoning_summary_part.done") + where +
-             ",\"summary_index\":0,\"part\":{\"type\":\"summary_text\",\"text\":" + text + "}}");
+    text("response.reasoning_summary_text.done", "summary_index", false);
+    part("response.reasoning_summary_part.done", "summary_index", "summary_text", false);
   } else {
-    push("response.mcp_call_arguments.done",
-         head("response.mcp_call_arguments.done") + where +
-             ",\"arguments\":" + sdk::jsonQuote(item.arguments) + "}");
+    push("response.mcp_call_arguments.done", item.arguments.size() + 64, [&](sdk::JsonWriter& w) {
+      writeWhere(w, item.id, index);
+      w.member("arguments", item.arguments);
+    });
     const char* end =
         item.status == "failed" ? "response.mcp_call.failed" : "response.mcp_call.completed";
-    push(end, head(end) + where + "}");
+    push(end, 64, [&](sdk::JsonWriter& w) { writeWhere(w, item.id, index); });
   }
   done_items_[index] = outputItemJson(item);
-  push("response.output_item.done", head("response.output_item.done") +
-                                        ",\"output_index\":" + std::to_string(index) +
-                                        ",\"item\":" + done_items_[index] + "}");
+  const std::string& done = done_items_[index];
+  push("response.output_item.done", done.size(),
+       [&](sdk::JsonWriter& w) { w.member("output_index", index).key("item").raw(done); });
+}
+
+// {"type", "sequence_number": <hole>, "item_id", "output_index",
+// "content_index" | "summary_index", "delta": <hole>[, "logprobs": []]}
+JsonTemplate ResponseRun::deltaTemplate(const char* type, const std::string& item_id,
+                                        std::size_t index, bool text) {
+  JsonTemplate out;
+  sdk::JsonWriter w(256);
+  w.beginObject().member("type", type).key("sequence_number");
+  out.hole(w);
+  writeWhere(w, item_id, index);
+  w.member(text ? "content_index" : "summary_index", 0).key("delta");
+  out.hole(w);
+  if (text) w.key("logprobs").beginArray().endArray();
+  w.endObject();
+  out.finish(w);
+  return out;
+}
+
+// The flood path: one event per text delta, filled into its item's template.
+void ResponseRun::delta(const RuntimeEvent& event) {
+  auto slot = items_.find(event.item_id);
+  if (slot == items_.end()) return;
+  const bool text = event.type == "item.text.delta";
+  const char* type = text ? "response.output_text.delta" : "response.reasoning_summary_text.delta";
+  auto& fill = slot->second.delta;
+  if (fill.empty() || slot->second.delta_is_text != text) {
+    fill = deltaTemplate(type, event.item_id, slot->second.output_index, text);
+    slot->second.delta_is_text = text;
+  }
+  char number[24];
+  const auto number_end = std::to_chars(number, number + sizeof number, sequence_).ptr;
+  Event e = startEvent(type, fill.size() + event.delta.size() + event.delta.size() / 8 + 24);
+  e.frame += fill.part(0);
+  e.frame.append(number, number_end);
+  e.frame += fill.part(1);
+  sdk::appendJsonQuoted(e.frame, event.delta);
+  e.frame += fill.part(2);
+  keep(std::move(e));
 }
 
 void ResponseRun::onEvent(const RuntimeEvent& event) {
@@ -130,29 +190,20 @@ void ResponseRun::onEvent(const RuntimeEvent& event) {
     if (finished_) return;
     const auto& type = event.type;
     if (type == "item.text.delta" || type == "item.reasoning.delta") {
-      auto slot = items_.find(event.item_id);
-      if (slot != items_.end()) {
-        const bool text = type == "item.text.delta";
-        const char* name =
-            text ? "response.output_text.delta" : "response.reasoning_summary_text.delta";
-        push(name, head(name) + ",\"item_id\":" + sdk::jsonQuote(event.item_id) +
-                       ",\"output_index\":" + std::to_string(slot->second.output_index) +
-                       (text ? ",\"content_index\":0" : ",\"summary_index\":0") + ",\"delta\":" +
-                       sdk::jsonQuote(event.delta) + (text ? ",\"logprobs\":[]}" : "}"));
-      }
+      delta(event);
     } else if (type == "item.added" && event.item) {
       itemAdded(*event.item);
     } else if (type == "item.done" && event.item) {
       itemDone(*event.item);
     } else if (type == "turn.started") {
-      push("response.in_progress", lifecycle("response.in_progress", "in_progress", nullptr));
+      lifecycle("response.in_progress", "in_progress", nullptr);
     } else if (event.turn && isTerminal(event.turn->status)) {
       const auto status = responseStatus(event.turn->status);
       // OpenAI's catalogue has no response.cancelled: a cancelled response
       // ends with response.failed whose response says status "cancelled".
       const char* name =
           event.turn->status == TurnStatus::completed ? "response.completed" : "response.failed";
-      push(name, lifecycle(name, status, event.turn.get()));
+      lifecycle(name, status, event.turn.get());
       finished_ = true;
     }
     wake = finished_ || sleepers_ > 0;

@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "abx/sdk/http.h"
+#include "abx/sdk/json.h"
+#include "json_template.h"
 #include "response_object.h"
 #include "runtime/runtime_types.h"
 
@@ -72,11 +74,24 @@ class ResponseRun {
   struct ItemSlot {
     std::size_t output_index = 0;
     std::string type;
+    JsonTemplate delta;  // its text or reasoning deltas' JSON, made at the first one
+    bool delta_is_text = true;
   };
-  void push(std::string type, std::string data);
-  /** `{"type":"<type>","sequence_number":N` — the open start of every event. */
-  std::string head(const char* type);
-  std::string lifecycle(const char* type, const std::string& status, const Turn* turn);
+  /** Appends an event: @p fields(sdk::JsonWriter&) writes its members after
+   *  "type" and "sequence_number"; @p bytes is about their size. */
+  template <class Fields>
+  void push(const char* type, std::size_t bytes, const Fields& fields);
+  /** An event's SSE text up to its JSON (sequence number taken). */
+  Event startEvent(const char* type, std::size_t data_bytes);
+  /** Ends @p e's SSE text and keeps it in the history (readers woken). */
+  void keep(Event e);
+  static JsonTemplate deltaTemplate(const char* type, const std::string& item_id, std::size_t index,
+                                    bool text);
+  /** The lifecycle events: the Response object as it stands. */
+  void lifecycle(const char* type, const std::string& status, const Turn* turn);
+  /** "item_id" and "output_index", the first fields of an item's events. */
+  static void writeWhere(sdk::JsonWriter& w, const std::string& item_id, std::size_t index);
+  void delta(const RuntimeEvent& event);
   void itemAdded(const Item& item);
   void itemDone(const Item& item);
 

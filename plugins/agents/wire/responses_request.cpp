@@ -1,32 +1,23 @@
 #include "responses_request.h"
 
-#include <Poco/JSON/Array.h>
-#include <Poco/JSON/Object.h>
-#include <Poco/JSON/Parser.h>
-#include <Poco/JSON/Stringifier.h>
-
 #include <algorithm>
 #include <array>
-#include <sstream>
 #include <variant>
 
 #include "definition/definition_rules.h"
-#include "json_text.h"
+#include "json_fields.h"
 
 namespace abx::plugins::agents {
 namespace {
 
-using Poco::Dynamic::Var;
-using Poco::JSON::Array;
-using Poco::JSON::Object;
-
 WireError bad(std::string message, std::string param, std::string code = "invalid_request") {
-  return WireError{400, std::move(message), std::move(code), std::move(param)};
+  return WireError{.status = 400,
+                   .message = std::move(message),
+                   .code = std::move(code),
+                   .param = std::move(param)};
 }
 
-bool present(const Object::Ptr& o, const std::string& key) {
-  return o->has(key) && !o->isNull(key);
-}
+bool present(const sdk::Json& o, std::string_view key) { return !o.get(key).isAbsent(); }
 
 // Accepted and used (or harmless) as the spec lists them; any other key
 // (sampling and caching knobs like temperature or max_output_tokens, or one
@@ -50,21 +41,19 @@ constexpr std::array<std::string_view, 16> kKnown = {"model",
                                                      "conversation"};
 
 // The text of a message's content: a string, or input_text/output_text parts.
-std::optional<WireError> contentText(const Var& content, std::string& out) {
+std::optional<WireError> contentText(const sdk::Json& content, std::string& out) {
   if (content.isString()) {
-    out = content.extract<std::string>();
+    out = content.stringView();
     return std::nullopt;
   }
-  if (content.type() != typeid(Array::Ptr))
+  if (!content.isArray())
     return bad("Message content must be a string or an array of parts.", "input");
-  auto parts = content.extract<Array::Ptr>();
-  for (std::size_t i = 0; i < parts->size(); ++i) {
-    auto part = parts->getObject(static_cast<unsigned>(i));
-    if (!part) return bad("Each content part must be an object.", "input");
-    auto type = part->optValue<std::string>("type", "");
+  for (const auto& part : content.elements()) {
+    if (!part.isObject()) return bad("Each content part must be an object.", "input");
+    const auto type = textOf(part.get("type"));
     if (type == "input_text" || type == "output_text" || type == "text") {
       if (!out.empty()) out += "\n";
-      out += part->optValue<std::string>("text", "");
+      out += textOf(part.get("text"));
     } else if (type == "refusal") {
       continue;
     } else if (type == "input_image" || type == "input_file" || type == "input_audio") {
@@ -77,29 +66,26 @@ std::optional<WireError> contentText(const Var& content, std::string& out) {
   return std::nullopt;
 }
 
-std::optional<WireError> readInput(const Object::Ptr& body, ResponsesRequest& r) {
-  if (!present(body, "input")) return bad("Missing required parameter: 'input'.", "input");
-  Var input = body->get("input");
+std::optional<WireError> readInput(const sdk::Json& body, ResponsesRequest& r) {
+  const auto input = body.get("input");
+  if (input.isAbsent()) return bad("Missing required parameter: 'input'.", "input");
   if (input.isString()) {
-    r.prompt = input.extract<std::string>();
+    r.prompt = input.stringView();
     r.input.push_back({"", "user", r.prompt});
     return std::nullopt;
   }
-  if (input.type() != typeid(Array::Ptr))
-    return bad("'input' must be a string or an array of input items.", "input");
-  auto items = input.extract<Array::Ptr>();
+  if (!input.isArray()) return bad("'input' must be a string or an array of input items.", "input");
   std::vector<InputMessage> messages;
-  for (std::size_t i = 0; i < items->size(); ++i) {
-    auto item = items->getObject(static_cast<unsigned>(i));
-    if (!item) return bad("Each input item must be an object.", "input");
-    auto type = item->optValue<std::string>("type", "message");
-    if (type != "message") continue;  // replayed reasoning, mcp_call, ...: not a prompt
+  for (const auto& item : input.elements()) {
+    if (!item.isObject()) return bad("Each input item must be an object.", "input");
+    if (textOf(item.get("type"), "message") != "message")
+      continue;  // replayed reasoning, mcp_call, ...: not a prompt
     InputMessage m;
-    m.role = item->optValue<std::string>("role", "");
+    m.role = textOf(item.get("role"));
     if (m.role != "user" && m.role != "assistant" && m.role != "system" && m.role != "developer")
       return bad("Input message role must be user, assistant, system or developer.", "input");
     if (!present(item, "content")) return bad("Input message without content.", "input");
-    if (auto e = contentText(item->get("content"), m.text)) return e;
+    if (auto e = contentText(item.get("content"), m.text)) return e;
     messages.push_back(std::move(m));
   }
   auto last_user = std::find_if(messages.rbegin(), messages.rend(),
@@ -126,106 +112,109 @@ std::optional<WireError> readInput(const Object::Ptr& body, ResponsesRequest& r)
 
 // allowed_tools: a list of tool names, or the SDK's filter {tool_names,
 // read_only}. Every name follows the definitions' rule (definition_rules.h).
-std::optional<WireError> readAllowedTools(const Object::Ptr& tool, const std::string& path,
+std::optional<WireError> readAllowedTools(const sdk::Json& tool, const std::string& path,
                                           std::vector<std::string>& out) {
-  if (!present(tool, "allowed_tools")) return std::nullopt;
+  auto names = tool.get("allowed_tools");
+  if (names.isAbsent()) return std::nullopt;
   std::string list_path = path + ".allowed_tools";
-  Array::Ptr names = tool->getArray("allowed_tools");
-  if (auto filter = tool->getObject("allowed_tools")) {
-    if (filter->optValue<bool>("read_only", false))
+  if (names.isObject()) {
+    const auto filter = names;
+    auto read_only = filter.get("read_only").asBoolean(false);
+    if (!read_only) return bad(read_only.status().message(), list_path + ".read_only");
+    if (*read_only)
       return bad(
           "allowed_tools.read_only is not supported: agent runtimes cannot tell which MCP "
           "tools only read.",
           list_path + ".read_only", "unsupported_parameter");
     list_path += ".tool_names";
-    names = filter->getArray("tool_names");
-    if (!names && present(filter, "tool_names"))
-      return bad("'tool_names' must be a list of tool names.", list_path);
-    if (!names) return std::nullopt;
+    names = filter.get("tool_names");
+    if (names.isAbsent()) return std::nullopt;
+    if (!names.isArray()) return bad("'tool_names' must be a list of tool names.", list_path);
   }
-  if (!names) return bad("'allowed_tools' must be a list of tool names.", list_path);
-  for (std::size_t j = 0; j < names->size(); ++j) {
-    const auto name = names->get(static_cast<unsigned>(j));
-    const std::string item_path = list_path + "[" + std::to_string(j) + "]";
-    if (!name.isString() || !isValidMcpToolName(name.extract<std::string>()))
-      return bad("An MCP tool name must match [A-Za-z0-9_-]{1,64}.", item_path);
-    out.push_back(name.extract<std::string>());
+  if (!names.isArray()) return bad("'allowed_tools' must be a list of tool names.", list_path);
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    const auto name = names.at(j);
+    if (!name.isString() || !isValidMcpToolName(name.stringView()))
+      return bad("An MCP tool name must match [A-Za-z0-9_-]{1,64}.",
+                 list_path + "[" + std::to_string(j) + "]");
+    out.emplace_back(name.stringView());
   }
   return std::nullopt;
 }
 
 // One `mcp` tool: server_label and server_url checked as a definition's MCP
-// server would be, header names and values too.
-std::optional<WireError> readMcpTool(const Object::Ptr& tool, const std::string& path,
-                                     sdk::agents::McpServerSpec& server, Object::Ptr& shown) {
-  server.name = tool->optValue<std::string>("server_label", "");
-  server.url = tool->optValue<std::string>("server_url", "");
+// server would be, header names and values too. Its echo (@p shown) is the
+// tool as sent with every header value "***".
+std::optional<WireError> readMcpTool(const sdk::Json& tool, const std::string& path,
+                                     sdk::agents::McpServerSpec& server, sdk::JsonWriter& shown) {
+  server.name = textOf(tool.get("server_label"));
+  server.url = textOf(tool.get("server_url"));
   if (server.name.empty() || server.url.empty())
     return bad("An 'mcp' tool needs server_label and server_url.", "tools");
   if (!isValidMcpServerName(server.name))
     return bad("server_label must match [A-Za-z0-9_-]{1,40}.", path + ".server_label");
   if (auto problem = httpUrlProblem(server.url))
     return bad("server_url " + *problem + ".", path + ".server_url");
-  shown = new Object(*tool);
-  if (present(tool, "headers")) {
-    auto headers = tool->getObject("headers");
-    if (!headers) return bad("'headers' must be an object of strings.", path + ".headers");
-    Object::Ptr masked = new Object;
-    for (const auto& name : headers->getNames()) {
-      const auto value = headers->get(name);
-      if (!isValidHeaderName(name) || !value.isString() ||
-          headerValueProblem(value.extract<std::string>()))
-        return bad("Header '" + name +
-                       "' must be a valid HTTP header name with a string value "
-                       "without CR, LF or NUL.",
-                   path + ".headers");
-      server.headers.push_back({name, value.extract<std::string>(), true});
-      masked->set(name, "***");
-    }
-    shown->set("headers", masked);
+  const auto headers = tool.get("headers");
+  if (!headers.isAbsent() && !headers.isObject())
+    return bad("'headers' must be an object of strings.", path + ".headers");
+  for (const auto& [name, value] : sortedMembers(headers)) {
+    if (!isValidHeaderName(name) || !value.isString() || headerValueProblem(value.stringView()))
+      return bad("Header '" + name +
+                     "' must be a valid HTTP header name with a string value "
+                     "without CR, LF or NUL.",
+                 path + ".headers");
+    server.headers.push_back({name, std::string(value.stringView()), true});
   }
+  shown.beginObject();
+  for (const auto& [key, member] : sortedMembers(tool)) {
+    shown.key(key);
+    if (key != "headers" || headers.isAbsent()) {
+      writeKeysSorted(shown, member);
+      continue;
+    }
+    shown.beginObject();
+    for (const auto& header : server.headers) shown.member(header.name, "***");
+    shown.endObject();
+  }
+  shown.endObject();
   return readAllowedTools(tool, path, server.allowed_tools);
 }
 
-std::optional<WireError> readTools(const Object::Ptr& body, ResponsesRequest& r) {
-  if (!present(body, "tools")) return std::nullopt;
-  auto tools = body->getArray("tools");
-  if (!tools) return bad("'tools' must be an array.", "tools");
-  auto echo = Array::Ptr(new Array);
-  for (std::size_t i = 0; i < tools->size(); ++i) {
-    auto tool = tools->getObject(static_cast<unsigned>(i));
-    if (!tool) return bad("Each tool must be an object.", "tools");
-    auto type = tool->optValue<std::string>("type", "");
+std::optional<WireError> readTools(const sdk::Json& body, ResponsesRequest& r) {
+  const auto tools = body.get("tools");
+  if (tools.isAbsent()) return std::nullopt;
+  if (!tools.isArray()) return bad("'tools' must be an array.", "tools");
+  sdk::JsonWriter echo;
+  echo.beginArray();
+  for (std::size_t i = 0; i < tools.size(); ++i) {
+    const auto tool = tools.at(i);
+    if (!tool.isObject()) return bad("Each tool must be an object.", "tools");
+    auto type = textOf(tool.get("type"));
     if (type != "mcp")
       return bad("Tools of type '" + type +
                      "' are not supported: agent runtimes run their own tools; only 'mcp' tools "
                      "are passed through.",
                  "tools", "unsupported_parameter");
     sdk::agents::McpServerSpec server;
-    Object::Ptr shown;
-    if (auto e = readMcpTool(tool, "tools[" + std::to_string(i) + "]", server, shown)) return e;
+    if (auto e = readMcpTool(tool, "tools[" + std::to_string(i) + "]", server, echo)) return e;
     r.mcp_tools.push_back(std::move(server));
-    echo->add(shown);
   }
-  std::ostringstream text;
-  echo->stringify(text);
-  r.tools_json = text.str();
+  echo.endArray();
+  r.tools_json = echo.take();
   return std::nullopt;
 }
 
-std::optional<WireError> readChoices(const Object::Ptr& body, ResponsesRequest& r) {
-  if (present(body, "tool_choice")) {
-    Var choice = body->get("tool_choice");
-    if (!choice.isString() ||
-        (choice.extract<std::string>() != "auto" && choice.extract<std::string>() != "none"))
+std::optional<WireError> readChoices(const sdk::Json& body, ResponsesRequest& r) {
+  if (const auto choice = body.get("tool_choice"); !choice.isAbsent()) {
+    if (choice.stringView() != "auto" && choice.stringView() != "none")
       return bad("tool_choice must be 'auto' or 'none'.", "tool_choice", "unsupported_parameter");
-    r.tool_choice = choice.extract<std::string>();
+    r.tool_choice = choice.stringView();
   }
-  if (present(body, "text")) {
-    auto text = body->getObject("text");
-    if (!text) return bad("'text' must be an object.", "text");
-    if (auto format = text->getObject("format")) {
-      auto type = format->optValue<std::string>("type", "text");
+  if (const auto text = body.get("text"); !text.isAbsent()) {
+    if (!text.isObject()) return bad("'text' must be an object.", "text");
+    if (const auto format = text.get("format"); format.isObject()) {
+      auto type = textOf(format.get("type"), "text");
       if (type != "text")
         return bad("text.format '" + type + "' is not supported; agents answer in plain text.",
                    "text.format", "unsupported_parameter");
@@ -234,67 +223,59 @@ std::optional<WireError> readChoices(const Object::Ptr& body, ResponsesRequest& 
   if (present(body, "conversation"))
     return bad("'conversation' is not supported; use previous_response_id.", "conversation",
                "unsupported_parameter");
-  if (present(body, "reasoning")) {
-    if (auto reasoning = body->getObject("reasoning"))
-      r.reasoning_effort = reasoning->optValue<std::string>("effort", "");
+  if (const auto reasoning = body.get("reasoning"); reasoning.isObject())
+    r.reasoning_effort = textOf(reasoning.get("effort"));
+  return std::nullopt;
+}
+
+// stream, background, store, parallel_tool_calls, temperature, top_p.
+std::optional<WireError> readFlagsAndSampling(const sdk::Json& body, ResponsesRequest& r) {
+  for (auto [key, flag] : {std::pair<const char*, bool*>{"stream", &r.stream},
+                           {"background", &r.background},
+                           {"store", &r.store},
+                           {"parallel_tool_calls", &r.parallel_tool_calls}}) {
+    auto value = body.get(key).asBoolean(*flag);
+    if (!value) return bad(value.status().message(), key);
+    *flag = *value;
+  }
+  for (auto [key, number] :
+       {std::pair<const char*, std::optional<double>*>{"temperature", &r.temperature},
+        {"top_p", &r.top_p}}) {
+    if (!present(body, key)) continue;
+    auto value = body.get(key).asNumber();
+    if (!value) return bad(value.status().message(), key);
+    *number = *value;
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-std::variant<ResponsesRequest, WireError> parseResponsesRequest(std::string_view text) {
-  Object::Ptr body;
-  try {
-    Poco::JSON::Parser parser;
-    auto parsed = parser.parse(std::string(text));
-    if (parsed.type() != typeid(Object::Ptr))
-      return bad("The request body must be a JSON object.", "");
-    body = parsed.extract<Object::Ptr>();
-  } catch (const std::exception&) {
-    return bad("The request body is not valid JSON.", "");
-  }
+std::variant<ResponsesRequest, WireError> parseResponsesRequest(const sdk::Json& body) {
+  if (!body.isObject()) return bad("The request body must be a JSON object.", "");
   ResponsesRequest r;
-  try {
-    if (!present(body, "model") || !body->get("model").isString())
-      return bad("Missing required parameter: 'model'.", "model");
-    r.model = body->getValue<std::string>("model");
-    if (auto e = readInput(body, r)) return *e;
-    if (present(body, "instructions")) {
-      if (!body->get("instructions").isString())
-        return bad("'instructions' must be a string.", "instructions");
-      r.instructions = body->getValue<std::string>("instructions");
-      r.extra_instructions = r.extra_instructions.empty()
-                                 ? r.instructions
-                                 : r.instructions + "\n\n" + r.extra_instructions;
-    }
-    auto flag = [&](const char* key, bool fallback) {
-      return present(body, key) ? body->getValue<bool>(key) : fallback;
-    };
-    r.stream = flag("stream", false);
-    r.background = flag("background", false);
-    r.store = flag("store", true);
-    r.parallel_tool_calls = flag("parallel_tool_calls", true);
-    if (present(body, "previous_response_id"))
-      r.previous_response_id = body->getValue<std::string>("previous_response_id");
-    if (present(body, "metadata")) {
-      auto meta = body->getObject("metadata");
-      if (!meta) return bad("'metadata' must be an object of strings.", "metadata");
-      for (const auto& key : meta->getNames()) r.metadata[key] = meta->getValue<std::string>(key);
-    }
-    if (present(body, "temperature")) r.temperature = body->getValue<double>("temperature");
-    if (present(body, "top_p")) r.top_p = body->getValue<double>("top_p");
-    if (auto e = readTools(body, r)) return *e;
-    if (auto e = readChoices(body, r)) return *e;
-    for (const auto& key : body->getNames()) {
-      if (body->isNull(key)) continue;
-      const bool known = std::find(kKnown.begin(), kKnown.end(), key) != kKnown.end();
-      if (!known) r.ignored_params.push_back(key);
-    }
-  } catch (const Poco::Exception& e) {
-    return bad("Invalid request: " + e.displayText(), "");
-  } catch (const std::exception& e) {
-    return bad(std::string("Invalid request: ") + e.what(), "");
+  if (!body.get("model").isString()) return bad("Missing required parameter: 'model'.", "model");
+  r.model = body.get("model").stringView();
+  if (auto e = readInput(body, r)) return *e;
+  if (const auto instructions = body.get("instructions"); !instructions.isAbsent()) {
+    if (!instructions.isString()) return bad("'instructions' must be a string.", "instructions");
+    r.instructions = instructions.stringView();
+    r.extra_instructions = r.extra_instructions.empty()
+                               ? r.instructions
+                               : r.instructions + "\n\n" + r.extra_instructions;
+  }
+  if (auto e = readFlagsAndSampling(body, r)) return *e;
+  r.previous_response_id = textOf(body.get("previous_response_id"));
+  if (const auto meta = body.get("metadata"); !meta.isAbsent()) {
+    if (!meta.isObject()) return bad("'metadata' must be an object of strings.", "metadata");
+    r.metadata = textMap(meta);
+  }
+  if (auto e = readTools(body, r)) return *e;
+  if (auto e = readChoices(body, r)) return *e;
+  for (const auto& [key, value] : sortedMembers(body)) {
+    if (value.isAbsent()) continue;
+    const bool known = std::find(kKnown.begin(), kKnown.end(), key) != kKnown.end();
+    if (!known) r.ignored_params.push_back(key);
   }
   return r;
 }

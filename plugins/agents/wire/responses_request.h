@@ -10,9 +10,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "abx/sdk/agent_adapter.h"
+#include "abx/sdk/json.h"
 #include "openai_error.h"
 #include "runtime/runtime_types.h"
 
@@ -43,8 +45,8 @@ struct ResponsesRequest {
 /** Size of the "conversation so far" preface; the newest part is kept. */
 inline constexpr std::size_t kMaxPrefaceBytes = 64u << 10;
 
-/** Parses @p body; a failure is the 400 to send. */
-std::variant<ResponsesRequest, WireError> parseResponsesRequest(std::string_view body);
+/** Reads @p body (the pipeline's parsed request body); a failure is the 400 to send. */
+std::variant<ResponsesRequest, WireError> parseResponsesRequest(const sdk::Json& body);
 
 /** The prompt of a turn: the preface (if any) then the user's message. */
 std::string promptWithPreface(const ResponsesRequest& request);

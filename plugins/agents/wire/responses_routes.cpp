@@ -7,7 +7,6 @@
 #include <variant>
 
 #include "definition_lock.h"
-#include "json_text.h"
 #include "openai_error.h"
 #include "ownership.h"
 #include "response_object.h"
@@ -25,7 +24,8 @@ constexpr const char* kScope = "agents:run";
 constexpr milliseconds kReadSlice{1000};
 
 sdk::Response notFoundResponse(const std::string& id) {
-  return openAiError({404, "No response with id '" + id + "' found.", "not_found", ""});
+  return openAiError(
+      {.status = 404, .message = "No response with id '" + id + "' found.", .code = "not_found"});
 }
 
 // The echo of a response: its run's if still held, else rebuilt from the turn.
@@ -162,7 +162,8 @@ std::optional<sdk::Response> answerAtTurnEnd(const Ctx& ctx, sdk::SseStream& sse
 }
 
 sdk::Response lostTurnResponse() {
-  return openAiError({500, "The response's turn was lost.", "internal_error", ""});
+  return openAiError(
+      {.status = 500, .message = "The response's turn was lost.", .code = "internal_error"});
 }
 
 // Names the request parameters this server accepted but ignores.
@@ -212,25 +213,29 @@ std::variant<std::string, sdk::Response> chainedSession(const AgentRuntime& runt
                                                         const ResponsesRequest& req,
                                                         const sdk::Identity& caller) {
   const auto notFound = [&] {
-    return openAiError({404,
-                        "Previous response with id '" + req.previous_response_id + "' not found.",
-                        "previous_response_not_found", "previous_response_id"});
+    return openAiError(
+        {.status = 404,
+         .message = "Previous response with id '" + req.previous_response_id + "' not found.",
+         .code = "previous_response_not_found",
+         .param = "previous_response_id"});
   };
   auto previous = visibleTurn(runtime, turnIdForResponse(req.previous_response_id), caller);
   if (!previous) return notFound();
   auto session = visibleSession(runtime, previous->session_id, caller);
   if (!session) return notFound();
   if (session->turn_ids.empty() || session->turn_ids.back() != previous->id)
-    return openAiError({400,
-                        "Previous response '" + req.previous_response_id +
-                            "' is not the latest response of its conversation; branching is "
-                            "not supported.",
-                        "previous_response_not_latest", "previous_response_id"});
+    return openAiError({.status = 400,
+                        .message = "Previous response '" + req.previous_response_id +
+                                   "' is not the latest response of its conversation; branching is "
+                                   "not supported.",
+                        .code = "previous_response_not_latest",
+                        .param = "previous_response_id"});
   if (session->agent != req.model)
-    return openAiError({400,
-                        "The model must stay '" + session->agent +
-                            "' across a conversation chained with previous_response_id.",
-                        "invalid_request", "model"});
+    return openAiError({.status = 400,
+                        .message = "The model must stay '" + session->agent +
+                                   "' across a conversation chained with previous_response_id.",
+                        .code = "invalid_request",
+                        .param = "model"});
   return session->id;
 }
 
@@ -254,7 +259,7 @@ ResponseEcho echoOf(const ResponsesRequest& req) {
 
 std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& r,
                                             sdk::SseStream& sse) {
-  auto parsed = parseResponsesRequest(r.body);
+  auto parsed = parseResponsesRequest(r.json);
   if (auto* error = std::get_if<WireError>(&parsed)) return openAiError(*error);
   auto& req = std::get<ResponsesRequest>(parsed);
   if (auto locked =
@@ -288,7 +293,9 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
 
   std::string why;
   auto agent = ctx->catalog->resolve(req.model, why);
-  if (!agent) return openAiError({404, why, "model_not_found", "model"});
+  if (!agent)
+    return openAiError(
+        {.status = 404, .message = why, .code = "model_not_found", .param = "model"});
 
   std::string session_id;
   const bool new_session = req.previous_response_id.empty();
@@ -298,7 +305,11 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
     session_id = std::get<std::string>(chained);
   } else {
     auto created = ctx->runtime->createSession(req.model, {}, r.identity.id);
-    if (!created) return openAiError({404, created.status().message(), "model_not_found", "model"});
+    if (!created)
+      return openAiError({.status = 404,
+                          .message = created.status().message(),
+                          .code = "model_not_found",
+                          .param = "model"});
     session_id = created->id;
   }
   const ResponseEcho echo = echoOf(req);
@@ -320,7 +331,8 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   auto submitted = ctx->runtime->submitTurn(session_id, std::move(turn));
   if (!submitted) {
     ctx->store->erase(response_id);
-    return openAiError({500, submitted.status().message(), "internal_error", ""});
+    return openAiError(
+        {.status = 500, .message = submitted.status().message(), .code = "internal_error"});
   }
   if (key) ctx->store->remember(*key, response_id, unixNow());
   const std::string turn_id = submitted->id;
@@ -360,8 +372,7 @@ sdk::Response deleteResponse(const Ctx& ctx, const sdk::Request& r) {
   }
   ctx->runtime->forgetTurn(turn_id);
   ctx->store->erase(id);
-  return sdk::Response::json(
-      JsonText().str("id", id).str("object", "response.deleted").boolean("deleted", true).done());
+  return deletedResponse(id, "response.deleted");
 }
 
 sdk::Response cancelResponse(const Ctx& ctx, const sdk::Request& r) {
@@ -371,8 +382,9 @@ sdk::Response cancelResponse(const Ctx& ctx, const sdk::Request& r) {
   if (!turn) return notFoundResponse(id);
   const auto echo = echoFor(*ctx, id, *turn);
   if (!echo.background)
-    return openAiError({400, "Only responses created with background: true can be cancelled.",
-                        "invalid_request", ""});
+    return openAiError({.status = 400,
+                        .message = "Only responses created with background: true can be cancelled.",
+                        .code = "invalid_request"});
   if (!isTerminal(turn->status)) {
     (void)ctx->runtime->cancelTurn(turn_id);
     if (auto after = ctx->runtime->waitTurn(turn_id, ctx->cancel_wait)) turn = after;
@@ -389,30 +401,28 @@ sdk::Response inputItems(const Ctx& ctx, const sdk::Request& r) {
   return pageResponse(r, std::move(items));
 }
 
-std::string modelJson(const std::string& id) {
-  return JsonText()
-      .str("id", id)
-      .str("object", "model")
-      .num("created", 0)
-      .str("owned_by", "agent-sandbox")
-      .done();
+void writeModel(sdk::JsonWriter& w, const std::string& id) {
+  w.beginObject().member("id", id).member("object", "model").member("created", 0);
+  w.member("owned_by", "agent-sandbox").endObject();
 }
 
 sdk::Response listModels(const Ctx& ctx) {
-  std::string data = "[";
-  for (const auto& id : ctx->catalog->models()) {
-    if (data.size() > 1) data += ',';
-    data += modelJson(id);
-  }
-  data += ']';
-  return sdk::Response::json(JsonText().str("object", "list").raw("data", data).done());
+  sdk::JsonWriter w;
+  w.beginObject().member("object", "list").key("data").beginArray();
+  for (const auto& id : ctx->catalog->models()) writeModel(w, id);
+  w.endArray().endObject();
+  return sdk::Response::json(w.take());
 }
 
 sdk::Response getModel(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
   std::string why;
-  if (!ctx->catalog->resolve(id, why)) return openAiError({404, why, "model_not_found", "model"});
-  return sdk::Response::json(modelJson(id));
+  if (!ctx->catalog->resolve(id, why))
+    return openAiError(
+        {.status = 404, .message = why, .code = "model_not_found", .param = "model"});
+  sdk::JsonWriter w;
+  writeModel(w, id);
+  return sdk::Response::json(w.take());
 }
 
 sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,

@@ -4,7 +4,7 @@
 
 #include "abx/sdk/agent_adapter.h"
 #include "abx/sdk/subprocess.h"
-#include "json_text.h"
+#include "json_fields.h"
 #include "wire_route.h"
 
 namespace abx::plugins::agents {
@@ -66,16 +66,16 @@ Health check(const sdk::agents::AgentAdapter& adapter, const std::vector<std::st
   return health;
 }
 
-std::string capabilitiesJson(const sdk::agents::AdapterCapabilities& c) {
-  return JsonText()
-      .boolean("resume", c.resume)
-      .boolean("partial_deltas", c.partial_deltas)
-      .boolean("mcp", c.mcp)
-      .boolean("system_prompt", c.system_prompt)
-      .boolean("base_url", c.base_url)
-      .boolean("max_turns", c.max_turns)
-      .boolean("budget", c.budget)
-      .done();
+void writeCapabilities(sdk::JsonWriter& w, const sdk::agents::AdapterCapabilities& c) {
+  w.beginObject()
+      .member("resume", c.resume)
+      .member("partial_deltas", c.partial_deltas)
+      .member("mcp", c.mcp)
+      .member("system_prompt", c.system_prompt)
+      .member("base_url", c.base_url)
+      .member("max_turns", c.max_turns)
+      .member("budget", c.budget)
+      .endObject();
 }
 
 }  // namespace
@@ -85,7 +85,8 @@ sdk::RouteSpec runtimesRoute(std::shared_ptr<const RuntimesContext> ctx) {
   auto spec = agentsRoute("GET", "/v1/agents/runtimes", "agents_runtimes",
                           "Registered agent runtimes, installed or not", "agents:run");
   spec.handler = [ctx, cache](const sdk::Request&) {
-    std::string data = "[";
+    sdk::JsonWriter w;
+    w.beginObject().member("object", "list").key("data").beginArray();
     const auto env = ctx->env ? ctx->env() : std::vector<std::string>{};
     for (const auto& [name, adapter] : ctx->services->all<sdk::agents::AgentAdapter>()) {
       Health health;
@@ -97,30 +98,28 @@ sdk::RouteSpec runtimesRoute(std::shared_ptr<const RuntimesContext> ctx) {
         else
           health = cache->second[name] = check(*adapter, env);
       }
-      std::string aliases = "[";
-      for (const auto& alias : adapter->aliases())
-        aliases += (aliases.size() > 1 ? "," : "") + sdk::jsonQuote(alias);
-      aliases += "]";
       const auto caps = adapter->capabilities();
       // `command` needs no binary of its own: it runs what a definition names.
       const bool installed = adapter->binary().empty() || !health.path.empty();
-      if (data.size() > 1) data += ',';
-      data += JsonText()
-                  .str("name", adapter->name())
-                  .raw("aliases", aliases)
-                  .str("object", "agent.runtime")
-                  .boolean("implemented", true)
-                  .boolean("installed", installed)
-                  .boolean("default", adapter->name() == "codex")
-                  .strOrNull("binary", adapter->binary())
-                  .strOrNull("path", health.path)
-                  .strOrNull("version", health.version)
-                  .boolean("experimental", caps.experimental)
-                  .raw("capabilities", capabilitiesJson(caps))
-                  .done();
+      w.beginObject().member("name", adapter->name()).key("aliases").beginArray();
+      for (const auto& alias : adapter->aliases()) w.value(alias);
+      w.endArray()
+          .member("object", "agent.runtime")
+          .member("implemented", true)
+          .member("installed", installed)
+          .member("default", adapter->name() == "codex")
+          .key("binary");
+      writeTextOrNull(w, adapter->binary());
+      w.key("path");
+      writeTextOrNull(w, health.path);
+      w.key("version");
+      writeTextOrNull(w, health.version);
+      w.member("experimental", caps.experimental).key("capabilities");
+      writeCapabilities(w, caps);
+      w.endObject();
     }
-    data += "]";
-    return sdk::Response::json(JsonText().str("object", "list").raw("data", data).done());
+    w.endArray().endObject();
+    return sdk::Response::json(w.take());
   };
   return spec;
 }

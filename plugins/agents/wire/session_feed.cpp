@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "json_text.h"
+#include "abx/sdk/json.h"
 
 namespace abx::plugins::agents {
 namespace {
@@ -18,21 +18,23 @@ bool endsTurn(const std::string& type) {
 // A replay asked for events the ring no longer holds: say so rather than
 // skip them silently.
 std::string gapFrame(std::uint64_t after) {
-  const std::string data =
-      JsonText()
-          .str("type", "error")
-          .str("event_id", "evt_gap_after_" + std::to_string(after))
-          .raw("error", JsonText()
-                            .str("code", "events_dropped")
-                            .str("message", "Events after " + std::to_string(after) +
-                                                " are no longer kept; the replay starts "
-                                                "at the oldest event still held.")
-                            .null("param")
-                            .str("type", "invalid_request_error")
-                            .done())
-          .done();
+  sdk::JsonWriter data;
+  data.beginObject()
+      .member("type", "error")
+      .member("event_id", "evt_gap_after_" + std::to_string(after))
+      .key("error")
+      .beginObject()
+      .member("code", "events_dropped")
+      .member("message", "Events after " + std::to_string(after) +
+                             " are no longer kept; the replay starts at the oldest event still "
+                             "held.")
+      .key("param")
+      .null()
+      .member("type", "invalid_request_error")
+      .endObject()
+      .endObject();
   std::string frame;
-  sdk::appendSseFrame(frame, "error", data);
+  sdk::appendSseFrame(frame, "error", data.text());
   return frame;
 }
 

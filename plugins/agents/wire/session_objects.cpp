@@ -1,25 +1,69 @@
 #include "session_objects.h"
 
-#include <Poco/JSON/Object.h>
-#include <Poco/JSON/Parser.h>
-
-#include "json_text.h"
+#include "abx/sdk/json.h"
+#include "json_fields.h"
 
 namespace abx::plugins::agents {
 namespace {
 
-// The command line of a command_execution item: its arguments' "command".
+// The command line of a command_execution item: its arguments' "command"
+// (all of the arguments when they have none).
 std::string commandOf(const Item& item) {
-  try {
-    Poco::JSON::Parser parser;
-    auto args = parser.parse(item.arguments).extract<Poco::JSON::Object::Ptr>();
-    if (args && args->has("command")) return args->getValue<std::string>("command");
-  } catch (...) {
-  }
-  return item.arguments;
+  auto args = sdk::Json::parse(item.arguments);
+  if (!args || args->get("command").isAbsent()) return item.arguments;
+  return textOf(args->get("command"));
+}
+
+// The Agent an AgentSession embeds: the session's agent, with the fixed
+// settings of an agent runtime.
+void writeSessionAgent(sdk::JsonWriter& w, const std::string& agent) {
+  w.beginObject().member("id", agent).member("name", agent).key("instructions").null();
+  w.member("model", agent);
+  writeAgentSettings(w);
+  w.key("tools").beginArray().endArray().endObject();
+}
+
+void writeTokenUsage(sdk::JsonWriter& w, const sdk::agents::TokenUsage& usage) {
+  w.beginObject()
+      .member("input_tokens", usage.input_tokens)
+      .key("input_tokens_details")
+      .beginObject()
+      .member("cached_tokens", usage.cached_input_tokens)
+      .endObject()
+      .member("output_tokens", usage.output_tokens)
+      .key("output_tokens_details")
+      .beginObject()
+      .member("reasoning_tokens", usage.reasoning_tokens)
+      .endObject()
+      .member("total_tokens", usage.input_tokens + usage.output_tokens)
+      .endObject();
+}
+
+// A one-part content or summary array: [{"type": <type>, "text": <text>}].
+void writeTextParts(sdk::JsonWriter& w, bool empty, const char* type, const std::string& text) {
+  w.beginArray();
+  if (!empty) w.beginObject().member("type", type).member("text", text).endObject();
+  w.endArray();
+}
+
+void writeIntegerOrNull(sdk::JsonWriter& w, bool given, std::int64_t number) {
+  given ? w.value(number) : w.null();
+}
+
+// A tool item's text that is null until the item is done (output) or when empty (error).
+void writeTextOrNullIf(sdk::JsonWriter& w, bool null, const std::string& text) {
+  null ? w.null() : w.value(text);
 }
 
 }  // namespace
+
+void writeAgentSettings(sdk::JsonWriter& w) {
+  w.key("multi_agent").beginObject().member("enabled", false);
+  w.key("max_concurrent_subagents").null().endObject();
+  w.key("reasoning").beginObject().key("effort").null().key("summary").null().endObject();
+  w.member("service_tier", "auto").key("text").beginObject().key("format").beginObject();
+  w.member("type", "text").endObject().member("verbosity", "medium").endObject();
+}
 
 std::string agentsErrorCode(const std::string& code) {
   if (code == "runtime_not_installed" || code == "output_limit_exceeded") return "sandbox_error";
@@ -28,132 +72,92 @@ std::string agentsErrorCode(const std::string& code) {
 
 std::string sessionJson(const SessionInfo& s, const std::vector<std::string>& vault_ids,
                         const std::string& error) {
-  std::string vaults = "[";
-  for (const auto& id : vault_ids) vaults += (vaults.size() > 1 ? "," : "") + sdk::jsonQuote(id);
-  vaults += "]";
-  JsonText meta;
-  for (const auto& [k, v] : s.metadata) meta.str(k, v);
-  const std::string agent =
-      JsonText()
-          .str("id", s.agent)
-          .str("name", s.agent)
-          .null("instructions")
-          .str("model", s.agent)
-          .raw("multi_agent", R"({"enabled":false,"max_concurrent_subagents":null})")
-          .raw("reasoning", R"({"effort":null,"summary":null})")
-          .str("service_tier", "auto")
-          .raw("text", R"({"format":{"type":"text"},"verbosity":"medium"})")
-          .raw("tools", "[]")
-          .done();
-  return JsonText()
-      .str("id", s.id)
-      .str("object", "agent.session")
-      .num("created_at", s.created_at)
-      .num("last_active_at", s.last_active_at)
-      .str("status", sessionStatusName(s.status))
-      .raw("error", error.empty() ? "null" : sdk::jsonQuote(error))
-      .raw("metadata", meta.done())
-      .raw("vault_ids", vaults)
-      .null("usage")
-      .raw("required_actions", "[]")
-      .raw("environment", R"({"type":"none"})")
-      .raw("agent", agent)
-      .done();
+  sdk::JsonWriter w(640);
+  w.beginObject().member("id", s.id).member("object", "agent.session");
+  w.member("created_at", s.created_at).member("last_active_at", s.last_active_at);
+  w.member("status", sessionStatusName(s.status)).key("error");
+  writeTextOrNull(w, error);
+  w.key("metadata");
+  writeTextMap(w, s.metadata);
+  w.key("vault_ids").beginArray();
+  for (const auto& id : vault_ids) w.value(id);
+  w.endArray().key("usage").null().key("required_actions").beginArray().endArray();
+  w.key("environment").beginObject().member("type", "none").endObject().key("agent");
+  writeSessionAgent(w, s.agent);
+  w.endObject();
+  return w.take();
 }
 
 std::string tokenUsageJson(const sdk::agents::TokenUsage& usage) {
-  return JsonText()
-      .num("input_tokens", usage.input_tokens)
-      .raw("input_tokens_details",
-           JsonText().num("cached_tokens", usage.cached_input_tokens).done())
-      .num("output_tokens", usage.output_tokens)
-      .raw("output_tokens_details",
-           JsonText().num("reasoning_tokens", usage.reasoning_tokens).done())
-      .num("total_tokens", usage.input_tokens + usage.output_tokens)
-      .done();
+  sdk::JsonWriter w(160);
+  writeTokenUsage(w, usage);
+  return w.take();
 }
 
 std::string turnJson(const Turn& t, const std::string& agent) {
-  JsonText o;
-  o.str("id", t.id).str("object", "agent.session.turn").str("session_id", t.session_id);
-  o.str("agent_id", agent).str("status", turnStatusName(t.status));
-  o.num("created_at", t.created_at);
-  if (t.started_at)
-    o.num("started_at", t.started_at);
-  else
-    o.null("started_at");
-  if (t.completed_at)
-    o.num("completed_at", t.completed_at);
-  else
-    o.null("completed_at");
+  sdk::JsonWriter w(512);
+  w.beginObject().member("id", t.id).member("object", "agent.session.turn");
+  w.member("session_id", t.session_id).member("agent_id", agent);
+  w.member("status", turnStatusName(t.status)).member("created_at", t.created_at);
+  w.key("started_at");
+  writeIntegerOrNull(w, t.started_at != 0, t.started_at);
+  w.key("completed_at");
+  writeIntegerOrNull(w, t.completed_at != 0, t.completed_at);
+  w.key("error");
   if (t.error)
-    o.raw("error", JsonText()
-                       .str("code", agentsErrorCode(t.error->code))
-                       .str("message", t.error->message)
-                       .done());
+    w.beginObject()
+        .member("code", agentsErrorCode(t.error->code))
+        .member("message", t.error->message)
+        .endObject();
   else
-    o.null("error");
+    w.null();
+  w.key("usage");
   if (isTerminal(t.status))
-    o.raw("usage", tokenUsageJson(t.usage));
+    writeTokenUsage(w, t.usage);
   else
-    o.null("usage");
-  o.null("subagent_id");
-  return o.done();
+    w.null();
+  w.key("subagent_id").null().endObject();
+  return w.take();
 }
 
 std::string sessionItemJson(const Item& item, bool initial) {
-  JsonText o;
-  o.str("id", item.id).str("turn_id", item.turn_id);
-  const std::string status = initial ? "in_progress" : item.status;
+  sdk::JsonWriter w(item.text.size() + item.arguments.size() + item.output.size() + 192);
+  w.beginObject().member("id", item.id).member("turn_id", item.turn_id);
+  const std::string_view status = initial ? std::string_view("in_progress") : item.status;
   if (item.type == "message") {
-    o.str("type", "message")
-        .str("role", "assistant")
-        .str("status", status)
-        .str("phase", "final_answer");
-    o.raw("content",
-          initial
-              ? "[]"
-              : "[" + JsonText().str("type", "output_text").str("text", item.text).done() + "]");
-    return o.done();
+    w.member("type", "message").member("role", "assistant").member("status", status);
+    w.member("phase", "final_answer").key("content");
+    writeTextParts(w, initial, "output_text", item.text);
+  } else if (item.type == "reasoning") {
+    w.member("type", "reasoning").member("status", status).key("summary");
+    writeTextParts(w, initial || item.text.empty(), "summary_text", item.text);
+  } else if (item.type == "command_execution") {
+    w.member("type", "command_execution").member("command", commandOf(item));
+    w.key("cwd").null().key("exit_code");
+    writeIntegerOrNull(w, item.exit_code && !initial, item.exit_code.value_or(0));
+    w.key("output");
+    writeTextOrNullIf(w, initial, item.output);
+    w.key("duration_ms").null().member("status", status);
+  } else {
+    w.member("type", "mcp_call").member("server_label", item.server_label);
+    // "Any JSON" on this wire: a string is always valid, whatever the CLI sent.
+    w.member("name", item.name).member("arguments", item.arguments).key("output");
+    writeTextOrNullIf(w, initial, item.output);
+    w.key("error");
+    writeTextOrNullIf(w, item.error.empty(), item.error);
+    w.member("status", status);
   }
-  if (item.type == "reasoning") {
-    o.str("type", "reasoning").str("status", status);
-    o.raw("summary",
-          initial || item.text.empty()
-              ? "[]"
-              : "[" + JsonText().str("type", "summary_text").str("text", item.text).done() + "]");
-    return o.done();
-  }
-  if (item.type == "command_execution") {
-    o.str("type", "command_execution").str("command", commandOf(item));
-    o.null("cwd");
-    if (item.exit_code && !initial)
-      o.num("exit_code", *item.exit_code);
-    else
-      o.null("exit_code");
-    o.raw("output", initial ? "null" : sdk::jsonQuote(item.output));
-    o.null("duration_ms").str("status", status);
-    return o.done();
-  }
-  o.str("type", "mcp_call").str("server_label", item.server_label).str("name", item.name);
-  // "Any JSON" on this wire: a string is always valid, whatever the CLI sent.
-  o.str("arguments", item.arguments);
-  o.raw("output", initial ? "null" : sdk::jsonQuote(item.output));
-  o.raw("error", item.error.empty() ? "null" : sdk::jsonQuote(item.error));
-  o.str("status", status);
-  return o.done();
+  w.endObject();
+  return w.take();
 }
 
 std::string userItemJson(const InputMessage& m, const std::string& turn_id) {
-  return JsonText()
-      .str("id", m.id)
-      .str("type", "message")
-      .str("role", "user")
-      .str("status", "completed")
-      .null("phase")
-      .str("turn_id", turn_id)
-      .raw("content", "[" + JsonText().str("type", "input_text").str("text", m.text).done() + "]")
-      .done();
+  sdk::JsonWriter w(m.text.size() + 192);
+  w.beginObject().member("id", m.id).member("type", "message").member("role", "user");
+  w.member("status", "completed").key("phase").null().member("turn_id", turn_id).key("content");
+  writeTextParts(w, false, "input_text", m.text);
+  w.endObject();
+  return w.take();
 }
 
 }  // namespace abx::plugins::agents

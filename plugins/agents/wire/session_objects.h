@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "abx/sdk/json.h"
 #include "runtime/runtime_types.h"
 
 namespace abx::plugins::agents {
@@ -13,6 +14,10 @@ namespace abx::plugins::agents {
 /** The Agents-wire error code for a runtime failure code (sandbox_error for the Responses-only
  * ones). */
 std::string agentsErrorCode(const std::string& code);
+
+/** The fixed members of an Agent object here: multi_agent (off), reasoning
+ *  (nulls), service_tier, text (plain). */
+void writeAgentSettings(sdk::JsonWriter& w);
 
 std::string sessionJson(const SessionInfo& session, const std::vector<std::string>& vault_ids = {},
                         const std::string& error = {});

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "json_text.h"
+#include "abx/sdk/json.h"
 #include "session_objects.h"
 
 namespace abx::plugins::agents {
@@ -14,26 +14,20 @@ SessionStream::SessionStream(std::string session_id, std::size_t capacity, Sessi
       lookup_(std::move(lookup)),
       vault_ids_(std::move(vault_ids)) {}
 
-void SessionStream::push(const char* type, const std::string& fields) {
+// The event id is its sequence number, given under the lock, so the JSON is
+// made there too (@p data(event_id) makes it; anything that needs a lookup
+// is made by the caller first).
+template <class Data>
+void SessionStream::append(const char* type, const Data& data) {
   bool wake;
   {
     std::lock_guard lock(mutex_);
     const std::uint64_t seq = seq_ + 1;
     char id[32];
     std::snprintf(id, sizeof id, "evt_%08llu", static_cast<unsigned long long>(seq));
-    std::string data = "{\"type\":\"";
-    data += type;
-    data += "\",\"event_id\":\"";
-    data += id;
-    data += '"';
-    if (!fields.empty()) {
-      data += ',';
-      data += fields;
-    }
-    data += '}';
     // `id: <seq>` lets a client reconnect with Last-Event-ID.
     std::string frame;
-    sdk::appendSseFrame(frame, type, data, std::to_string(seq));
+    sdk::appendSseFrame(frame, type, data(std::string_view(id)), std::to_string(seq));
     events_.push_back({seq, type, std::move(frame)});
     seq_ = seq;
     if (events_.size() > capacity_) events_.pop_front();
@@ -41,6 +35,18 @@ void SessionStream::push(const char* type, const std::string& fields) {
     wakeSubscribersLocked();
   }
   if (wake) changed_.notify_all();
+}
+
+// {"type", "event_id", ...the fields...}
+template <class Fields>
+void SessionStream::push(const char* type, const Fields& fields) {
+  append(type, [&](std::string_view event_id) {
+    sdk::JsonWriter data(256);
+    data.beginObject().member("type", type).member("event_id", event_id);
+    fields(data);
+    data.endObject();
+    return data.take();
+  });
 }
 
 void SessionStream::wakeSubscribersLocked() {
@@ -57,25 +63,28 @@ void SessionStream::addWaker(std::weak_ptr<sdk::SseWaker> waker) {
   wakers_.push_back(std::move(waker));
 }
 
-std::string SessionStream::ids(const std::string& turn_id) const {
-  return "\"session_id\":" + sdk::jsonQuote(session_id_) +
-         ",\"turn_id\":" + sdk::jsonQuote(turn_id);
+void SessionStream::writeIds(sdk::JsonWriter& w, const std::string& turn_id) const {
+  w.member("session_id", session_id_).member("turn_id", turn_id);
 }
 
-std::string SessionStream::sessionEvent() {
+std::string SessionStream::sessionNow() {
   auto session = lookup_();
-  return "\"session\":" + (session ? sessionJson(*session, vaultIds()) : std::string("null"));
+  return session ? sessionJson(*session, vaultIds()) : std::string("null");
 }
 
 std::vector<std::string> SessionStream::vaultIds() const {
   return vault_ids_ ? vault_ids_() : std::vector<std::string>{};
 }
 
+void SessionStream::pushSession(const char* type, const std::string& session_json) {
+  push(type, [&](sdk::JsonWriter& w) { w.key("session").raw(session_json); });
+}
+
 void SessionStream::ended(const RuntimeEvent& e) {
   if (e.session) {
     auto last = *e.session;
     last.status = SessionStatus::failed;
-    push("agent.session.failed", "\"session\":" + sessionJson(last, vaultIds(), e.delta));
+    pushSession("agent.session.failed", sessionJson(last, vaultIds(), e.delta));
   }
   close();
 }
@@ -86,90 +95,152 @@ std::string SessionStream::agentName() const {
 }
 
 void SessionStream::created(const SessionInfo& session) {
-  push("agent.session.created", "\"session\":" + sessionJson(session, vaultIds()));
+  pushSession("agent.session.created", sessionJson(session, vaultIds()));
+}
+
+void SessionStream::pushTurn(const char* type, const Turn& turn, const std::string& turn_json) {
+  push(type, [&](sdk::JsonWriter& w) {
+    writeIds(w, turn.id);
+    w.key("turn").raw(turn_json);
+  });
+}
+
+void SessionStream::itemAdded(const std::string& turn_id, const Item& item) {
+  const int index = next_output_index_[turn_id]++;
+  items_[item.id].output_index = index;
+  const std::string item_json = sessionItemJson(item, true);
+  push("agent.session.turn.item.added", [&](sdk::JsonWriter& w) {
+    writeIds(w, turn_id);
+    w.member("output_index", index).key("item").raw(item_json);
+  });
+  auto part = [&](const char* index_key, const char* part_type) {
+    return [&, index_key, part_type](sdk::JsonWriter& w) {
+      writeIds(w, turn_id);
+      w.member("item_id", item.id).member("output_index", index).member(index_key, 0);
+      w.key("part").beginObject().member("type", part_type).member("text", "").endObject();
+    };
+  };
+  if (item.type == "message")
+    push("agent.session.turn.content_part.added", part("content_index", "output_text"));
+  else if (item.type == "reasoning")
+    push("agent.session.turn.reasoning_summary_part.added", part("summary_index", "summary_text"));
+}
+
+// The flood path: one event per delta, filled into its item's template of
+// {"type", "event_id": <hole>, "session_id", "turn_id", "item_id",
+// "output_index"[, "content_index" | "summary_index"], "delta": <hole>}.
+void SessionStream::delta(const RuntimeEvent& e) {
+  struct Kind {
+    const char* type;
+    const char* index_key;  // nullptr: none
+  };
+  static constexpr Kind kKinds[] = {
+      {"agent.output.command_execution_output.delta", nullptr},
+      {"agent.session.turn.output_text.delta", "content_index"},
+      {"agent.session.turn.reasoning_summary_text.delta", "summary_index"}};
+  const int kind = e.type == "item.text.delta" ? 1 : e.type == "item.reasoning.delta" ? 2 : 0;
+  const auto [type, index_key] = kKinds[kind];
+  auto slot = items_.find(e.item_id);
+  JsonTemplate once;  // an item that was never added: no slot to keep it in
+  JsonTemplate& fill = slot == items_.end() ? once : slot->second.delta;
+  if (fill.empty() || (slot != items_.end() && slot->second.delta_kind != kind)) {
+    sdk::JsonWriter w(256);
+    w.beginObject().member("type", type).key("event_id");
+    fill = {};
+    fill.hole(w);
+    writeIds(w, e.turn_id);
+    w.member("item_id", e.item_id).member("output_index", outputIndexOf(e.item_id));
+    if (index_key) w.member(index_key, 0);
+    w.key("delta");
+    fill.hole(w);
+    w.endObject();
+    fill.finish(w);
+    if (slot != items_.end()) slot->second.delta_kind = kind;
+  }
+  append(type, [&](std::string_view event_id) {
+    std::string data;
+    data.reserve(fill.size() + event_id.size() + e.delta.size() + e.delta.size() / 8 + 8);
+    data += fill.part(0);
+    sdk::appendJsonQuoted(data, event_id);
+    data += fill.part(1);
+    sdk::appendJsonQuoted(data, e.delta);
+    data += fill.part(2);
+    return data;
+  });
+}
+
+void SessionStream::itemDone(const std::string& turn_id, const Item& item) {
+  const int index = outputIndexOf(item.id);
+  // The done text, or (with @p part_type) the done part holding it.
+  auto text = [&](const char* type, const char* index_key, const char* part_type,
+                  bool null_status) {
+    push(type, [&](sdk::JsonWriter& w) {
+      writeIds(w, turn_id);
+      w.member("item_id", item.id).member("output_index", index).member(index_key, 0);
+      if (!part_type) {
+        w.member("text", item.text);
+        return;
+      }
+      w.key("part").beginObject().member("type", part_type).member("text", item.text);
+      w.endObject();
+      if (null_status) w.key("status").null();
+    });
+  };
+  if (item.type == "message") {
+    text("agent.session.turn.output_text.done", "content_index", nullptr, false);
+    text("agent.session.turn.content_part.done", "content_index", "output_text", false);
+  } else if (item.type == "reasoning") {
+    text("agent.session.turn.reasoning_summary_text.done", "summary_index", nullptr, false);
+    text("agent.session.turn.reasoning_summary_part.done", "summary_index", "summary_text", true);
+  }
+  if (auto slot = items_.find(item.id); slot != items_.end()) slot->second.delta = {};
+  const std::string item_json = sessionItemJson(item);
+  push("agent.session.turn.item.done", [&](sdk::JsonWriter& w) {
+    writeIds(w, turn_id);
+    w.member("output_index", index).key("item").raw(item_json);
+  });
+}
+
+int SessionStream::outputIndexOf(const std::string& item_id) const {
+  auto it = items_.find(item_id);
+  return it == items_.end() ? 0 : it->second.output_index;
 }
 
 void SessionStream::onRuntimeEvent(const RuntimeEvent& e) {
   const std::string& t = e.type;
   if (t == "turn.queued" && e.turn) {
     const auto& turn = *e.turn;
-    push("agent.session.turn.created", ids(turn.id) + ",\"turn\":" + turnJson(turn, agentName()));
-    for (const auto& m : turn.input)
-      if (m.role == "user")
-        push("agent.session.turn.item.added",
-             ids(turn.id) + ",\"output_index\":null,\"item\":" + userItemJson(m, turn.id));
+    pushTurn("agent.session.turn.created", turn, turnJson(turn, agentName()));
+    for (const auto& m : turn.input) {
+      if (m.role != "user") continue;
+      const std::string item_json = userItemJson(m, turn.id);
+      push("agent.session.turn.item.added", [&](sdk::JsonWriter& w) {
+        writeIds(w, turn.id);
+        w.key("output_index").null().key("item").raw(item_json);
+      });
+    }
     return;
   }
   if (t == "turn.started" && e.turn) {
-    push("agent.session.in_progress", sessionEvent());
-    push("agent.session.turn.in_progress",
-         ids(e.turn_id) + ",\"turn\":" + turnJson(*e.turn, agentName()));
+    pushSession("agent.session.in_progress", sessionNow());
+    pushTurn("agent.session.turn.in_progress", *e.turn, turnJson(*e.turn, agentName()));
     return;
   }
-  if (t == "item.added" && e.item) {
-    const int index = next_output_index_[e.turn_id]++;
-    output_index_[e.item->id] = index;
-    const std::string where = ids(e.turn_id) + ",\"output_index\":" + std::to_string(index);
-    push("agent.session.turn.item.added", where + ",\"item\":" + sessionItemJson(*e.item, true));
-    const std::string item_where = ids(e.turn_id) + ",\"item_id\":" + sdk::jsonQuote(e.item->id) +
-                                   ",\"output_index\":" + std::to_string(index);
-    if (e.item->type == "message")
-      push("agent.session.turn.content_part.added",
-           item_where + R"(,"content_index":0,"part":{"type":"output_text","text":""})");
-    else if (e.item->type == "reasoning")
-      push("agent.session.turn.reasoning_summary_part.added",
-           item_where + R"(,"summary_index":0,"part":{"type":"summary_text","text":""})");
-    return;
-  }
-  auto indexOf = [&](const std::string& item_id) {
-    auto it = output_index_.find(item_id);
-    return it == output_index_.end() ? 0 : it->second;
-  };
-  if (t == "item.text.delta" || t == "item.reasoning.delta" || t == "item.output.delta") {
-    const std::string where = ids(e.turn_id) + ",\"item_id\":" + sdk::jsonQuote(e.item_id) +
-                              ",\"output_index\":" + std::to_string(indexOf(e.item_id));
-    if (t == "item.text.delta")
-      push("agent.session.turn.output_text.delta",
-           where + ",\"content_index\":0,\"delta\":" + sdk::jsonQuote(e.delta));
-    else if (t == "item.reasoning.delta")
-      push("agent.session.turn.reasoning_summary_text.delta",
-           where + ",\"summary_index\":0,\"delta\":" + sdk::jsonQuote(e.delta));
-    else
-      push("agent.output.command_execution_output.delta",
-           where + ",\"delta\":" + sdk::jsonQuote(e.delta));
-    return;
-  }
-  if (t == "item.done" && e.item) {
-    const auto& item = *e.item;
-    const int index = indexOf(item.id);
-    const std::string item_where = ids(e.turn_id) + ",\"item_id\":" + sdk::jsonQuote(item.id) +
-                                   ",\"output_index\":" + std::to_string(index);
-    const std::string text = sdk::jsonQuote(item.text);
-    if (item.type == "message") {
-      push("agent.session.turn.output_text.done",
-           item_where + ",\"content_index\":0,\"text\":" + text);
-      push("agent.session.turn.content_part.done",
-           item_where + ",\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":" + text +
-               "}");
-    } else if (item.type == "reasoning") {
-      push("agent.session.turn.reasoning_summary_text.done",
-           item_where + ",\"summary_index\":0,\"text\":" + text);
-      push("agent.session.turn.reasoning_summary_part.done",
-           item_where + ",\"summary_index\":0,\"part\":{\"type\":\"summary_text\",\"text\":" +
-               text + "},\"status\":null");
-    }
-    push("agent.session.turn.item.done", ids(e.turn_id) +
-                                             ",\"output_index\":" + std::to_string(index) +
-                                             ",\"item\":" + sessionItemJson(item));
-    return;
-  }
+  if (t == "item.added" && e.item) return itemAdded(e.turn_id, *e.item);
+  if (t == "item.text.delta" || t == "item.reasoning.delta" || t == "item.output.delta")
+    return delta(e);
+  if (t == "item.done" && e.item) return itemDone(e.turn_id, *e.item);
   if (e.turn && isTerminal(e.turn->status)) {
     const auto& turn = *e.turn;
     const std::string type = "agent.session.turn." + std::string(turnStatusName(turn.status));
-    push(type.c_str(), ids(turn.id) + ",\"usage\":" + tokenUsageJson(turn.usage) +
-                           ",\"turn\":" + turnJson(turn, agentName()));
+    const std::string usage = tokenUsageJson(turn.usage);
+    const std::string turn_json = turnJson(turn, agentName());
+    push(type.c_str(), [&](sdk::JsonWriter& w) {
+      writeIds(w, turn.id);
+      w.key("usage").raw(usage).key("turn").raw(turn_json);
+    });
     next_output_index_.erase(turn.id);
-    push("agent.session.idle", sessionEvent());
+    pushSession("agent.session.idle", sessionNow());
   }
 }
 

@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "abx/sdk/http.h"
+#include "abx/sdk/json.h"
+#include "json_template.h"
 #include "runtime/runtime_types.h"
 
 namespace abx::plugins::agents {
@@ -67,11 +69,25 @@ class SessionStream {
   void close();
 
  private:
-  void push(const char* type, const std::string& fields);
+  /** Appends an event whose JSON @p data(event_id) returns, under the lock
+   *  (so it must not look anything up). */
+  template <class Data>
+  void append(const char* type, const Data& data);
+  /** Appends an event: @p fields(sdk::JsonWriter&) writes its members after
+   *  "type" and "event_id", under the lock. */
+  template <class Fields>
+  void push(const char* type, const Fields& fields);
+  void pushSession(const char* type, const std::string& session_json);
+  void pushTurn(const char* type, const Turn& turn, const std::string& turn_json);
+  void itemAdded(const std::string& turn_id, const Item& item);
+  void delta(const RuntimeEvent& event);
+  void itemDone(const std::string& turn_id, const Item& item);
+  int outputIndexOf(const std::string& item_id) const;
   void wakeSubscribersLocked();
-  std::string ids(const std::string& turn_id) const;
-  /** `"session":{…}` with the session as it is now. */
-  std::string sessionEvent();
+  /** "session_id" and "turn_id", the first fields of a turn's events. */
+  void writeIds(sdk::JsonWriter& w, const std::string& turn_id) const;
+  /** The session as it is now (JSON; null when it is gone). */
+  std::string sessionNow();
   std::vector<std::string> vaultIds() const;
   std::string agentName() const;
 
@@ -90,7 +106,12 @@ class SessionStream {
   std::vector<std::weak_ptr<sdk::SseWaker>> wakers_;
   // Mapping state, touched only by the turn threads (one at a time per session).
   std::map<std::string, int> next_output_index_;  // per turn
-  std::map<std::string, int> output_index_;       // per item
+  struct ItemSlot {
+    int output_index = 0;
+    JsonTemplate delta;  // its deltas' JSON, made at the first one
+    int delta_kind = 0;  // the kind of delta that template is for
+  };
+  std::map<std::string, ItemSlot> items_;
 };
 
 /** THREAD: safe. */

@@ -1,13 +1,9 @@
 #include "sessions_routes.h"
 
-#include <Poco/JSON/Array.h>
-#include <Poco/JSON/Object.h>
-#include <Poco/JSON/Parser.h>
-
 #include <algorithm>
 
 #include "definition_lock.h"
-#include "json_text.h"
+#include "json_fields.h"
 #include "openai_error.h"
 #include "ownership.h"
 #include "runtime/id_factory.h"
@@ -18,60 +14,39 @@
 namespace abx::plugins::agents {
 namespace {
 
-using Poco::JSON::Array;
-using Poco::JSON::Object;
 using Ctx = std::shared_ptr<const SessionsContext>;
 sdk::Response noSession(const std::string& id) {
-  return openAiError({404, "No session with id '" + id + "' found.", "not_found", ""});
-}
-
-Object::Ptr parseBody(const std::string& body, std::optional<WireError>& error) {
-  if (body.empty()) return new Object;
-  try {
-    Poco::JSON::Parser parser;
-    auto parsed = parser.parse(body);
-    if (parsed.type() == typeid(Object::Ptr)) return parsed.extract<Object::Ptr>();
-  } catch (...) {
-  }
-  error = WireError{400, "The request body must be a JSON object.", "invalid_request", ""};
-  return nullptr;
+  return openAiError(
+      {.status = 404, .message = "No session with id '" + id + "' found.", .code = "not_found"});
 }
 
 // The user's text of an input (a string or a list of messages); images and
 // files are refused like on the Responses wire.
-std::optional<WireError> inputMessages(const Poco::Dynamic::Var& input,
-                                       std::vector<InputMessage>& out) {
+std::optional<WireError> inputMessages(const sdk::Json& input, std::vector<InputMessage>& out) {
+  auto refuse = [](std::string message, const char* code = "invalid_request") {
+    return WireError{.status = 400, .message = std::move(message), .code = code, .param = "input"};
+  };
   if (input.isString()) {
-    out.push_back({randomId("msg"), "user", input.extract<std::string>()});
+    out.push_back({randomId("msg"), "user", std::string(input.stringView())});
     return std::nullopt;
   }
-  if (input.type() != typeid(Array::Ptr))
-    return WireError{400, "'input' must be a string or a list of messages.", "invalid_request",
-                     "input"};
-  auto list = input.extract<Array::Ptr>();
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    auto message = list->getObject(static_cast<unsigned>(i));
-    if (!message)
-      return WireError{400, "Each input must be a message.", "invalid_request", "input"};
+  if (!input.isArray()) return refuse("'input' must be a string or a list of messages.");
+  for (const auto& message : input.elements()) {
+    if (!message.isObject()) return refuse("Each input must be a message.");
     InputMessage m{randomId("msg"), "user", ""};
-    auto content = message->get("content");
-    if (content.isString()) {
-      m.text = content.extract<std::string>();
-    } else if (content.type() == typeid(Array::Ptr)) {
-      auto parts = content.extract<Array::Ptr>();
-      for (std::size_t j = 0; j < parts->size(); ++j) {
-        auto part = parts->getObject(static_cast<unsigned>(j));
-        auto type = part ? part->optValue<std::string>("type", "") : "";
-        if (type != "input_text")
-          return WireError{400, "Content parts of type '" + type + "' are not supported.",
-                           "unsupported_parameter", "input"};
-        if (!m.text.empty()) m.text += "\n";
-        m.text += part->optValue<std::string>("text", "");
-      }
+    const auto content = message.get("content");
+    if (content.isString()) m.text = content.stringView();
+    for (const auto& part : content.elements()) {
+      const auto type = textOf(part.get("type"));
+      if (type != "input_text")
+        return refuse("Content parts of type '" + type + "' are not supported.",
+                      "unsupported_parameter");
+      if (!m.text.empty()) m.text += "\n";
+      m.text += textOf(part.get("text"));
     }
     out.push_back(std::move(m));
   }
-  if (out.empty()) return WireError{400, "'input' holds no message.", "invalid_request", "input"};
+  if (out.empty()) return refuse("'input' holds no message.");
   return std::nullopt;
 }
 
@@ -117,54 +92,69 @@ std::optional<std::uint64_t> resumeFrom(const sdk::Request& r) {
 
 std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r,
                                            sdk::SseStream& sse) {
-  std::optional<WireError> error;
-  auto body = parseBody(r.body, error);
-  if (!body) return openAiError(*error);
-  std::string model = body->optValue<std::string>("agent_id", "");
+  const sdk::Json& body = r.json;
+  std::string model = textOf(body.get("agent_id"));
   std::string model_param = "agent_id";
-  if (auto agent = body->getObject("agent"); agent && model.empty()) {
-    model = agent->optValue<std::string>("model", "");
+  if (const auto agent = body.get("agent"); agent.isObject() && model.empty()) {
+    model = textOf(agent.get("model"));
     model_param = "agent.model";
   }
   if (model.empty())
-    return openAiError({400, "Give agent_id or agent.model.", "invalid_request", "agent_id"});
-  const auto asked_vaults = body->getArray("vault_ids");
+    return openAiError({.status = 400,
+                        .message = "Give agent_id or agent.model.",
+                        .code = "invalid_request",
+                        .param = "agent_id"});
+  const auto asked_vaults = body.get("vault_ids");
   if (auto locked = definitionLockRefusal(
-          *ctx->catalog, {model, model_param, false, asked_vaults && asked_vaults->size() > 0}))
+          *ctx->catalog,
+          {model, model_param, false, asked_vaults.isArray() && asked_vaults.size() > 0}))
     return openAiError(*locked);
   std::string why;
   if (!ctx->catalog->resolve(model, why))
-    return openAiError({404, why, "model_not_found", "agent_id"});
+    return openAiError(
+        {.status = 404, .message = why, .code = "model_not_found", .param = "agent_id"});
   std::vector<InputMessage> input;
-  if (body->has("input") && !body->isNull("input"))
-    if (auto e = inputMessages(body->get("input"), input)) return openAiError(*e);
-  const bool stream = body->optValue<bool>("stream", false);
-  if (stream && input.empty())
-    return openAiError({400, "A streamed session needs an 'input'.", "invalid_request", "input"});
-  std::map<std::string, std::string> metadata;
-  if (auto meta = body->getObject("metadata"))
-    for (const auto& k : meta->getNames()) metadata[k] = meta->optValue<std::string>(k, "");
+  if (const auto given = body.get("input"); !given.isAbsent())
+    if (auto e = inputMessages(given, input)) return openAiError(*e);
+  const auto stream = body.get("stream").asBoolean(false);
+  if (!stream)
+    return openAiError({.status = 400,
+                        .message = stream.status().message(),
+                        .code = "invalid_request",
+                        .param = "stream"});
+  if (*stream && input.empty())
+    return openAiError({.status = 400,
+                        .message = "A streamed session needs an 'input'.",
+                        .code = "invalid_request",
+                        .param = "input"});
+  const auto metadata = textMap(body.get("metadata"));
   std::vector<std::string> vault_ids;
-  if (auto ids = body->getArray("vault_ids"))
-    for (std::size_t i = 0; i < ids->size(); ++i) {
-      auto vault = ids->getElement<std::string>(static_cast<unsigned>(i));
-      if (!visibleVault(*ctx->vaults, vault, r.identity))
-        return openAiError(
-            {404, "No vault with id '" + vault + "' found.", "not_found", "vault_ids"});
-      vault_ids.push_back(vault);
-    }
+  for (const auto& id : asked_vaults.elements()) {
+    auto vault = textOf(id);
+    if (!visibleVault(*ctx->vaults, vault, r.identity))
+      return openAiError({.status = 404,
+                          .message = "No vault with id '" + vault + "' found.",
+                          .code = "not_found",
+                          .param = "vault_ids"});
+    vault_ids.push_back(std::move(vault));
+  }
   auto created = ctx->runtime->createSession(model, metadata, r.identity.id);
   if (!created)
-    return openAiError({404, created.status().message(), "model_not_found", "agent_id"});
+    return openAiError({.status = 404,
+                        .message = created.status().message(),
+                        .code = "model_not_found",
+                        .param = "agent_id"});
   ctx->vault_ids->set(created->id, vault_ids);
   auto session_stream = streamFor(ctx, created->id);
   session_stream->created(*created);
   const auto start = session_stream->lastSeq() - 1;
   if (!input.empty()) {
     auto submitted = submit(ctx, created->id, input);
-    if (!submitted) return openAiError({500, submitted.status().message(), "internal_error", ""});
+    if (!submitted)
+      return openAiError(
+          {.status = 500, .message = submitted.status().message(), .code = "internal_error"});
   }
-  if (stream) {
+  if (*stream) {
     sse.begin();
     followSession(session_stream, sse, start, /*until_idle=*/true, /*subscribed=*/false);
     return std::nullopt;
@@ -184,14 +174,8 @@ sdk::Response getSession(const Ctx& ctx, const sdk::Request& r) {
 sdk::Response updateSession(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
   if (!visibleSession(*ctx->runtime, id, r.identity)) return noSession(id);
-  std::optional<WireError> error;
-  auto body = parseBody(r.body, error);
-  if (!body) return openAiError(*error);
-  std::map<std::string, std::string> metadata;
-  if (auto meta = body->getObject("metadata")) {
-    for (const auto& k : meta->getNames()) metadata[k] = meta->optValue<std::string>(k, "");
-    if (!ctx->runtime->setMetadata(id, metadata)) return noSession(id);
-  }
+  if (const auto meta = r.json.get("metadata"); meta.isObject())
+    if (!ctx->runtime->setMetadata(id, textMap(meta))) return noSession(id);
   return getSession(ctx, r);
 }
 
@@ -201,11 +185,7 @@ sdk::Response deleteSession(const Ctx& ctx, const sdk::Request& r) {
   // (agent.session.failed to its subscribers) and forgets its keys and vaults.
   if (!visibleSession(*ctx->runtime, id, r.identity) || !ctx->runtime->deleteSession(id))
     return noSession(id);
-  return sdk::Response::json(JsonText()
-                                 .str("id", id)
-                                 .str("object", "agent.session.deleted")
-                                 .boolean("deleted", true)
-                                 .done());
+  return deletedResponse(id, "agent.session.deleted");
 }
 
 sdk::Response listSessions(const Ctx& ctx, const sdk::Request& r) {
@@ -225,38 +205,46 @@ sdk::Response postEvents(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
   auto session = visibleSession(*ctx->runtime, id, r.identity);
   if (!session) return noSession(id);
-  std::optional<WireError> error;
-  auto body = parseBody(r.body, error);
-  if (!body) return openAiError(*error);
-  auto events = body->getArray("events");
-  if (!events || events->size() == 0)
-    return openAiError({400, "'events' must be a non-empty list.", "invalid_request", "events"});
+  const auto events = r.json.get("events");
+  if (!events.isArray() || events.size() == 0)
+    return openAiError({.status = 400,
+                        .message = "'events' must be a non-empty list.",
+                        .code = "invalid_request",
+                        .param = "events"});
   if (auto key = r.header("idempotency-key"); key && !key->empty())
     if (!ctx->keys->firstUse(id, callerKey(r.identity, *key), unixNow()))
       return sdk::Response::json("", 202);
   streamFor(ctx, id);
-  for (std::size_t i = 0; i < events->size(); ++i) {
-    auto event = events->getObject(static_cast<unsigned>(i));
-    const auto type = event ? event->optValue<std::string>("type", "") : "";
+  for (const auto& event : events.elements()) {
+    const auto type = textOf(event.get("type"));
     if (type == "agent.session.input.message") {
       std::vector<InputMessage> input;
-      if (!event->has("input"))
-        return openAiError({400, "An input message needs 'input'.", "invalid_request", "input"});
-      if (auto e = inputMessages(event->get("input"), input)) return openAiError(*e);
+      if (event.get("input").isMissing())
+        return openAiError({.status = 400,
+                            .message = "An input message needs 'input'.",
+                            .code = "invalid_request",
+                            .param = "input"});
+      if (auto e = inputMessages(event.get("input"), input)) return openAiError(*e);
       auto submitted = submit(ctx, id, std::move(input));
-      if (!submitted) return openAiError({500, submitted.status().message(), "internal_error", ""});
+      if (!submitted)
+        return openAiError(
+            {.status = 500, .message = submitted.status().message(), .code = "internal_error"});
     } else if (type == "agent.session.input.cancel") {
       for (const auto& turn_id : ctx->runtime->session(id).value_or(*session).turn_ids)
         if (auto t = ctx->runtime->turn(turn_id); t && !isTerminal(t->status))
           (void)ctx->runtime->cancelTurn(turn_id);
     } else if (type == "agent.session.input.tool_result") {
-      return openAiError({400,
-                          "Tool results are not accepted: agent runtimes run their own tools and "
-                          "never ask for a client-side function call.",
-                          "unsupported_parameter", "events"});
-    } else {
       return openAiError(
-          {400, "Unsupported input event type '" + type + "'.", "unsupported_parameter", "events"});
+          {.status = 400,
+           .message = "Tool results are not accepted: agent runtimes run their own tools and "
+                      "never ask for a client-side function call.",
+           .code = "unsupported_parameter",
+           .param = "events"});
+    } else {
+      return openAiError({.status = 400,
+                          .message = "Unsupported input event type '" + type + "'.",
+                          .code = "unsupported_parameter",
+                          .param = "events"});
     }
   }
   auto accepted = sdk::Response::json("", 202);
@@ -270,11 +258,11 @@ std::optional<sdk::Response> streamEvents(const Ctx& ctx, const sdk::Request& r,
   if (!visibleSession(*ctx->runtime, id, r.identity)) return noSession(id);
   auto stream = streamFor(ctx, id);
   if (!stream->subscribe())
-    return openAiError({429,
-                        "This session already has " +
-                            std::to_string(SessionStream::kMaxSubscribers) +
-                            " event subscribers; close one first.",
-                        "too_many_subscribers", ""});
+    return openAiError({.status = 429,
+                        .message = "This session already has " +
+                                   std::to_string(SessionStream::kMaxSubscribers) +
+                                   " event subscribers; close one first.",
+                        .code = "too_many_subscribers"});
   const std::uint64_t after = resumeFrom(r).value_or(stream->lastSeq());
   sse.begin();  // the SDK waits for these headers before it posts the input
   followSession(stream, sse, after, /*until_idle=*/false, /*subscribed=*/true);
@@ -289,10 +277,11 @@ std::optional<Turn> turnOf(const Ctx& ctx, const sdk::Request& r) {
 }
 
 sdk::Response noTurn(const sdk::Request& r) {
-  return openAiError(
-      {404,
-       "No turn with id '" + std::string(r.param("turn_id").value_or("")) + "' in this session.",
-       "not_found", ""});
+  return openAiError({.status = 404,
+                      .message = "No turn with id '" +
+                                 std::string(r.param("turn_id").value_or("")) +
+                                 "' in this session.",
+                      .code = "not_found"});
 }
 
 sdk::Response listTurns(const Ctx& ctx, const sdk::Request& r) {

@@ -1,13 +1,9 @@
 #include "vaults_routes.h"
 
-#include <Poco/JSON/Object.h>
-#include <Poco/JSON/Parser.h>
-
 #include <chrono>
-#include <sstream>
 
 #include "definition/definition_rules.h"
-#include "json_text.h"
+#include "json_fields.h"
 #include "openai_error.h"
 #include "ownership.h"
 #include "wire_route.h"
@@ -15,119 +11,116 @@
 namespace abx::plugins::agents {
 namespace {
 
-using Poco::JSON::Object;
 using Ctx = std::shared_ptr<const VaultsContext>;
 
-Object::Ptr body(const sdk::Request& r) {
-  try {
-    Poco::JSON::Parser parser;
-    auto parsed = parser.parse(r.body.empty() ? "{}" : r.body);
-    if (parsed.type() == typeid(Object::Ptr)) return parsed.extract<Object::Ptr>();
-  } catch (...) {
-  }
-  return nullptr;
-}
-
-sdk::Response badBody() {
-  return openAiError({400, "The request body must be a JSON object.", "invalid_request", ""});
-}
-
-std::optional<std::map<std::string, std::string>> metadataOf(const Object::Ptr& o) {
-  auto meta = o->getObject("metadata");
-  if (!meta) return std::nullopt;
-  std::map<std::string, std::string> out;
-  for (const auto& k : meta->getNames()) out[k] = meta->optValue<std::string>(k, "");
-  return out;
-}
-
-std::string metadataJson(const std::map<std::string, std::string>& metadata) {
-  JsonText meta;
-  for (const auto& [k, v] : metadata) meta.str(k, v);
-  return meta.done();
+std::optional<std::map<std::string, std::string>> metadataOf(const sdk::Json& body) {
+  const auto meta = body.get("metadata");
+  if (!meta.isObject()) return std::nullopt;
+  return textMap(meta);
 }
 
 std::string vaultJson(const Vault& v) {
-  return JsonText()
-      .str("id", v.id)
-      .str("object", "vault")
-      .num("created_at", v.created_at)
-      .strOrNull("name", v.name)
-      .raw("metadata", metadataJson(v.metadata))
-      .done();
+  sdk::JsonWriter w(256);
+  w.beginObject().member("id", v.id).member("object", "vault");
+  w.member("created_at", v.created_at).key("name");
+  writeTextOrNull(w, v.name);
+  w.key("metadata");
+  writeTextMap(w, v.metadata);
+  w.endObject();
+  return w.take();
 }
 
 // The non-secret view of a credential.
 std::string credentialJson(const Credential& c) {
-  JsonText auth;
-  auth.str("type", c.type);
-  if (c.type == "environment_variable")
-    auth.str("secret_name", c.secret_name).raw("networking", c.networking_json);
-  else if (c.type == "static_bearer")
-    auth.str("mcp_server_url", c.mcp_server_url);
-  else
-    auth.str("mcp_server_url", c.mcp_server_url).null("expires_at").null("refresh");
-  return JsonText()
-      .str("id", c.id)
-      .str("object", "vault.credential")
-      .str("vault_id", c.vault_id)
-      .str("name", c.name)
-      .num("created_at", c.created_at)
-      .num("updated_at", c.updated_at)
-      .raw("metadata", metadataJson(c.metadata))
-      .raw("auth", auth.done())
-      .done();
+  sdk::JsonWriter w(512);
+  w.beginObject().member("id", c.id).member("object", "vault.credential");
+  w.member("vault_id", c.vault_id).member("name", c.name);
+  w.member("created_at", c.created_at).member("updated_at", c.updated_at).key("metadata");
+  writeTextMap(w, c.metadata);
+  w.key("auth").beginObject().member("type", c.type);
+  if (c.type == "environment_variable") {
+    w.member("secret_name", c.secret_name).key("networking").raw(c.networking_json);
+  } else {
+    w.member("mcp_server_url", c.mcp_server_url);
+    if (c.type != "static_bearer") w.key("expires_at").null().key("refresh").null();
+  }
+  w.endObject().endObject();
+  return w.take();
 }
 
 // Reads `auth` into @p c; @p creating requires every field of its type.
-std::optional<WireError> readAuth(const Object::Ptr& auth, Credential& c, bool creating) {
-  if (!auth) return WireError{400, "'auth' must be an object.", "invalid_request", "auth"};
-  const auto type = auth->optValue<std::string>("type", "");
+std::optional<WireError> readAuth(const sdk::Json& auth, Credential& c, bool creating) {
+  if (!auth.isObject())
+    return WireError{.status = 400,
+                     .message = "'auth' must be an object.",
+                     .code = "invalid_request",
+                     .param = "auth"};
+  const auto type = textOf(auth.get("type"));
   if (creating) c.type = type;
   if (type != c.type)
-    return WireError{400, "The auth type of a credential cannot change.", "invalid_request",
-                     "auth.type"};
+    return WireError{.status = 400,
+                     .message = "The auth type of a credential cannot change.",
+                     .code = "invalid_request",
+                     .param = "auth.type"};
   auto need = [&](const char* key) -> std::optional<std::string> {
-    auto value = auth->optValue<std::string>(key, "");
+    auto value = textOf(auth.get(key));
     if (value.empty() && creating) return std::nullopt;
     return value;
   };
   if (type == "environment_variable") {
     if (creating) {
-      c.secret_name = auth->optValue<std::string>("secret_name", "");
+      c.secret_name = textOf(auth.get("secret_name"));
       if (auto problem = envNameProblem(c.secret_name, EnvKind::secret))
-        return WireError{400, "auth.secret_name: " + *problem, "invalid_request",
-                         "auth.secret_name"};
-      if (auto networking = auth->getObject("networking")) {
-        std::ostringstream text;
-        networking->stringify(text);
-        c.networking_json = text.str();
+        return WireError{.status = 400,
+                         .message = "auth.secret_name: " + *problem,
+                         .code = "invalid_request",
+                         .param = "auth.secret_name"};
+      if (const auto networking = auth.get("networking"); networking.isObject()) {
+        sdk::JsonWriter text;
+        writeKeysSorted(text, networking);
+        c.networking_json = text.take();
       }
     }
     auto value = need("secret_value");
-    if (!value) return WireError{400, "auth.secret_value is required.", "invalid_request", "auth"};
+    if (!value)
+      return WireError{.status = 400,
+                       .message = "auth.secret_value is required.",
+                       .code = "invalid_request",
+                       .param = "auth"};
     if (!value->empty()) c.secret = *value;
   } else if (type == "static_bearer" || type == "mcp_oauth") {
     if (creating) {
-      c.mcp_server_url = auth->optValue<std::string>("mcp_server_url", "");
+      c.mcp_server_url = textOf(auth.get("mcp_server_url"));
       if (c.mcp_server_url.empty())
-        return WireError{400, "auth.mcp_server_url is required.", "invalid_request", "auth"};
+        return WireError{.status = 400,
+                         .message = "auth.mcp_server_url is required.",
+                         .code = "invalid_request",
+                         .param = "auth"};
     }
     auto value = need(type == "static_bearer" ? "token" : "access_token");
     if (!value)
-      return WireError{400, "The credential's token is required.", "invalid_request", "auth"};
+      return WireError{.status = 400,
+                       .message = "The credential's token is required.",
+                       .code = "invalid_request",
+                       .param = "auth"};
     if (!value->empty()) c.secret = *value;
   } else {
-    return WireError{400, "auth.type must be environment_variable, static_bearer or mcp_oauth.",
-                     "invalid_request", "auth.type"};
+    return WireError{
+        .status = 400,
+        .message = "auth.type must be environment_variable, static_bearer or mcp_oauth.",
+        .code = "invalid_request",
+        .param = "auth.type"};
   }
   return std::nullopt;
 }
 
 sdk::Response noVault(const std::string& id) {
-  return openAiError({404, "No vault with id '" + id + "' found.", "not_found", ""});
+  return openAiError(
+      {.status = 404, .message = "No vault with id '" + id + "' found.", .code = "not_found"});
 }
 sdk::Response noCredential(const std::string& id) {
-  return openAiError({404, "No credential with id '" + id + "' found.", "not_found", ""});
+  return openAiError(
+      {.status = 404, .message = "No credential with id '" + id + "' found.", .code = "not_found"});
 }
 
 // The credential named by the path, when the caller may act on its vault.
@@ -154,11 +147,9 @@ std::vector<sdk::RouteSpec> vaultsRoutes(Ctx ctx) {
     routes.push_back(std::move(spec));
   };
   add("POST", "/v1/vaults", "vaults_create", "Create a vault", [ctx](const sdk::Request& r) {
-    auto o = body(r);
-    if (!o) return badBody();
-    auto v = ctx->store->createVault(r.identity.id, o->optValue<std::string>("name", ""),
-                                     metadataOf(o).value_or(std::map<std::string, std::string>{}),
-                                     unixNow());
+    auto v = ctx->store->createVault(
+        r.identity.id, textOf(r.json.get("name")),
+        metadataOf(r.json).value_or(std::map<std::string, std::string>{}), unixNow());
     return sdk::Response::json(vaultJson(v));
   });
   add("GET", "/v1/vaults", "vaults_list", "List vaults", [ctx](const sdk::Request& r) {
@@ -175,11 +166,9 @@ std::vector<sdk::RouteSpec> vaultsRoutes(Ctx ctx) {
   add("POST", "/v1/vaults/{id}", "vaults_update", "Update a vault", [ctx](const sdk::Request& r) {
     const std::string id(r.param("id").value_or(""));
     if (!visibleVault(*ctx->store, id, r.identity)) return noVault(id);
-    auto o = body(r);
-    if (!o) return badBody();
     std::optional<std::string> name;
-    if (o->has("name") && !o->isNull("name")) name = o->getValue<std::string>("name");
-    if (!ctx->store->updateVault(id, name, metadataOf(o))) return noVault(id);
+    if (const auto given = r.json.get("name"); !given.isAbsent()) name = textOf(given);
+    if (!ctx->store->updateVault(id, name, metadataOf(r.json))) return noVault(id);
     auto updated = ctx->store->vault(id);  // a delete may have come in between
     return updated ? sdk::Response::json(vaultJson(*updated)) : noVault(id);
   });
@@ -188,25 +177,22 @@ std::vector<sdk::RouteSpec> vaultsRoutes(Ctx ctx) {
         const std::string id(r.param("id").value_or(""));
         if (!visibleVault(*ctx->store, id, r.identity) || !ctx->store->deleteVault(id))
           return noVault(id);
-        return sdk::Response::json(JsonText()
-                                       .str("id", id)
-                                       .str("object", "vault.deleted")
-                                       .boolean("deleted", true)
-                                       .done());
+        return deletedResponse(id, "vault.deleted");
       });
   add("POST", "/v1/vaults/{id}/credentials", "vault_credentials_create", "Add a credential",
       [ctx](const sdk::Request& r) {
         const std::string vault_id(r.param("id").value_or(""));
         if (!visibleVault(*ctx->store, vault_id, r.identity)) return noVault(vault_id);
-        auto o = body(r);
-        if (!o) return badBody();
         Credential c;
         c.vault_id = vault_id;
-        c.name = o->optValue<std::string>("name", "");
+        c.name = textOf(r.json.get("name"));
         if (c.name.empty() || c.name.size() > 256)
-          return openAiError({400, "'name' must hold 1 to 256 bytes.", "invalid_request", "name"});
-        c.metadata = metadataOf(o).value_or(std::map<std::string, std::string>{});
-        if (auto e = readAuth(o->getObject("auth"), c, /*creating=*/true)) return openAiError(*e);
+          return openAiError({.status = 400,
+                              .message = "'name' must hold 1 to 256 bytes.",
+                              .code = "invalid_request",
+                              .param = "name"});
+        c.metadata = metadataOf(r.json).value_or(std::map<std::string, std::string>{});
+        if (auto e = readAuth(r.json.get("auth"), c, /*creating=*/true)) return openAiError(*e);
         if (ctx->host_redactor) ctx->host_redactor->addSecret(c.secret);
         auto added = ctx->store->addCredential(std::move(c), unixNow());
         if (!added) return noVault(vault_id);
@@ -232,12 +218,9 @@ std::vector<sdk::RouteSpec> vaultsRoutes(Ctx ctx) {
         const std::string cid(r.param("credential_id").value_or(""));
         auto c = visibleCredential(*ctx, r);
         if (!c) return noCredential(cid);
-        auto o = body(r);
-        if (!o) return badBody();
-        if (auto meta = metadataOf(o)) c->metadata = std::move(*meta);
-        if (o->has("auth") && !o->isNull("auth"))
-          if (auto e = readAuth(o->getObject("auth"), *c, /*creating=*/false))
-            return openAiError(*e);
+        if (auto meta = metadataOf(r.json)) c->metadata = std::move(*meta);
+        if (const auto auth = r.json.get("auth"); !auth.isAbsent())
+          if (auto e = readAuth(auth, *c, /*creating=*/false)) return openAiError(*e);
         if (ctx->host_redactor) ctx->host_redactor->addSecret(c->secret);
         ctx->store->putCredential(*c, unixNow());
         auto updated = ctx->store->credential(c->vault_id, cid);
@@ -249,11 +232,7 @@ std::vector<sdk::RouteSpec> vaultsRoutes(Ctx ctx) {
         if (!visibleCredential(*ctx, r) ||
             !ctx->store->deleteCredential(std::string(r.param("id").value_or("")), cid))
           return noCredential(cid);
-        return sdk::Response::json(JsonText()
-                                       .str("id", cid)
-                                       .str("object", "vault.credential.deleted")
-                                       .boolean("deleted", true)
-                                       .done());
+        return deletedResponse(cid, "vault.credential.deleted");
       });
   return routes;
 }

@@ -1,6 +1,6 @@
 // What every /v1 route file of the agents plugin shares: the RouteSpec of a
 // route in group `agents`, the wall clock the objects' timestamps use, and
-// a cursor page (or its 400) as a reply.
+// a cursor page (or its 400) as a reply, and the answer to a DELETE.
 #pragma once
 
 #include <chrono>
@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "abx/sdk/json.h"
 #include "abx/sdk/routes.h"
 #include "list_page.h"
 #include "openai_error.h"
@@ -38,6 +39,13 @@ inline sdk::Response pageResponse(const sdk::Request& request, PageItems items) 
   auto page = listPage(request, std::move(items));
   if (auto* error = std::get_if<WireError>(&page)) return openAiError(*error);
   return sdk::Response::json(std::get<std::string>(page));
+}
+
+/** The answer to a DELETE: {"id", "object": @p object, "deleted": true}. */
+inline sdk::Response deletedResponse(std::string_view id, std::string_view object) {
+  sdk::JsonWriter w(id.size() + object.size() + 48);
+  w.beginObject().member("id", id).member("object", object).member("deleted", true).endObject();
+  return sdk::Response::json(w.take());
 }
 
 }  // namespace abx::plugins::agents

@@ -80,7 +80,7 @@ TEST(CredentialRefs, ThePublicViewShowsReferencesNotValues) {
   auto parsed = parseAgentDefinitionBody(kReferencing);
   ASSERT_TRUE(parsed.ok());
   std::ostringstream text;
-  publicDefinitionObject(parsed.spec, parsed.credential_refs)->stringify(text);
+  text << publicDefinitionJson(parsed.spec, parsed.credential_refs);
   EXPECT_THAT(text.str(), HasSubstr(R"("api_key":{"vault":"vlt_1","credential":"cred_key"})"));
   EXPECT_THAT(text.str(), HasSubstr(R"("token":{"vault":"vlt_1","credential":"cred_git"})"));
   EXPECT_THAT(text.str(), HasSubstr(R"("API_TOKEN":{"vault":"vlt_1","credential":"cred_env"})"));

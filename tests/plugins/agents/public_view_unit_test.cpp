@@ -86,7 +86,7 @@ TEST(PublicView, McpServersAsAgentsApiTools) {
       "fs": {"command": "npx", "args": ["server"]}}})");
   ASSERT_TRUE(r.ok()) << r.errorText();
   std::ostringstream text;
-  publicMcpTools(r.spec)->stringify(text);
+  text << publicMcpToolsJson(r.spec);
   EXPECT_EQ(text.str().find("tok-12345678"), std::string::npos);
   EXPECT_EQ(text.str().find("plain-value"), std::string::npos) << "header names only";
   auto tools = configFromJson(text.str());
