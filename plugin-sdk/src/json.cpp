@@ -152,7 +152,8 @@ std::string_view Json::stringView() const {
 }
 
 Result<std::string> Json::asString(std::optional<std::string> fallback) const {
-  if (isAbsent()) return fallback ? Result<std::string>(*std::move(fallback)) : missingField(path());
+  if (isAbsent())
+    return fallback ? Result<std::string>(*std::move(fallback)) : missingField(path());
   if (kind() != JsonKind::string) return wrongType(path(), "a string");
   return impl_->node->text;
 }
