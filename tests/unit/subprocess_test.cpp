@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/proc_file.h"
+
 namespace {
 
 using abx::sdk::Completed;
@@ -60,8 +62,7 @@ std::vector<OutputLine> readAllLines(Subprocess& p, std::size_t max_line = 1u <<
 
 // A zombie (reparented to an init that has not reaped it yet) counts as gone.
 bool processAlive(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::string text = abx::testing::procStatText(pid);
   const auto paren = text.rfind(')');
   if (text.empty() || paren == std::string::npos || paren + 2 >= text.size()) return false;
   const char state = text[paren + 2];

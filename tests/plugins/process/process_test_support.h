@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/proc_file.h"
+
 namespace abx::testing {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
@@ -41,10 +43,8 @@ struct ProcStat {
   int pgrp = 0;
 };
 inline std::optional<ProcStat> procStat(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = abx::testing::procStatText(pid);
   auto paren = text.rfind(')');
-  if (!in.good() && text.empty()) return std::nullopt;
   if (paren == std::string::npos) return std::nullopt;
   std::istringstream rest(text.substr(paren + 1));
   ProcStat s;

@@ -13,6 +13,7 @@
 
 #include "plugins/process/frames_stream.h"
 #include "shell_pump.h"
+#include "support/proc_file.h"
 
 namespace abx::plugins::process {
 namespace {
@@ -27,8 +28,7 @@ std::string frame(const std::string& name, const std::string& data) {
 }
 
 bool alive(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = abx::testing::procStatText(pid);
   const auto paren = text.rfind(')');
   return paren != std::string::npos && text.size() > paren + 2 && text[paren + 2] != 'Z';
 }
@@ -45,10 +45,7 @@ bool eventually(Pred pred, milliseconds timeout = milliseconds(5000)) {
 
 bool pumpThreadRuns() {
   for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
-    std::ifstream in(task.path() / "comm");
-    std::string name;
-    std::getline(in, name);
-    if (name == "abx-shell-pump") return true;
+    if (abx::testing::readProcFile(task.path() / "comm") == "abx-shell-pump\n") return true;
   }
   return false;
 }
