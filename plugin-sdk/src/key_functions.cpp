@@ -3,7 +3,6 @@
 // files use it under RTLD_LOCAL.
 #include "abx/sdk/child_environment.h"
 #include "abx/sdk/commands.h"
-#include "abx/sdk/events.h"
 #include "abx/sdk/host_context.h"
 #include "abx/sdk/http.h"
 #include "abx/sdk/logger.h"
@@ -18,8 +17,6 @@ namespace abx::sdk {
 Plugin::~Plugin() = default;
 HostContext::~HostContext() = default;
 Logger::~Logger() = default;
-EventBus::~EventBus() = default;
-Subscription::~Subscription() = default;
 RouteRegistry::~RouteRegistry() = default;
 CommandRegistry::~CommandRegistry() = default;
 ServiceRegistry::~ServiceRegistry() = default;

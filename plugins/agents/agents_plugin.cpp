@@ -1,8 +1,9 @@
-// Settings come from the environment the spec names (ABX_AGENTS_*); they
-// are read once at start.
+// Settings come through the host (the manifest, or the ABX_AGENTS_* variables
+// the spec names, mapped by the kernel); they are read once at start.
 #include "agents_plugin.h"
 
-#include <cstdlib>
+#include "agents_settings.h"
+
 #include <filesystem>
 #include <set>
 #include <string_view>
@@ -18,38 +19,6 @@ extern char** environ;
 
 namespace abx::plugins::agents {
 namespace {
-
-std::optional<std::string> env(const char* name) {
-  const char* value = std::getenv(name);
-  if (!value || !*value) return std::nullopt;
-  return std::string(value);
-}
-
-std::size_t envCount(const char* name, std::size_t fallback) {
-  auto text = env(name);
-  if (!text) return fallback;
-  try {
-    auto value = std::stoll(*text);
-    return value > 0 ? static_cast<std::size_t>(value) : fallback;
-  } catch (...) {
-    return fallback;
-  }
-}
-
-std::vector<std::string> commaList(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    auto comma = text.find(',', start);
-    auto piece = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    while (!piece.empty() && piece.front() == ' ') piece.erase(0, 1);
-    while (!piece.empty() && piece.back() == ' ') piece.pop_back();
-    if (!piece.empty()) out.push_back(piece);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
 
 /**
  * The variables the definitions' ${VAR}s took a secret from (a provider
@@ -78,11 +47,11 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
       !s)
     return s;
 
-  // ABX_AGENTS_ALLOW_COMMAND=0 turns off `runtime: command` (its adapter
-  // plugin then provides nothing) and, here, every definition's extra_args.
-  const auto allow = env("ABX_AGENTS_ALLOW_COMMAND").value_or("1");
+  const sdk::Settings& settings = host.settings();
+  // allow_command false turns off `runtime: command` (its adapter plugin
+  // then provides nothing) and, here, every definition's extra_args.
   const bool allow_extra_args =
-      !(allow == "0" || allow == "false" || allow == "no" || allow == "off");
+      switchSetting(settings, "allow_command", {"0", "false", "no", "off"}, false);
   // Definitions may reference vault credentials; the catalog resolves them
   // at every turn start.
   vaults_ = std::make_unique<VaultStore>();
@@ -97,10 +66,10 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
       });
   // Locked: only the definitions of ABX_AGENTS_CONFIG run, as configured
   // (agents spec §9.10); the catalog and both wires hold to it.
-  const auto lock = env("ABX_AGENTS_LOCK_DEFINITIONS").value_or("0");
-  catalog_->lockToDefinitions(lock == "1" || lock == "true" || lock == "yes" || lock == "on");
-  if (auto path = env("ABX_AGENTS_CONFIG")) {
-    auto loaded = loadAgentsConfigFile(*path, processEnvLookup());
+  catalog_->lockToDefinitions(
+      switchSetting(settings, "lock_definitions", {"1", "true", "yes", "on"}, true));
+  if (auto path = settings.get("config"); path && !path->empty()) {
+    auto loaded = loadAgentsConfigFile(*path, environmentLookup(host.environment()));
     if (!loaded.ok()) return sdk::Status::error(loaded.errorText(), "ValueError");
     std::set<std::string> secrets;
     for (const auto& spec : loaded.agents) {
@@ -115,15 +84,18 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   }
 
   RuntimeOptions options;
-  options.max_concurrent_turns = envCount("ABX_AGENTS_MAX_CONCURRENT_TURNS", 4);
-  options.max_sessions = envCount("ABX_AGENTS_MAX_SESSIONS", 200);
-  options.session_ttl_s = static_cast<std::int64_t>(envCount("ABX_AGENTS_SESSION_TTL_S", 86400));
-  options.state_dir = env("ABX_AGENTS_STATE_DIR").value_or(host.info().state_dir + "/agents");
+  options.max_concurrent_turns = positiveSetting(settings, "max_concurrent_turns", 4);
+  options.max_sessions = positiveSetting(settings, "max_sessions", 200);
+  options.session_ttl_s =
+      static_cast<std::int64_t>(positiveSetting(settings, "session_ttl_s", 86400));
+  auto state_dir = settings.get("state_dir");
+  options.state_dir =
+      state_dir && !state_dir->empty() ? *state_dir : host.info().state_dir + "/agents";
   // Transcripts and sessions.json are no caller's business through the file
   // API, wherever an operator put them.
   if (auto s = host.privateDirectory(std::filesystem::absolute(options.state_dir).string()); !s)
     return s;
-  if (auto names = env("ABX_AGENTS_PASSTHROUGH_ENV")) options.passthrough_env = commaList(*names);
+  if (auto names = settings.list("passthrough_env")) options.passthrough_env = *names;
   // Agent CLIs start from the server's environment as it was at start-up
   // (agents spec §9.2), never from what POST /env set since: whoever may set
   // variables must not pick an agent's proxy, CA bundle, locale or PATH.
@@ -134,7 +106,7 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
     return redactionFor(spec, extra);
   };
   // The events a session's stream keeps for replays (Last-Event-ID).
-  streams_ = std::make_unique<SessionStreams>(envCount("ABX_AGENTS_EVENT_RING", 20000));
+  streams_ = std::make_unique<SessionStreams>(positiveSetting(settings, "event_ring", 20000));
   vault_ids_ = std::make_unique<SessionVaultIds>();
   keys_ = std::make_unique<SessionKeys>();
   SessionStreams* streams = streams_.get();

@@ -2,6 +2,8 @@
 // run on worker threads and wait for each other.
 #include "browser_plugin.h"
 
+#include "browser_vocabulary.h"
+
 #include "browser_routes.h"
 #include "url_policy.h"
 
@@ -11,7 +13,8 @@ sdk::Status BrowserPlugin::start(sdk::HostContext& host) {
   if (auto s = host.routes().declareGroup(
           {"browser", true,
            "Headless Chromium: navigate, screenshot, content, click, type, evaluate, PDF, "
-           "console"});
+           "console",
+           browserParams()});
       !s)
     return s;
   sdk::ChildEnvironment* environment = &host.environment();

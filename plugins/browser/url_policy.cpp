@@ -1,5 +1,7 @@
 #include "url_policy.h"
 
+#include "browser_vocabulary.h"
+
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -61,7 +63,8 @@ std::optional<UrlVerdict> judgeAddresses(const std::vector<sockaddr_storage>& ad
 }  // namespace
 
 UrlRules rulesOf(const sdk::Params& params) {
-  return UrlRules{params.url_allow, params.url_deny, params.block_private_networks.value_or(false)};
+  return UrlRules{params.strings(kUrlAllow), params.strings(kUrlDeny),
+                  params.boolean(kBlockPrivateNetworks).value_or(false)};
 }
 
 std::vector<std::string> hostNames(const ParsedHost& host) {

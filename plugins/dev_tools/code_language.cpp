@@ -1,5 +1,7 @@
 #include "code_language.h"
 
+#include "dev_tools_vocabulary.h"
+
 #include <algorithm>
 
 namespace abx::plugins::dev_tools {
@@ -33,8 +35,8 @@ std::optional<sdk::HttpError> checkLanguage(std::string_view language, const sdk
     return sdk::HttpError::badRequest("Unsupported language '" + std::string(language) +
                                       "'; supported: " + names);
   }
-  if (params.languages && std::find(params.languages->begin(), params.languages->end(), language) ==
-                              params.languages->end())
+  auto allowed = params.strings(kLanguagesParam);
+  if (allowed && std::find(allowed->begin(), allowed->end(), language) == allowed->end())
     return sdk::HttpError{403, "Language not allowed by policy: " + std::string(language),
                           "PermissionError", "language_not_allowed"};
   return std::nullopt;

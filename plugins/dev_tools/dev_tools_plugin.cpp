@@ -2,6 +2,8 @@
 // and keep no state between calls.
 #include "dev_tools_plugin.h"
 
+#include "dev_tools_vocabulary.h"
+
 #include "code_run_route.h"
 #include "git_routes.h"
 
@@ -15,7 +17,8 @@ constexpr const char* kScope = "devtools:run";
 
 sdk::Status DevToolsPlugin::start(sdk::HostContext& host) {
   if (auto s = host.routes().declareGroup(
-          {kGroup, true, "Run python, node or bash code; git status and diff of a work tree"});
+          {kGroup, true, "Run python, node or bash code; git status and diff of a work tree",
+           devToolsParams()});
       !s)
     return s;
 

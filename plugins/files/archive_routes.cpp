@@ -6,6 +6,7 @@
 // as are files that cannot be opened.
 #include "archive_routes.h"
 
+#include <filesystem>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -25,8 +26,9 @@ namespace {
 Fd scratchFile(const std::string& dir) {
   std::vector<std::string> dirs;
   if (!dir.empty()) dirs.push_back(dir);
-  const char* tmp = std::getenv("TMPDIR");
-  dirs.push_back(tmp && *tmp ? tmp : "/tmp");
+  std::error_code ec;  // the temporary directory: TMPDIR, else /tmp
+  auto tmp = std::filesystem::temp_directory_path(ec);
+  dirs.push_back(ec ? std::string("/tmp") : tmp.string());
   for (const auto& d : dirs) {
     int fd = ::open(d.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd >= 0) return Fd(fd);

@@ -1,5 +1,7 @@
 #include "file_rules.h"
 
+#include "files_vocabulary.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -30,14 +32,9 @@ bool anySuffix(const std::string& name_lower, const std::vector<std::string>& ex
 
 }  // namespace
 
-std::uint64_t uploadLimitFromEnv() {
-  const char* v = std::getenv("ABX_MAX_UPLOAD_SIZE");
-  if (!v || !*v) return kDefaultUploadLimit;
-  std::uint64_t n = 0;
-  std::string_view s(v);
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-  if (ec != std::errc() || ptr != s.data() + s.size() || n == 0) return kDefaultUploadLimit;
-  return n;
+std::uint64_t uploadLimit(const sdk::Settings& settings) {
+  auto bytes = settings.integer("max_upload_size");
+  return bytes && *bytes > 0 ? static_cast<std::uint64_t>(*bytes) : kDefaultUploadLimit;
 }
 
 std::optional<std::uint64_t> policyByteLimit(const sdk::Request& request) {
@@ -55,7 +52,7 @@ std::uint64_t entryLimit(const sdk::Request& request, std::uint64_t builtin) {
 }
 
 bool overwriteAllowed(const sdk::Request& request) {
-  return !request.policy || request.policy->params.overwrite.value_or(true);
+  return !request.policy || request.policy->params.boolean(kOverwrite).value_or(true);
 }
 
 std::optional<sdk::Response> checkExtension(const sdk::Request& request, std::string_view name,
@@ -64,8 +61,8 @@ std::optional<sdk::Response> checkExtension(const sdk::Request& request, std::st
   const auto& params = request.policy->params;
   std::string n = lower(name);
   bool ok = true;
-  if (params.allow_extensions && !anySuffix(n, *params.allow_extensions)) ok = false;
-  if (params.deny_extensions && anySuffix(n, *params.deny_extensions)) ok = false;
+  if (auto allow = params.strings(kAllowExtensions); allow && !anySuffix(n, *allow)) ok = false;
+  if (auto deny = params.strings(kDenyExtensions); deny && anySuffix(n, *deny)) ok = false;
   if (ok) return std::nullopt;
   return sdk::Response::error(
       403, std::string(prefix) + "File extension not allowed: " + std::string(name),

@@ -9,6 +9,7 @@
 
 #include "abx/sdk/http.h"
 #include "abx/sdk/policy.h"
+#include "abx/sdk/settings.h"
 
 namespace abx::plugins::files {
 
@@ -17,8 +18,8 @@ constexpr std::uint64_t kArchiveMaxBytes = 100u << 20;     // _ARCHIVE_MAX_SIZE
 constexpr std::uint64_t kArchiveMaxFiles = 10000;          // _ARCHIVE_MAX_FILES
 constexpr double kSearchTimeoutSeconds = 10.0;             // _SEARCH_TIMEOUT_SECONDS
 
-/** ABX_MAX_UPLOAD_SIZE in bytes (a positive integer), else kDefaultUploadLimit. */
-std::uint64_t uploadLimitFromEnv();
+/** The max_upload_size setting in bytes when positive, else kDefaultUploadLimit. */
+std::uint64_t uploadLimit(const sdk::Settings& settings);
 
 /** The smaller of @p builtin and the policy's limits.max_bytes. */
 std::uint64_t byteLimit(const sdk::Request& request, std::uint64_t builtin);

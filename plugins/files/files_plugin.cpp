@@ -8,6 +8,7 @@
 #include "archive_routes.h"
 #include "download_routes.h"
 #include "file_rules.h"
+#include "files_vocabulary.h"
 #include "listing_routes.h"
 #include "manage_routes.h"
 #include "upload_routes.h"
@@ -31,11 +32,12 @@ struct RouteRow {
 
 sdk::Status FilesPlugin::start(sdk::HostContext& host) {
   if (auto s = host.routes().declareGroup(
-          {"file_ops", false, "Files: upload, download, list, stat, search, move, archive"});
+          {"file_ops", false, "Files: upload, download, list, stat, search, move, archive",
+           fileParams()});
       !s)
     return s;
   ctx_.guard = &host.paths();
-  ctx_.upload_limit = uploadLimitFromEnv();
+  ctx_.upload_limit = uploadLimit(host.settings());
   if (!host.info().state_dir.empty()) ctx_.staging_dir = host.info().state_dir + "/files-staging";
 
   const std::vector<std::string> read{"files:read"}, write{"files:write"}, remove{"files:delete"},

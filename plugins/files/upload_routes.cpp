@@ -5,6 +5,7 @@
 // target appears by one rename of a complete, fsynced file.
 #include "upload_routes.h"
 
+#include <filesystem>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,8 +34,9 @@ Fd openStagingDir(const std::string& preferred) {
     int fd = ::open(preferred.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) return Fd(fd);
   }
-  const char* tmp = std::getenv("TMPDIR");
-  return Fd(::open(tmp && *tmp ? tmp : "/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  std::error_code ec;  // the temporary directory: TMPDIR, else /tmp
+  auto tmp = std::filesystem::temp_directory_path(ec);
+  return Fd(::open(ec ? "/tmp" : tmp.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 }
 
 /** One upload request being read. */

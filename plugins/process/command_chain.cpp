@@ -1,5 +1,7 @@
 #include "command_chain.h"
 
+#include "process_vocabulary.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -56,12 +58,14 @@ std::optional<sdk::HttpError> judgeIdentity(const ProgramIdentity& id, const sdk
     if (!id.real || id.real == id.path || id.system_links) return true;
     return programMatches(patterns, *id.real, id.real);
   };
-  if (params.deny_commands && matches(*params.deny_commands))
+  const auto deny = params.strings(kDenyCommands), allow = params.strings(kAllowCommands),
+             shells = params.strings(kShells);
+  if (deny && matches(*deny))
     return notAllowed("Command", id, runners, "denied by policy (params.deny_commands)");
-  if (params.allow_commands && !admits(*params.allow_commands))
+  if (allow && !admits(*allow))
     return notAllowed("Command", id, runners, "not allowed by policy (params.allow_commands)");
   const bool shell = isShell(id.given) || (id.real && isShell(*id.real));
-  if (params.shells && shell && !admits(*params.shells))
+  if (shells && shell && !admits(*shells))
     return notAllowed("Shell", id, runners, "not allowed by policy (params.shells)");
   return std::nullopt;
 }
@@ -315,7 +319,7 @@ std::optional<sdk::HttpError> Judge::shell(const std::vector<Word>& words, const
 }  // namespace
 
 bool hasCommandPolicy(const sdk::Params& params) {
-  return params.allow_commands || params.deny_commands || params.shells;
+  return params.find(kAllowCommands) || params.find(kDenyCommands) || params.find(kShells);
 }
 
 std::optional<sdk::HttpError> judgeCommand(const std::vector<std::string>& argv,

@@ -1,5 +1,7 @@
 #include "launch.h"
 
+#include "process_vocabulary.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -112,7 +114,7 @@ std::variant<Launch, sdk::HttpError> prepareLaunch(const sdk::Request& request,
   const sdk::Params& params = paramsOf(request);
   std::vector<std::string> env;
   if (context.environment) env = context.environment->snapshot();
-  env = withoutDenied(std::move(env), params.env_deny);
+  env = withoutDenied(std::move(env), params.strings(kEnvDeny));
   if (std::none_of(env.begin(), env.end(),
                    [](const std::string& e) { return e.starts_with("PATH="); }))
     env.emplace_back(kDefaultPathEntry);

@@ -2,6 +2,8 @@
 // environment, the process table); they run on worker threads concurrently.
 #include "process_plugin.h"
 
+#include "process_vocabulary.h"
+
 #include <unistd.h>
 
 #include "shell_routes.h"
@@ -31,7 +33,8 @@ sdk::Status ProcessPlugin::start(sdk::HostContext& host) {
   if (auto s = host.routes().declareGroup(
           {kGroup, false,
            "Commands and background processes: shell, SSE shell, start, list, signal, output, "
-           "stdin"});
+           "stdin",
+           processParams()});
       !s)
     return s;
 

@@ -1,5 +1,7 @@
 #include "signal_rules.h"
 
+#include "process_vocabulary.h"
+
 #include <algorithm>
 #include <charconv>
 #include <string>
@@ -7,7 +9,7 @@
 namespace abx::plugins::process {
 
 std::vector<std::int64_t> allowedSignals(const sdk::Params& params) {
-  if (params.allowed_signals) return *params.allowed_signals;
+  if (auto allowed = params.integers(kAllowedSignals)) return *allowed;
   return {std::begin(kDefaultSignals), std::end(kDefaultSignals)};
 }
 

@@ -1,5 +1,7 @@
 #include "env_rules.h"
 
+#include "system_vocabulary.h"
+
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -91,12 +93,13 @@ std::string maskUrlPasswords(std::string_view value) {
 }
 
 bool isProtectedByPolicy(std::string_view name, const sdk::Params& params) {
-  return params.env_deny && matchesAny(name, *params.env_deny);
+  auto deny = params.strings(kEnvDeny);
+  return deny && matchesAny(name, *deny);
 }
 
 bool policyAllows(std::string_view name, const sdk::Params& params) {
-  if (params.deny_vars && matchesAny(name, *params.deny_vars)) return false;
-  if (params.allow_vars && !matchesAny(name, *params.allow_vars)) return false;
+  if (auto deny = params.strings(kDenyVars); deny && matchesAny(name, *deny)) return false;
+  if (auto allow = params.strings(kAllowVars); allow && !matchesAny(name, *allow)) return false;
   return true;
 }
 

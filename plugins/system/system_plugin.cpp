@@ -2,6 +2,8 @@
 // cached python version); they run on worker threads concurrently.
 #include "system_plugin.h"
 
+#include "system_vocabulary.h"
+
 #include "env_routes.h"
 #include "system_routes.h"
 
@@ -28,7 +30,8 @@ sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
 sdk::Status SystemPlugin::start(sdk::HostContext& host) {
   if (auto s = host.routes().declareGroup(
           {kGroup, false,
-           "System facts: OS, memory, disk, environment, listening ports, packages, metrics"});
+           "System facts: OS, memory, disk, environment, listening ports, packages, metrics",
+           systemParams()});
       !s)
     return s;
 

@@ -1,5 +1,7 @@
 #include "session_request.h"
 
+#include "terminal_vocabulary.h"
+
 #include <fnmatch.h>
 #include <sys/stat.h>
 
@@ -37,8 +39,9 @@ bool validEnvName(const std::string& name) {
 }
 
 bool denied(const std::string& name, const sdk::Params* params) {
-  if (!params || !params->env_deny) return false;
-  for (const auto& pattern : *params->env_deny)
+  auto deny = params ? params->strings(kEnvDeny) : std::nullopt;
+  if (!deny) return false;
+  for (const auto& pattern : *deny)
     if (::fnmatch(pattern.c_str(), name.c_str(), 0) == 0) return true;
   return false;
 }
@@ -113,7 +116,8 @@ bool shellAllowed(const std::string& asked, const std::string& resolved,
 std::variant<PtySpawnOptions, RequestError> buildSpawnOptions(const SessionRequest& request,
                                                               const SpawnContext& context) {
   const sdk::Params* params = context.params;
-  const std::vector<std::string>* allowed = params && params->shells ? &*params->shells : nullptr;
+  const auto shells = params ? params->strings(kShells) : std::nullopt;
+  const std::vector<std::string>* allowed = shells ? &*shells : nullptr;
 
   // The environment first: a bare shell name is looked up in the child's PATH.
   std::map<std::string, std::string> vars;

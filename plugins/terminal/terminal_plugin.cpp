@@ -4,6 +4,8 @@
 // locked.
 #include "terminal_plugin.h"
 
+#include "terminal_vocabulary.h"
+
 #include <pthread.h>
 #include <signal.h>
 
@@ -50,7 +52,8 @@ sdk::Status TerminalPlugin::start(sdk::HostContext& host) {
   auto settings = readSettings(host.settings());
   if (!settings) return settings.status();
   if (auto s = host.routes().declareGroup(
-          {kGroup, false, "Interactive shells on pseudo-terminals, over a WebSocket"});
+          {kGroup, false, "Interactive shells on pseudo-terminals, over a WebSocket",
+           terminalParams()});
       !s)
     return s;
 

@@ -4,6 +4,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <map>
 #include <unistd.h>
 
 #include <filesystem>
@@ -416,6 +418,59 @@ TEST(SettingsSchema, Validation) {
   EXPECT_EQ(validateSettings(schema, missing), "missing required setting 'name'");
   EXPECT_EQ(validateSettings(nullptr, abx::sdk::Settings{}), std::nullopt);
   EXPECT_EQ(validateSettings("{not json", s), "the plugin's config schema is not valid JSON");
+}
+
+TEST(SettingsSchema, EnvironmentAndDefaults) {
+  const char* schema =
+      R"({"type":"object","properties":{"name":{"type":"string","default":"anon"},)"
+      R"("max_items":{"type":"integer","default":5},"on":{"type":"boolean"},)"
+      R"("tags":{"type":"array"},"size":{"type":"integer","x-env":["OLD_SIZE"]}}})";
+  std::map<std::string, std::string> vars;
+  auto env = [&](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+  using abx::kernel::resolveSettings;
+  EXPECT_EQ(abx::kernel::settingsEnvPrefix("com.acme.adapter.foo-bar"), "ABX_FOO_BAR_");
+  EXPECT_EQ(abx::kernel::settingsEnvPrefix("abx.agents"), "ABX_AGENTS_");
+
+  // Defaults fill what neither the manifest nor the environment set.
+  abx::sdk::Settings manifest;
+  manifest.values = {{"max_items", "7"}};
+  auto plain = resolveSettings(schema, "abx.demo", manifest, env);
+  ASSERT_TRUE(plain) << plain.status().message();
+  EXPECT_EQ(plain->get("name"), "anon");
+  EXPECT_EQ(plain->integer("max_items"), 7);
+  EXPECT_EQ(plain->boolean("on"), std::nullopt);
+
+  // ABX_<PLUGIN>_<KEY> beats the manifest; x-env names work; lists split on commas.
+  vars = {{"ABX_DEMO_MAX_ITEMS", "9"}, {"ABX_DEMO_ON", "Yes"}, {"ABX_DEMO_TAGS", "a, b,,c"},
+          {"OLD_SIZE", "12"}, {"ABX_DEMO_NAME", ""}};
+  auto env_set = resolveSettings(schema, "abx.demo", manifest, env);
+  ASSERT_TRUE(env_set) << env_set.status().message();
+  EXPECT_EQ(env_set->integer("max_items"), 9);
+  EXPECT_EQ(env_set->boolean("on"), true);
+  EXPECT_EQ(env_set->list("tags"), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(env_set->integer("size"), 12);
+  EXPECT_EQ(env_set->get("name"), "anon");  // an empty variable is unset
+
+  // A bad value names the variable it came from.
+  vars = {{"ABX_DEMO_MAX_ITEMS", "many"}};
+  auto bad = resolveSettings(schema, "abx.demo", manifest, env);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.status().message(),
+            "ABX_DEMO_MAX_ITEMS: setting 'max_items' must be an integer, got 'many'");
+  vars = {{"ABX_DEMO_ON", "maybe"}};
+  bad = resolveSettings(schema, "abx.demo", manifest, env);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.status().message(),
+            "ABX_DEMO_ON: setting 'on' must be 1/0, true/false, yes/no or on/off, got 'maybe'");
+  // The manifest is still checked first: unknown keys refused.
+  manifest.values = {{"nmae", "x"}};
+  bad = resolveSettings(schema, "abx.demo", manifest, env);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.status().message(), "unknown setting 'nmae' (did you mean 'name'?)");
 }
 
 // ---------------------------------------------------------------- manifest

@@ -58,6 +58,50 @@ fi
 echo "sdk consumer: out-of-tree plugin built against the installed SDK answered $body"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 
+# Its own policy parameter and its setting from the environment
+# (ABX_HELLO_GREETING beats the manifest's greeting).
+cat > "$work/policy.yaml" <<YAML
+endpoints:
+  example_hello: {params: {max_name_length: 3}}
+YAML
+bad_policy=$(printf 'endpoints:\n  example_hello: {params: {max_name_lenght: 3}}\n')
+if out=$(ABX_SERVER_POLICY="$bad_policy" "$work/prefix/bin/agent-sandbox-server" check-config \
+    --plugins "$work/plugins.yaml" 2>&1); then
+  echo "check-config accepted an unknown parameter: $out"; exit 1
+fi
+case "$out" in
+  *"unknown key 'max_name_lenght' (did you mean 'max_name_length'?)"*) ;;
+  *) echo "check-config did not name the declared parameter: $out"; exit 1 ;;
+esac
+: > "$work/out.txt"
+ABX_HELLO_GREETING=Hi "$work/prefix/bin/agent-sandbox-server" serve --host 127.0.0.1 --port 0 \
+  --plugins "$work/plugins.yaml" --policy "$work/policy.yaml" > "$work/out.txt" 2> "$work/err.txt" &
+server_pid=$!
+port=""
+for _ in $(seq 1 100); do
+  port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$work/out.txt")
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+if [ -z "$port" ]; then
+  echo "server with the policy did not start:"; cat "$work/err.txt"; exit 1
+fi
+body=$(curl -sS "http://127.0.0.1:$port/example/hello/bob")
+if [ "$body" != '{"greeting":"Hi, bob!"}' ]; then
+  echo "the environment did not set the greeting: $body"; exit 1
+fi
+status=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/example/hello/world")
+if [ "$status" != 403 ]; then
+  echo "max_name_length 3 let a 5-letter name through ($status)"; exit 1
+fi
+caps=$(curl -sS "http://127.0.0.1:$port/capabilities")
+case "$caps" in
+  *'"example_hello":{'*'"params":{"max_name_length":3}'*) ;;
+  *) echo "/capabilities does not show the parameter: $caps"; exit 1 ;;
+esac
+echo "sdk consumer: its own policy parameter and environment setting took effect"
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+
 # A third-party agent adapter.
 cmake -S "$src/tests/sdk_consumer/shout_adapter" -B "$work/adapter" -G Ninja \
   -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/adapter-configure.log"

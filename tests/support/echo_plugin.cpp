@@ -16,7 +16,10 @@ class EchoPlugin final : public Plugin {
  public:
   Status start(HostContext& host) override {
     auto& r = host.routes();
-    if (auto s = r.declareGroup({"echo", false, "test echo"}); !s) return s;
+    if (auto s = r.declareGroup(
+            {"echo", false, "test echo", {{"overwrite", abx::sdk::ParamType::boolean, "test"}}});
+        !s)
+      return s;
     if (auto s = r.declareGroup({"echo_optin", true, "opt-in test group"}); !s) return s;
 
     RouteSpec echo;
@@ -123,7 +126,9 @@ class EchoPlugin final : public Plugin {
           (p.limits.timeout_seconds ? std::to_string(static_cast<int>(*p.limits.timeout_seconds))
                                     : "null") +
           ",\"overwrite\":" +
-          (p.params.overwrite ? (*p.params.overwrite ? "true" : "false") : "null") + "}";
+          (p.params.boolean("overwrite") ? (*p.params.boolean("overwrite") ? "true" : "false")
+                                         : "null") +
+          "}";
       return Response::json(body);
     };
     if (auto s = r.add(std::move(limits)); !s) return s;

@@ -5,6 +5,7 @@
 // presets under config/presets parse, say what docs/presets.md says and are
 // quoted there verbatim.
 #include "policy/policy_document.h"
+#include "policy/yaml_reads.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -31,6 +32,20 @@ using abx::kernel::SelectorKind;
 using abx::sdk::AuditLevel;
 using ::testing::ElementsAre;
 using ::testing::Pair;
+using abx::sdk::ParamType;
+using abx::sdk::ParamValue;
+
+namespace {
+
+// A raw `params:` entry read as @p type, as the compiler reads it for a
+// group that declares the key that way; nullopt when the rule has no entry.
+std::optional<ParamValue> param(const RuleSpec& r, const std::string& key, ParamType type) {
+  for (const auto& raw : r.params)
+    if (raw.key == key) return abx::kernel::yaml_reads::readParam({key, type}, raw.value, raw.path);
+  return std::nullopt;
+}
+
+}  // namespace
 
 PolicyDocument mustParse(const std::string& text, std::string source = "test") {
   auto result = parsePolicy(text, std::move(source));
@@ -88,12 +103,9 @@ std::string show(const RuleSpec& r) {
     << show(l.max_request_bytes) << "," << show(l.max_entries) << ","
     << show(l.max_duration_seconds) << "," << show(l.max_output_bytes) << ","
     << show(l.timeout_seconds) << "," << show(l.rate_per_minute) << "," << show(l.max_concurrency)
-    << "} params={" << show(p.overwrite) << "," << show(p.allow_extensions) << ","
-    << show(p.deny_extensions) << "," << show(p.allow_commands) << "," << show(p.deny_commands)
-    << "," << show(p.languages) << "," << show(p.allowed_signals) << "," << show(p.url_allow) << ","
-    << show(p.url_deny) << "," << show(p.block_private_networks) << "," << show(p.shells) << ","
-    << show(p.env_deny) << "," << show(p.allow_vars) << "," << show(p.deny_vars)
-    << "} audit=" << show(r.audit) << "}";
+    << "} params={";
+  for (const auto& raw : p) o << raw.key << "=" << YAML::Dump(raw.value) << ";";
+  o << "} audit=" << show(r.audit) << "}";
   return o.str();
 }
 std::string show(const PolicyDocument& d) {
@@ -163,48 +175,48 @@ TEST(PolicyDocument, EveryRuleKeyLandsInItsField) {
       {"{limits: {max_concurrency: 16}}",
        [](const RuleSpec& r) { EXPECT_EQ(r.limits.max_concurrency, 16u); }},
       {"{params: {overwrite: false}}",
-       [](const RuleSpec& r) { EXPECT_EQ(r.params.overwrite, false); }},
+       [](const RuleSpec& r) { EXPECT_EQ(param(r, "overwrite", ParamType::boolean), ParamValue(false)); }},
       {"{params: {block_private_networks: true}}",
-       [](const RuleSpec& r) { EXPECT_EQ(r.params.block_private_networks, true); }},
+       [](const RuleSpec& r) { EXPECT_EQ(param(r, "block_private_networks", ParamType::boolean), ParamValue(true)); }},
       {"{params: {allow_extensions: [.txt, .md]}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(r.params.allow_extensions, (std::vector<std::string>{".txt", ".md"}));
+         EXPECT_EQ(param(r, "allow_extensions", ParamType::string_list), ParamValue((std::vector<std::string>{".txt", ".md"})));
        }},
       {"{params: {deny_extensions: [.sh, .so]}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(r.params.deny_extensions, (std::vector<std::string>{".sh", ".so"}));
+         EXPECT_EQ(param(r, "deny_extensions", ParamType::string_list), ParamValue((std::vector<std::string>{".sh", ".so"})));
        }},
       {"{params: {allow_commands: [ls]}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(r.params.allow_commands, std::vector<std::string>{"ls"});
+         EXPECT_EQ(param(r, "allow_commands", ParamType::string_list), ParamValue(std::vector<std::string>{"ls"}));
        }},
       {"{params: {deny_commands: [rm]}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(r.params.deny_commands, std::vector<std::string>{"rm"});
+         EXPECT_EQ(param(r, "deny_commands", ParamType::string_list), ParamValue(std::vector<std::string>{"rm"}));
        }},
       {"{params: {languages: [python, bash]}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(r.params.languages, (std::vector<std::string>{"python", "bash"}));
+         EXPECT_EQ(param(r, "languages", ParamType::string_list), ParamValue((std::vector<std::string>{"python", "bash"})));
        }},
       {"{params: {url_allow: ['https://*.example.com/*']}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(r.params.url_allow, std::vector<std::string>{"https://*.example.com/*"});
+         EXPECT_EQ(param(r, "url_allow", ParamType::string_list), ParamValue(std::vector<std::string>{"https://*.example.com/*"}));
        }},
       {"{params: {url_deny: ['http://*']}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(r.params.url_deny, std::vector<std::string>{"http://*"});
+         EXPECT_EQ(param(r, "url_deny", ParamType::string_list), ParamValue(std::vector<std::string>{"http://*"}));
        }},
       {"{params: {shells: [/bin/sh]}}",
-       [](const RuleSpec& r) { EXPECT_EQ(r.params.shells, std::vector<std::string>{"/bin/sh"}); }},
+       [](const RuleSpec& r) { EXPECT_EQ(param(r, "shells", ParamType::string_list), ParamValue(std::vector<std::string>{"/bin/sh"})); }},
       {"{params: {env_deny: [AWS_*]}}",
-       [](const RuleSpec& r) { EXPECT_EQ(r.params.env_deny, std::vector<std::string>{"AWS_*"}); }},
+       [](const RuleSpec& r) { EXPECT_EQ(param(r, "env_deny", ParamType::string_list), ParamValue(std::vector<std::string>{"AWS_*"})); }},
       {"{params: {allow_vars: [LANG]}}",
-       [](const RuleSpec& r) { EXPECT_EQ(r.params.allow_vars, std::vector<std::string>{"LANG"}); }},
+       [](const RuleSpec& r) { EXPECT_EQ(param(r, "allow_vars", ParamType::string_list), ParamValue(std::vector<std::string>{"LANG"})); }},
       {"{params: {deny_vars: [PATH]}}",
-       [](const RuleSpec& r) { EXPECT_EQ(r.params.deny_vars, std::vector<std::string>{"PATH"}); }},
+       [](const RuleSpec& r) { EXPECT_EQ(param(r, "deny_vars", ParamType::string_list), ParamValue(std::vector<std::string>{"PATH"})); }},
       {"{params: {allowed_signals: [2, 15]}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(r.params.allowed_signals, (std::vector<std::int64_t>{2, 15}));
+         EXPECT_EQ(param(r, "allowed_signals", ParamType::integer_list), ParamValue((std::vector<std::int64_t>{2, 15})));
        }},
       {"{audit: off}", [](const RuleSpec& r) { EXPECT_EQ(r.audit, AuditLevel::off); }},
       {"{audit: deny}", [](const RuleSpec& r) { EXPECT_EQ(r.audit, AuditLevel::deny); }},
@@ -226,7 +238,7 @@ TEST(PolicyDocument, UnsetFieldsStayUnset) {
   EXPECT_FALSE(r.enabled.has_value());
   EXPECT_FALSE(r.paths.symlinks.has_value());
   EXPECT_FALSE(r.limits.max_bytes.has_value());
-  EXPECT_FALSE(r.params.overwrite.has_value());
+  EXPECT_TRUE(r.params.empty());
   EXPECT_FALSE(r.audit.has_value());
 }
 
@@ -373,7 +385,7 @@ TEST(PolicyDocument, YamlAndJsonReadTheSame) {
   auto json = mustParse(kJson);
   EXPECT_EQ(show(yaml), show(json));
   EXPECT_EQ(json.endpoints.at(0).second.limits.max_bytes, 5000000u);
-  EXPECT_EQ(json.endpoints.at(1).second.params.allowed_signals, (std::vector<std::int64_t>{2, 9}));
+  EXPECT_EQ(param(json.endpoints.at(1).second, "allowed_signals", ParamType::integer_list), ParamValue((std::vector<std::int64_t>{2, 9})));
 }
 
 TEST(PolicyDocument, CompactInlineJsonParses) {
@@ -418,8 +430,6 @@ TEST(PolicyDocument, ValidationErrorsNameThePathAndHint) {
        "test: endpoints.shell: unknown key 'max_bytes' (did you mean 'limits.max_bytes'?)"},
       {"endpoints: {shell: {paths: {alow: []}}}",
        "test: endpoints.shell.paths: unknown key 'alow' (did you mean 'allow'?)"},
-      {"endpoints: {shell: {params: {overwrit: true}}}",
-       "test: endpoints.shell.params: unknown key 'overwrit' (did you mean 'overwrite'?)"},
       {"auth: {token: []}", "test: auth: unknown key 'token' (did you mean 'tokens'?)"},
       {"auth: {tokens: [{id: a, token_env: A, scope: []}]}",
        "test: auth.tokens[0]: unknown key 'scope' (did you mean 'scopes'?)"},
@@ -449,17 +459,6 @@ TEST(PolicyDocument, ValidationErrorsNameThePathAndHint) {
        "test: endpoints.shell.paths.deny: expected a list of strings, got '/x'"},
       {"endpoints: {shell: {limits: 5}}",
        "test: endpoints.shell.limits: expected a mapping, got '5'"},
-      {"endpoints: {shell: {params: {overwrite: yes please}}}",
-       "test: endpoints.shell.params.overwrite: expected true or false, got 'yes please'"},
-      {"endpoints: {shell: {params: {languages: {a: 1}}}}",
-       "test: endpoints.shell.params.languages: expected a list of strings, got a mapping"},
-      {"endpoints: {shell: {params: {allowed_signals: [2, TERM]}}}",
-       "test: endpoints.shell.params.allowed_signals[1]: expected a signal number, got 'TERM'"},
-      {"endpoints: {shell: {params: {allowed_signals: [0]}}}",
-       "test: endpoints.shell.params.allowed_signals[0]: signal numbers are between 1 and 64, got "
-       "'0'"},
-      {"endpoints: {shell: {params: {allowed_signals: 9}}}",
-       "test: endpoints.shell.params.allowed_signals: expected a list of signal numbers, got '9'"},
       {"base_dir: [a]", "test: base_dir: expected a string, got a list"},
       {"base_dir: ''", "test: base_dir: must not be empty"},
       {"audit_log: {}", "test: audit_log: expected a string, got a mapping"},
@@ -743,7 +742,7 @@ TEST(Presets, ReadOnlyTurnsOffEveryWriter) {
   EXPECT_THAT(doc.groups, ElementsAre(Pair("browser", false), Pair("agents", false)));
   ASSERT_TRUE(doc.defaults);
   EXPECT_FALSE(doc.defaults->enabled);
-  EXPECT_EQ(doc.defaults->params.overwrite, false);
+  EXPECT_EQ(param(*doc.defaults, "overwrite", ParamType::boolean), ParamValue(false));
   EXPECT_FALSE(doc.defaults->paths.symlinks);
   std::vector<std::string> off;
   for (const auto& [selector, rule] : doc.endpoints) {
@@ -771,8 +770,8 @@ TEST(Presets, HardenedTightensDefaults) {
   EXPECT_EQ(d.limits.rate_per_minute, 600u);
   EXPECT_EQ(d.limits.max_concurrency, 16u);
   EXPECT_EQ(d.limits.timeout_seconds, 60.0);
-  EXPECT_EQ(d.params.overwrite, false);
-  EXPECT_EQ(d.params.block_private_networks, true);
+  EXPECT_EQ(param(d, "overwrite", ParamType::boolean), ParamValue(false));
+  EXPECT_EQ(param(d, "block_private_networks", ParamType::boolean), ParamValue(true));
   EXPECT_EQ(d.audit, AuditLevel::all);
   ASSERT_EQ(doc.endpoints.size(), 2u);
   // System information only: no changes to children's environment.

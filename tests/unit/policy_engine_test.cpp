@@ -113,6 +113,22 @@ const std::vector<EndpointDef>& endpointDefs() {
   return kDefs;
 }
 
+// The parameters the real plugins declare for these groups.
+std::vector<abx::sdk::ParamSpec> paramsOf(const std::string& group) {
+  using abx::sdk::ParamType;
+  auto list = [](const char* key) { return abx::sdk::ParamSpec{key, ParamType::string_list, ""}; };
+  auto flag = [](const char* key) { return abx::sdk::ParamSpec{key, ParamType::boolean, ""}; };
+  if (group == "file_ops") return {flag("overwrite"), list("allow_extensions"), list("deny_extensions")};
+  if (group == "process")
+    return {list("allow_commands"), list("deny_commands"), list("shells"), list("env_deny"),
+            {"allowed_signals", ParamType::integer_list, "", std::nullopt, 1, 64}};
+  if (group == "terminal") return {list("shells"), list("env_deny")};
+  if (group == "system") return {list("env_deny"), list("allow_vars"), list("deny_vars")};
+  if (group == "dev_tools") return {list("languages")};
+  if (group == "browser") return {list("url_allow"), list("url_deny"), flag("block_private_networks")};
+  return {};
+}
+
 struct World {
   RouteTable routes;
   std::vector<GroupRecord> groups;
@@ -140,7 +156,7 @@ const World& world() {
                                 {"system", false},
                                 {"dev_tools", true},
                                 {"browser", true}})
-      w.groups.push_back({{name, opt_in, ""}, name});
+      w.groups.push_back({{name, opt_in, "", paramsOf(name)}, name});
     return w;
   }();
   return instance;
@@ -608,8 +624,8 @@ endpoints:
   EXPECT_EQ(list.paths.allow, Strings{"/srv/data"});       // glob
   EXPECT_EQ(list.paths.deny, Strings{"**/.git/**"});       // defaults
   EXPECT_EQ(list.paths.symlinks, "deny");                  // group:
-  EXPECT_EQ(list.params.overwrite, false);                 // defaults
-  EXPECT_EQ(list.params.deny_extensions, Strings{".sh"});  // glob
+  EXPECT_EQ(list.params.boolean("overwrite"), false);                 // defaults
+  EXPECT_EQ(list.params.strings("deny_extensions"), Strings{".sh"});  // glob
   EXPECT_EQ(list.audit, AuditLevel::off);                  // exact
 
   const auto& stat = policyOf(*compiled, "files_stat");
@@ -623,7 +639,7 @@ endpoints:
   EXPECT_EQ(download.limits.max_bytes, 2000u);
   EXPECT_THAT(download.paths.allow, IsEmpty());
   EXPECT_EQ(download.paths.symlinks, "deny");
-  EXPECT_EQ(download.params.deny_extensions, std::nullopt);
+  EXPECT_EQ(download.params.strings("deny_extensions"), std::nullopt);
 
   const auto& shell = policyOf(*compiled, "shell");
   EXPECT_EQ(shell.scopes, Strings{"d:scope"});
@@ -665,7 +681,9 @@ TEST(PolicyFields, AcrossLayers) {
   // At equal specificity the policy beats the preset...
   EXPECT_EQ(policyOf(*compiled, "files_list").limits.max_bytes, 3000000u);
   // ...only for the fields it sets.
-  EXPECT_EQ(policyOf(*compiled, "files_list").params.allow_commands, Strings{"ls"});
+  EXPECT_EQ(policyOf(*compiled, "shell").params.strings("allow_commands"), Strings{"ls"});
+  // A parameter reaches only the endpoints of the groups that declare it.
+  EXPECT_EQ(policyOf(*compiled, "files_list").params.find("allow_commands"), nullptr);
   EXPECT_EQ(policyOf(*compiled, "files_list").scopes, Strings{"files:read"});
   // The env layer decides `enabled` and nothing else.
   EXPECT_EQ(policyOf(*compiled, "shell").limits.max_bytes, 3000000u);
@@ -742,6 +760,74 @@ TEST(PolicyCore, ScopesStayTheRoutes) {
 }
 
 // ---- 3. validation --------------------------------------------------------
+
+TEST(PolicyValidation, ParamsAreTheDeclaringGroupsKeysAndTypes) {
+  struct Case {
+    const char* policy;
+    const char* error;
+  };
+  const std::vector<Case> cases = {
+      {"endpoints: {upload: {params: {overwrit: true}}}",
+       "file:test: endpoints.upload.params: unknown key 'overwrit' (did you mean 'overwrite'?)"},
+      {"endpoints: {shell: {params: {overwrite: false}}}",
+       "file:test: endpoints.shell.params: unknown key 'overwrite'"},
+      {"endpoints: {'group:commands': {params: {shells: [sh]}}}",
+       "file:test: endpoints.group:commands.params: unknown key 'shells' (the groups it applies "
+       "to declare no parameters)"},
+      {"defaults: {params: {url_alow: [x]}}",
+       "file:test: defaults.params: unknown key 'url_alow' (did you mean 'url_allow'?)"},
+      {"endpoints: {upload: {params: {overwrite: yes please}}}",
+       "file:test: endpoints.upload.params.overwrite: expected true or false, got 'yes please'"},
+      {"endpoints: {code_run: {params: {languages: {a: 1}}}}",
+       "file:test: endpoints.code_run.params.languages: expected a list of strings, got a "
+       "mapping"},
+      {"endpoints: {shell: {params: {allowed_signals: [2, TERM]}}}",
+       "file:test: endpoints.shell.params.allowed_signals[1]: expected an integer, got 'TERM'"},
+      {"endpoints: {shell: {params: {allowed_signals: [0]}}}",
+       "file:test: endpoints.shell.params.allowed_signals[0]: must be between 1 and 64, got '0'"},
+      {"endpoints: {shell: {params: {allowed_signals: 9}}}",
+       "file:test: endpoints.shell.params.allowed_signals: expected a list of integers, got '9'"},
+      {"endpoints: {'pty_*': {params: {shells: /bin/sh}}}",
+       "file:test: endpoints.pty_*.params.shells: expected a list of strings, got '/bin/sh'"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.policy);
+    EXPECT_EQ(compileError(withPolicy(c.policy)), c.error);
+  }
+  // A preset may name keys of groups this server does not have.
+  auto compiled = mustCompile(withPreset("defaults: {params: {no_such_key: 1}}"));
+  EXPECT_TRUE(policyOf(*compiled, "download").params.empty());
+}
+
+TEST(PolicyValidation, DeclaredDefaultsApplyWhenNoLayerSetsTheKey) {
+  World w;
+  abx::sdk::RouteSpec spec;
+  spec.method = "GET";
+  spec.path = "/x";
+  spec.endpoint = "x_get";
+  spec.group = "x";
+  spec.handler = [](const abx::sdk::Request&) { return abx::sdk::Response::json("{}"); };
+  ASSERT_TRUE(w.routes.add(std::move(spec), "x"));
+  abx::sdk::ParamSpec depth{"depth", abx::sdk::ParamType::integer, "", std::int64_t{3}, 1, 9};
+  w.groups.push_back({{"x", false, "", {depth}}, "x"});
+  abx::kernel::PolicyInputs in;
+  in.routes = &w.routes;
+  in.groups = w.groups;
+  auto plain = compilePolicy(in, 1);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ((*plain)->endpoints.at(0).params.integer("depth"), 3);
+  auto doc = parsePolicy("endpoints: {x_get: {params: {depth: 7}}}", "file:test");
+  ASSERT_TRUE(doc);
+  in.policy = *doc;
+  auto set = compilePolicy(in, 2);
+  ASSERT_TRUE(set);
+  EXPECT_EQ((*set)->endpoints.at(0).params.integer("depth"), 7);
+  in.policy = *parsePolicy("endpoints: {x_get: {params: {depth: 10}}}", "file:test");
+  auto bad = compilePolicy(in, 3);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.status().message(),
+            "file:test: endpoints.x_get.params.depth: must be between 1 and 9, got '10'");
+}
 
 TEST(PolicyValidation, UnknownIdsAndGroupsInThePolicyLayer) {
   struct Case {
@@ -899,10 +985,13 @@ TEST(PolicyPresets, HardenedLimitsAndParams) {
     EXPECT_EQ(p.limits.timeout_seconds, 60.0);
     EXPECT_EQ(p.paths.deny, kDeny);
     EXPECT_EQ(p.paths.symlinks, "deny");
-    EXPECT_EQ(p.params.overwrite, false);
-    EXPECT_EQ(p.params.block_private_networks, true);
     EXPECT_EQ(p.audit, AuditLevel::all);
   }
+  // Each group gets the parameters it declares.
+  EXPECT_EQ(policyOf(*compiled, "download").params.boolean("overwrite"), false);
+  EXPECT_EQ(policyOf(*compiled, "browser_navigate").params.boolean("block_private_networks"), true);
+  EXPECT_TRUE(policyOf(*compiled, "system_info").params.empty());
+  EXPECT_TRUE(policyOf(*compiled, "health").params.empty());
   EXPECT_EQ(policyOf(*compiled, "download").limits.max_bytes, std::nullopt);
   EXPECT_EQ(endpointPolicyJson(policyOf(*compiled, "files_upload_stream")),
             R"({"scopes":["files:write"],)"
@@ -910,13 +999,15 @@ TEST(PolicyPresets, HardenedLimitsAndParams) {
             R"("timeout_seconds":60,"rate_per_minute":600,"max_concurrency":16},)"
             R"("paths":{"allow":[],"deny":["**/.git/**","**/.ssh/**","**/.env"],)"
             R"("read_only":[],"symlinks":"deny"},)"
-            R"("params":{"overwrite":false,"block_private_networks":true},"audit":"all"})");
+            R"("params":{"overwrite":false},"audit":"all"})");
 }
 
 TEST(PolicyPresets, ReadOnlyForbidsOverwriteEverywhere) {
   auto compiled = compilePreset("read-only");
   for (const auto& def : endpointDefs())
-    EXPECT_EQ(policyOf(*compiled, def.id).params.overwrite, false) << def.id;
+    EXPECT_EQ(policyOf(*compiled, def.id).params.boolean("overwrite"),
+              std::string(def.group) == "file_ops" ? std::optional<bool>(false) : std::nullopt)
+        << def.id;
   EXPECT_EQ(policyOf(*compiled, "download").paths.symlinks, "follow");
 }
 

@@ -1,42 +1,14 @@
 #include "core/policy_decision.h"
 
-#include <charconv>
+#include <type_traits>
+#include <variant>
+
+#include "abx/sdk/json.h"
 
 #include "security/path_rules_guard.h"
 
 namespace abx::kernel {
 namespace {
-
-using sdk::jsonQuote;
-
-std::string list(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + jsonQuote(items[i]);
-  return out + "]";
-}
-
-std::string list(const std::vector<std::int64_t>& items) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + std::to_string(items[i]);
-  return out + "]";
-}
-
-// Shortest text that reads back as the same double.
-std::string number(double v) {
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? std::string(buf, end) : std::string("0");
-}
-
-// Appends `"key":value` for a set optional.
-template <class T, class F>
-void field(std::string& out, const char* key, const std::optional<T>& v, F render) {
-  if (!v) return;
-  if (out.back() != '{') out += ',';
-  out += jsonQuote(key);
-  out += ':';
-  out += render(*v);
-}
 
 const char* auditName(sdk::AuditLevel level) {
   switch (level) {
@@ -47,6 +19,42 @@ const char* auditName(sdk::AuditLevel level) {
     default:
       return "deny";
   }
+}
+
+void writeStrings(sdk::JsonWriter& w, const std::vector<std::string>& items) {
+  w.beginArray();
+  for (const auto& item : items) w.value(item);
+  w.endArray();
+}
+
+void writeParamValue(sdk::JsonWriter& w, const sdk::ParamValue& value) {
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+          writeStrings(w, v);
+        } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
+          w.beginArray();
+          for (auto item : v) w.value(item);
+          w.endArray();
+        } else {
+          w.value(v);
+        }
+      },
+      value);
+}
+
+void writeLimits(sdk::JsonWriter& w, const sdk::Limits& l) {
+  w.beginObject()
+      .optionalMember("max_bytes", l.max_bytes)
+      .optionalMember("max_request_bytes", l.max_request_bytes)
+      .optionalMember("max_entries", l.max_entries)
+      .optionalMember("max_duration_seconds", l.max_duration_seconds)
+      .optionalMember("max_output_bytes", l.max_output_bytes)
+      .optionalMember("timeout_seconds", l.timeout_seconds)
+      .optionalMember("rate_per_minute", l.rate_per_minute)
+      .optionalMember("max_concurrency", l.max_concurrency)
+      .endObject();
 }
 
 }  // namespace
@@ -60,46 +68,25 @@ std::optional<sdk::PathOp> parsePathOp(std::string_view op) {
 }
 
 std::string endpointPolicyJson(const sdk::EndpointPolicy& p) {
-  auto str = [](const std::string& s) { return jsonQuote(s); };
-  auto strs = [](const std::vector<std::string>& v) { return list(v); };
-  auto u64 = [](std::uint64_t v) { return std::to_string(v); };
-  auto dbl = [](double v) { return number(v); };
-  auto boolean = [](bool v) { return std::string(v ? "true" : "false"); };
-
-  std::string limits = "{";
-  field(limits, "max_bytes", p.limits.max_bytes, u64);
-  field(limits, "max_request_bytes", p.limits.max_request_bytes, u64);
-  field(limits, "max_entries", p.limits.max_entries, u64);
-  field(limits, "max_duration_seconds", p.limits.max_duration_seconds, dbl);
-  field(limits, "max_output_bytes", p.limits.max_output_bytes, u64);
-  field(limits, "timeout_seconds", p.limits.timeout_seconds, dbl);
-  field(limits, "rate_per_minute", p.limits.rate_per_minute, u64);
-  field(limits, "max_concurrency", p.limits.max_concurrency, u64);
-  limits += "}";
-
-  std::string params = "{";
-  field(params, "overwrite", p.params.overwrite, boolean);
-  field(params, "allow_extensions", p.params.allow_extensions, strs);
-  field(params, "deny_extensions", p.params.deny_extensions, strs);
-  field(params, "allow_commands", p.params.allow_commands, strs);
-  field(params, "deny_commands", p.params.deny_commands, strs);
-  field(params, "languages", p.params.languages, strs);
-  field(params, "allowed_signals", p.params.allowed_signals,
-        [](const std::vector<std::int64_t>& v) { return list(v); });
-  field(params, "url_allow", p.params.url_allow, strs);
-  field(params, "url_deny", p.params.url_deny, strs);
-  field(params, "block_private_networks", p.params.block_private_networks, boolean);
-  field(params, "shells", p.params.shells, strs);
-  field(params, "env_deny", p.params.env_deny, strs);
-  field(params, "allow_vars", p.params.allow_vars, strs);
-  field(params, "deny_vars", p.params.deny_vars, strs);
-  params += "}";
-
-  std::string paths = "{\"allow\":" + list(p.paths.allow) + ",\"deny\":" + list(p.paths.deny) +
-                      ",\"read_only\":" + list(p.paths.read_only) +
-                      ",\"symlinks\":" + str(p.paths.symlinks) + "}";
-  return "{\"scopes\":" + list(p.scopes) + ",\"limits\":" + limits + ",\"paths\":" + paths +
-         ",\"params\":" + params + ",\"audit\":\"" + auditName(p.audit) + "\"}";
+  sdk::JsonWriter w;
+  w.beginObject().key("scopes");
+  writeStrings(w, p.scopes);
+  w.key("limits");
+  writeLimits(w, p.limits);
+  w.key("paths").beginObject().key("allow");
+  writeStrings(w, p.paths.allow);
+  w.key("deny");
+  writeStrings(w, p.paths.deny);
+  w.key("read_only");
+  writeStrings(w, p.paths.read_only);
+  w.member("symlinks", p.paths.symlinks).endObject();
+  w.key("params").beginObject();
+  for (const auto& [key, value] : p.params.entries()) {
+    w.key(key);
+    writeParamValue(w, value);
+  }
+  w.endObject().member("audit", auditName(p.audit)).endObject();
+  return w.take();
 }
 
 PolicyDecision decide(const Dispatch& dispatch, const Route& route, const sdk::Identity& caller,
@@ -136,12 +123,19 @@ PolicyDecision decide(const Dispatch& dispatch, const Route& route, const sdk::I
 }
 
 std::string decisionJson(const PolicyDecision& d) {
-  return "{\"endpoint\":" + jsonQuote(d.endpoint) +
-         ",\"enabled\":" + (d.enabled ? "true" : "false") +
-         ",\"allowed\":" + (d.allowed ? "true" : "false") + ",\"rule\":" + jsonQuote(d.rule) +
-         ",\"reason\":" + (d.reason.empty() ? "null" : jsonQuote(d.reason)) +
-         ",\"status\":" + std::to_string(d.status) + ",\"scopes\":" + list(d.scopes) +
-         ",\"path\":" + (d.path ? jsonQuote(*d.path) : std::string("null")) + "}";
+  sdk::JsonWriter w;
+  w.beginObject()
+      .member("endpoint", d.endpoint)
+      .member("enabled", d.enabled)
+      .member("allowed", d.allowed)
+      .member("rule", d.rule)
+      .key("reason");
+  d.reason.empty() ? w.null() : w.value(d.reason);
+  w.member("status", d.status).key("scopes");
+  writeStrings(w, d.scopes);
+  w.key("path");
+  d.path ? w.value(*d.path) : w.null();
+  return w.endObject().take();
 }
 
 }  // namespace abx::kernel

@@ -26,7 +26,6 @@ class HostContextImpl final : public sdk::HostContext,
   const std::vector<std::string>& declaredGroups() const { return declared_; }
 
   sdk::Logger& log() override { return logger_; }
-  sdk::EventBus& events() override { return services_.events; }
   sdk::RouteRegistry& routes() override { return *this; }
   sdk::CommandRegistry& commands() override { return *this; }
   sdk::ServiceRegistry& services() override { return *this; }

@@ -8,7 +8,6 @@
 
 #include "abx/sdk/settings.h"
 #include "environment/child_environment_store.h"
-#include "events/event_bus.h"
 #include "logging/log_sink.h"
 #include "pipeline/pipeline.h"
 #include "policy/code_toggle.h"
@@ -29,7 +28,6 @@ struct KernelServices {
   sdk::HostInfo info;
   SecretRedactor redactor;
   LogSink log;
-  EventBus events;
   CommandRegistry commands;
   ServiceRegistry services;
   ChildEnvironmentStore environment;

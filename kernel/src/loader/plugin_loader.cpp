@@ -82,7 +82,8 @@ std::string dlerrorText(const std::exception& e) {
 }  // namespace
 
 std::optional<LoadError> PluginLoader::probe(PluginRecord& r,
-                                             const std::vector<std::string>& taken_ids) {
+                                             const std::vector<std::string>& taken_ids,
+                                             const EnvReader& env) {
   if (!std::filesystem::exists(r.path)) return fail(r, "open", "no such file");
   try {
     // NOW: a missing symbol fails here, at boot, not mid-request. LOCAL: two
@@ -141,8 +142,9 @@ std::optional<LoadError> PluginLoader::probe(PluginRecord& r,
   if (std::find(taken_ids.begin(), taken_ids.end(), r.id) != taken_ids.end())
     return fail(r, "duplicate_id", "another loaded plugin already has id '" + r.id + "'");
   if (!r.info.create || !r.info.destroy) return fail(r, "entry", "descriptor lacks create/destroy");
-  if (auto problem = validateSettings(r.info.config_schema, r.entry.settings))
-    return fail(r, "config", *problem);
+  auto settings = resolveSettings(r.info.config_schema, r.id, r.entry.settings, env);
+  if (!settings) return fail(r, "config", settings.status().message());
+  r.settings = std::move(*settings);
   r.state = "probed";
   return std::nullopt;
 }
@@ -162,7 +164,7 @@ std::optional<LoadError> PluginLoader::start(PluginRecord& r, KernelServices& se
     services.services.truncate(service_mark);
     services.code_toggles.resize(toggle_mark);
   };
-  r.host = std::make_unique<HostContextImpl>(services, r.id, r.entry.settings, routes, groups);
+  r.host = std::make_unique<HostContextImpl>(services, r.id, r.settings, routes, groups);
   r.instance = r.info.create(r.host.get());
   if (!r.instance) {
     rollback();

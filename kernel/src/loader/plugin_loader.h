@@ -15,6 +15,7 @@
 #include "abx/sdk/plugin.h"
 #include "loader/host_context_impl.h"
 #include "loader/manifest.h"
+#include "loader/settings_schema.h"
 
 namespace abx::kernel {
 
@@ -36,6 +37,8 @@ struct PluginRecord {
   std::optional<LoadError> error;
   std::vector<std::string> warnings;
   std::vector<std::string> groups;
+  /** What the plugin runs with: entry.settings plus environment and defaults. */
+  sdk::Settings settings;
 
   // Declared before the instance so the instance is destroyed first; the
   // library itself stays mapped until exit (the kernel keeps records alive).
@@ -54,10 +57,11 @@ class PluginLoader {
  public:
   /**
    * open -> entry -> abi -> fingerprint -> id_mismatch -> duplicate_id ->
-   * config. On success record.state is "probed".
+   * config (settings resolved, see settings_schema.h). On success record.state is "probed".
    */
   static std::optional<LoadError> probe(PluginRecord& record,
-                                        const std::vector<std::string>& taken_ids);
+                                        const std::vector<std::string>& taken_ids,
+                                        const EnvReader& env = processEnvironment);
   /** create -> start. On success record.state is "started". */
   static std::optional<LoadError> start(PluginRecord& record, KernelServices& services,
                                         RouteTable& routes, std::vector<GroupRecord>& groups);

@@ -14,10 +14,13 @@
 #include <limits>
 #include <sstream>
 
+#include "policy/yaml_reads.h"
 #include "text/did_you_mean.h"
 
 namespace abx::kernel {
 namespace {
+
+using namespace yaml_reads;
 
 // ---- key tables -----------------------------------------------------------
 
@@ -30,13 +33,6 @@ const std::vector<std::string> kLimitKeys = {
     "max_bytes",        "max_request_bytes",    "max_entries",
     "max_output_bytes", "max_duration_seconds", "timeout_seconds",
     "rate_per_minute",  "max_concurrency"};
-const std::vector<std::string> kParamKeys = {"overwrite",        "block_private_networks",
-                                             "allow_extensions", "deny_extensions",
-                                             "allow_commands",   "deny_commands",
-                                             "languages",        "url_allow",
-                                             "url_deny",         "shells",
-                                             "env_deny",         "allow_vars",
-                                             "deny_vars",        "allowed_signals"};
 const std::vector<std::string> kAuthKeys = {"tokens"};
 const std::vector<std::string> kTokenKeys = {"id", "token_env", "token_sha256", "scopes"};
 const std::vector<std::string> kPresets = {"default", "transfer-only", "read-only", "hardened",
@@ -44,172 +40,6 @@ const std::vector<std::string> kPresets = {"default", "transfer-only", "read-onl
 const std::vector<std::string> kSymlinkValues = {"follow", "deny"};
 const std::vector<std::string> kAuditValues = {"off", "deny", "all"};
 
-// ---- errors ---------------------------------------------------------------
-
-/** Thrown inside this file only; parsePolicy turns it into a Status. */
-struct ParseError {
-  std::string path;
-  std::string message;
-};
-
-[[noreturn]] void fail(const std::string& path, std::string message) {
-  throw ParseError{path, std::move(message)};
-}
-
-std::string join(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
-
-std::string indexed(const std::string& path, std::size_t i) {
-  return path + "[" + std::to_string(i) + "]";
-}
-
-bool isQuoted(const YAML::Node& node) { return node.Tag() == "!"; }
-
-/** How a value reads in an error message: "a list", "the string 'x'", "'x'". */
-std::string describe(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined:
-      return "null";
-    case YAML::NodeType::Sequence:
-      return "a list";
-    case YAML::NodeType::Map:
-      return "a mapping";
-    case YAML::NodeType::Scalar:
-      break;
-  }
-  return (isQuoted(node) ? "the string '" : "'") + node.Scalar() + "'";
-}
-
-std::string unknownKey(const std::string& key, const std::vector<std::string>& candidates) {
-  return "unknown key '" + key + "'" + didYouMean(key, candidates);
-}
-
-/** Walks a mapping in document order; @p handle returns false for unknown keys. */
-template <class Handler>
-void eachKey(const YAML::Node& node, const std::string& path,
-             const std::vector<std::string>& candidates, Handler&& handle) {
-  if (!node.IsMap()) fail(path, "expected a mapping, got " + describe(node));
-  for (const auto& kv : node) {
-    if (!kv.first.IsScalar()) fail(path, "keys must be strings, got " + describe(kv.first));
-    const std::string& key = kv.first.Scalar();
-    if (!handle(key, kv.second)) fail(path, unknownKey(key, candidates));
-  }
-}
-
-// ---- scalar readers -------------------------------------------------------
-
-bool readBool(const YAML::Node& node, const std::string& path) {
-  if (node.IsScalar() && !isQuoted(node)) {
-    try {
-      return node.as<bool>();
-    } catch (const YAML::Exception&) {
-    }
-  }
-  fail(path, "expected true or false, got " + describe(node));
-}
-
-std::string readString(const YAML::Node& node, const std::string& path, bool allow_empty = false) {
-  if (!node.IsScalar()) fail(path, "expected a string, got " + describe(node));
-  if (!allow_empty && node.Scalar().empty()) fail(path, "must not be empty");
-  return node.Scalar();
-}
-
-std::vector<std::string> readStringList(const YAML::Node& node, const std::string& path) {
-  if (!node.IsSequence()) fail(path, "expected a list of strings, got " + describe(node));
-  std::vector<std::string> out;
-  out.reserve(node.size());
-  std::size_t i = 0;
-  for (const auto& item : node) {
-    if (!item.IsScalar()) fail(indexed(path, i), "expected a string, got " + describe(item));
-    out.push_back(item.Scalar());
-    ++i;
-  }
-  return out;
-}
-
-/** One of @p allowed, with a did-you-mean hint otherwise. */
-std::string readChoice(const YAML::Node& node, const std::string& path,
-                       const std::vector<std::string>& allowed) {
-  if (!node.IsScalar()) fail(path, "expected a string, got " + describe(node));
-  const std::string& value = node.Scalar();
-  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return value;
-  std::string list;
-  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-  fail(path,
-       "invalid value '" + value + "'" + didYouMean(value, allowed) + "; expected one of " + list);
-}
-
-/** A plain (unquoted) decimal integer, optionally signed; nullopt otherwise. */
-std::optional<std::int64_t> plainInteger(const YAML::Node& node) {
-  if (!node.IsScalar() || isQuoted(node)) return std::nullopt;
-  const std::string& s = node.Scalar();
-  std::string_view digits = s;
-  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
-  if (digits.empty()) return std::nullopt;
-  std::int64_t value = 0;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
-  return value;
-}
-
-bool looksNegative(const YAML::Node& node) {
-  if (!node.IsScalar()) return false;
-  std::string_view s = node.Scalar();
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  return !s.empty() && s.front() == '-';
-}
-
-std::uint64_t readSize(const YAML::Node& node, const std::string& path) {
-  if (!node.IsScalar())
-    fail(path, "expected a size (a byte count or a string such as \"5MB\"), got " + describe(node));
-  if (looksNegative(node)) fail(path, "must not be negative, got " + describe(node));
-  if (auto size = parseSize(node.Scalar())) return *size;
-  fail(path, "invalid size '" + node.Scalar() + "'" +
-                 "; expected a whole number of bytes such as 1048576, 512KB, 5MB or 1GiB");
-}
-
-double readSeconds(const YAML::Node& node, const std::string& path) {
-  if (node.IsScalar() && !isQuoted(node) && !node.Scalar().empty()) {
-    const std::string& s = node.Scalar();
-    char* end = nullptr;
-    errno = 0;
-    double value = std::strtod(s.c_str(), &end);
-    bool numeric = end == s.c_str() + s.size() && errno == 0 && std::isfinite(value) &&
-                   s.find_first_of("xXnN") == std::string::npos;  // no hex, nan or inf
-    if (numeric) {
-      if (value < 0) fail(path, "must not be negative, got " + describe(node));
-      return value;
-    }
-  }
-  fail(path, "expected a number of seconds, got " + describe(node));
-}
-
-std::uint32_t readPositiveInt(const YAML::Node& node, const std::string& path) {
-  auto value = plainInteger(node);
-  if (!value) fail(path, "expected a positive integer, got " + describe(node));
-  if (*value < 0) fail(path, "must not be negative, got " + describe(node));
-  if (*value == 0) fail(path, "must be a positive integer, got 0");
-  if (*value > std::numeric_limits<std::uint32_t>::max())
-    fail(path, "is too large, got " + describe(node));
-  return static_cast<std::uint32_t>(*value);
-}
-
-std::vector<std::int64_t> readSignals(const YAML::Node& node, const std::string& path) {
-  if (!node.IsSequence()) fail(path, "expected a list of signal numbers, got " + describe(node));
-  std::vector<std::int64_t> out;
-  std::size_t i = 0;
-  for (const auto& item : node) {
-    auto value = plainInteger(item);
-    if (!value) fail(indexed(path, i), "expected a signal number, got " + describe(item));
-    if (*value < 1 || *value > 64)
-      fail(indexed(path, i), "signal numbers are between 1 and 64, got " + describe(item));
-    out.push_back(*value);
-    ++i;
-  }
-  return out;
-}
 
 // ---- sections -------------------------------------------------------------
 
@@ -248,40 +78,13 @@ void readLimits(const YAML::Node& node, const std::string& path, sdk::Limits& ou
   });
 }
 
-void readParams(const YAML::Node& node, const std::string& path, sdk::Params& out) {
-  using List = std::optional<std::vector<std::string>> sdk::Params::*;
-  static const std::vector<std::pair<std::string, List>> kLists = {
-      {"allow_extensions", &sdk::Params::allow_extensions},
-      {"deny_extensions", &sdk::Params::deny_extensions},
-      {"allow_commands", &sdk::Params::allow_commands},
-      {"deny_commands", &sdk::Params::deny_commands},
-      {"languages", &sdk::Params::languages},
-      {"url_allow", &sdk::Params::url_allow},
-      {"url_deny", &sdk::Params::url_deny},
-      {"shells", &sdk::Params::shells},
-      {"env_deny", &sdk::Params::env_deny},
-      {"allow_vars", &sdk::Params::allow_vars},
-      {"deny_vars", &sdk::Params::deny_vars}};
-  eachKey(node, path, kParamKeys, [&](const std::string& key, const YAML::Node& value) {
-    std::string at = join(path, key);
-    if (key == "overwrite") {
-      if (!value.IsNull()) out.overwrite = readBool(value, at);
-      return true;
-    }
-    if (key == "block_private_networks") {
-      if (!value.IsNull()) out.block_private_networks = readBool(value, at);
-      return true;
-    }
-    if (key == "allowed_signals") {
-      if (!value.IsNull()) out.allowed_signals = readSignals(value, at);
-      return true;
-    }
-    for (const auto& [name, member] : kLists) {
-      if (key != name) continue;
-      if (!value.IsNull()) out.*member = readStringList(value, at);
-      return true;
-    }
-    return false;
+// Parameters belong to the groups that declare them: their keys and types
+// are checked when the policy is compiled against the loaded plugins.
+void readParams(const YAML::Node& node, const std::string& path, std::vector<RawParam>& out) {
+  const std::vector<std::string> any_key;
+  eachKey(node, path, any_key, [&](const std::string& key, const YAML::Node& value) {
+    if (!value.IsNull()) out.push_back({key, join(path, key), value});
+    return true;
   });
 }
 
@@ -290,8 +93,7 @@ std::string unknownRuleKey(const std::string& key) {
   auto hint = didYouMean(key, kRuleKeys);
   if (hint.empty()) {
     for (const auto& [section, keys] :
-         {std::pair{"paths", &kPathKeys}, std::pair{"limits", &kLimitKeys},
-          std::pair{"params", &kParamKeys}}) {
+         {std::pair{"paths", &kPathKeys}, std::pair{"limits", &kLimitKeys}}) {
       auto best = closestMatch(key, *keys);
       if (!best.empty()) {
         hint = std::string(" (did you mean '") + section + "." + best + "'?)";

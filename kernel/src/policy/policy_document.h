@@ -10,10 +10,20 @@
 #include <utility>
 #include <vector>
 
+#include <yaml-cpp/yaml.h>
+
 #include "abx/sdk/policy.h"
 #include "abx/sdk/status.h"
 
 namespace abx::kernel {
+
+/** A `params:` entry as written. Its group's ParamSpec (policy.h) gives it
+ *  a type when the policy is compiled against the loaded plugins. */
+struct RawParam {
+  std::string key;
+  std::string path; /**< "endpoints.shell.params.overwrite", for messages */
+  YAML::Node value;
+};
 
 /** One selector's rule as written: every field is optional. */
 struct RuleSpec {
@@ -26,7 +36,7 @@ struct RuleSpec {
     std::optional<std::string> symlinks; /**< "follow" | "deny" */
   } paths;
   sdk::Limits limits;
-  sdk::Params params;
+  std::vector<RawParam> params; /**< in document order; null values left out */
   std::optional<sdk::AuditLevel> audit;
 };
 

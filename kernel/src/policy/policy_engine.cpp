@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "auth/authenticator.h"
+#include "policy/param_rules.h"
 #include "text/did_you_mean.h"
 
 namespace abx::kernel {
@@ -99,7 +100,10 @@ namespace {
 class PolicyCompiler {
  public:
   PolicyCompiler(const PolicyInputs& in, std::uint64_t revision)
-      : in_(in), routes_(*in.routes), out_(std::make_shared<CompiledPolicy>()) {
+      : in_(in),
+        routes_(*in.routes),
+        params_(in.groups),
+        out_(std::make_shared<CompiledPolicy>()) {
     out_->revision = revision;
     for (const auto& r : routes_.routes()) ids_.push_back(r->spec.endpoint);
     for (const auto& g : in.groups) group_names_.push_back(g.spec.name);
@@ -200,10 +204,13 @@ class PolicyCompiler {
       add(SelectorKind::group, group, enabledRule(on), layer,
           checked ? "policy:groups." + group : label);
     }
-    if (doc.defaults)
+    if (doc.defaults) {
+      if (auto s = params_.check(*doc.defaults, group_names_, checked, doc.source); !s) return s;
       add(SelectorKind::defaults, "", &*doc.defaults, layer, checked ? "policy:defaults" : label);
+    }
     for (const auto& [selector, rule] : doc.endpoints) {
       if (auto s = checkSelector(doc, selector, rule, checked); !s) return s;
+      if (auto s = params_.check(rule, groupsReached(selector), checked, doc.source); !s) return s;
       auto kind = selectorKind(selector);
       add(kind, kind == SelectorKind::group ? selector.substr(6) : selector, &rule, layer,
           checked ? "policy:endpoints." + selector : label);
@@ -233,6 +240,22 @@ class PolicyCompiler {
       out_->warnings.push_back(warning);
     }
     return sdk::Status::ok();
+  }
+
+  // The groups whose endpoints @p selector reaches: their parameters are
+  // the keys its `params:` may set.
+  std::vector<std::string> groupsReached(const std::string& selector) const {
+    auto kind = selectorKind(selector);
+    if (kind == SelectorKind::defaults) return group_names_;
+    if (kind == SelectorKind::group) return {selector.substr(6)};
+    std::vector<std::string> groups;
+    for (const auto& route : routes_.routes()) {
+      bool reached = kind == SelectorKind::exact ? route->spec.endpoint == selector
+                                                 : globMatch(selector, route->spec.endpoint);
+      if (reached && std::find(groups.begin(), groups.end(), route->spec.group) == groups.end())
+        groups.push_back(route->spec.group);
+    }
+    return groups;
   }
 
   // The selectors that match @p route, most specific and latest first.
@@ -292,13 +315,16 @@ class PolicyCompiler {
       ep.paths.symlinks = *v;
     // The server's own state is no caller's, whatever a layer allowed.
     ep.paths.deny.insert(ep.paths.deny.end(), in_.private_dirs.begin(), in_.private_dirs.end());
-    resolveLimitsAndParams(matched, ep);
+    resolveLimits(matched, ep);
+    std::vector<const RuleSpec*> rules;
+    for (const auto* s : matched) rules.push_back(s->rule);
+    ep.params = params_.resolve(route.spec.group, rules);
     ep.audit =
         pick(matched, [](const RuleSpec& r) { return r.audit; }).value_or(sdk::AuditLevel::deny);
   }
 
-  static void resolveLimitsAndParams(const std::vector<const Selector*>& matched,
-                                     sdk::EndpointPolicy& ep) {
+  static void resolveLimits(const std::vector<const Selector*>& matched,
+                            sdk::EndpointPolicy& ep) {
 #define ABX_PICK(part, field) \
   ep.part.field = pick(matched, [](const RuleSpec& r) { return r.part.field; })
     ABX_PICK(limits, max_bytes);
@@ -309,20 +335,6 @@ class PolicyCompiler {
     ABX_PICK(limits, timeout_seconds);
     ABX_PICK(limits, rate_per_minute);
     ABX_PICK(limits, max_concurrency);
-    ABX_PICK(params, overwrite);
-    ABX_PICK(params, allow_extensions);
-    ABX_PICK(params, deny_extensions);
-    ABX_PICK(params, allow_commands);
-    ABX_PICK(params, deny_commands);
-    ABX_PICK(params, languages);
-    ABX_PICK(params, allowed_signals);
-    ABX_PICK(params, url_allow);
-    ABX_PICK(params, url_deny);
-    ABX_PICK(params, block_private_networks);
-    ABX_PICK(params, shells);
-    ABX_PICK(params, env_deny);
-    ABX_PICK(params, allow_vars);
-    ABX_PICK(params, deny_vars);
 #undef ABX_PICK
   }
 
@@ -361,6 +373,7 @@ class PolicyCompiler {
 
   const PolicyInputs& in_;
   const RouteTable& routes_;
+  DeclaredParams params_;
   std::shared_ptr<CompiledPolicy> out_;
   std::vector<std::string> ids_, group_names_;
   std::deque<RuleSpec> synthesized_;  // rules the layers imply (stable addresses)

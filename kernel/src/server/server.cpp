@@ -273,7 +273,6 @@ int Server::run() {
   }
   core_.readiness = Readiness::draining;
   services_->log.write(sdk::LogLevel::info, "kernel", "draining");
-  services_->events.close();
   http.drain(std::chrono::seconds(10));
   stopPlugins();
   return 0;

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <string>
 
 #include "abx/sdk/logger.h"
@@ -22,7 +21,8 @@ bool commandRuntimeAllowed(const char* env_value) {
 sdk::Status CommandAdapterPlugin::start(sdk::HostContext& host) {
   // Not providing the adapter at all (rather than refusing turns) makes the
   // agents plugin report `runtime: command` as an unknown runtime.
-  if (!commandRuntimeAllowed(std::getenv("ABX_AGENTS_ALLOW_COMMAND"))) {
+  auto allow = host.settings().get("allow");
+  if (!commandRuntimeAllowed(allow ? allow->c_str() : nullptr)) {
     host.log().info("runtime 'command' is off (ABX_AGENTS_ALLOW_COMMAND=0); not provided");
     return sdk::Status::ok();
   }

@@ -21,7 +21,7 @@ bool commandRuntimeAllowed(const char* env_value);
 
 class CommandAdapterPlugin final : public sdk::Plugin {
  public:
-  /** Reads ABX_AGENTS_ALLOW_COMMAND once, at start. */
+  /** Reads the `allow` setting (ABX_AGENTS_ALLOW_COMMAND) once, at start. */
   sdk::Status start(sdk::HostContext& host) override;
   void stop() noexcept override {}
   bool provided() const { return provided_; }

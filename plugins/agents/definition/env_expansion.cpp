@@ -1,7 +1,5 @@
 #include "definition/env_expansion.h"
 
-#include <cstdlib>
-
 namespace abx::plugins::agents {
 namespace {
 
@@ -10,12 +8,8 @@ bool isNameChar(char c) { return isNameStart(c) || (c >= '0' && c <= '9'); }
 
 }  // namespace
 
-EnvLookup processEnvLookup() {
-  return [](std::string_view name) -> std::optional<std::string> {
-    const char* value = std::getenv(std::string(name).c_str());
-    if (value == nullptr) return std::nullopt;
-    return std::string(value);
-  };
+EnvLookup environmentLookup(const sdk::ChildEnvironment& environment) {
+  return [&environment](std::string_view name) { return environment.get(name); };
 }
 
 ExpandedString expandPlaceholders(std::string_view text, const EnvLookup& env) {

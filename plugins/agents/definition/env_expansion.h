@@ -13,13 +13,16 @@
 #include <string>
 #include <string_view>
 
+#include "abx/sdk/child_environment.h"
+
 namespace abx::plugins::agents {
 
 /** Looks a variable up; nullopt when it is unset. Injected so tests need no real environment. */
 using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
 
-/** The process environment (getenv). */
-EnvLookup processEnvLookup();
+/** The server's start-up environment without its own secrets (what its
+ *  children start from); @p environment must outlive the lookup. */
+EnvLookup environmentLookup(const sdk::ChildEnvironment& environment);
 
 struct ExpandedString {
   std::string value;

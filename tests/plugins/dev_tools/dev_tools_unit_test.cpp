@@ -74,7 +74,7 @@ TEST(CodeLanguage, UnknownAndPolicyRefused) {
   EXPECT_EQ(unknown->status, 400);
   EXPECT_THAT(unknown->message, HasSubstr("python, node, bash"));
   EXPECT_FALSE(checkLanguage("node", params));
-  params.languages = std::vector<std::string>{"python"};
+  params.set("languages", std::vector<std::string>{"python"});
   EXPECT_FALSE(checkLanguage("python", params));
   auto refused = checkLanguage("bash", params);
   ASSERT_TRUE(refused);
@@ -191,7 +191,7 @@ TEST_F(CodeRun, BadBodiesAndPolicy) {
   EXPECT_EQ(run(R"J({"code":"1","cwd":"missing"})J").status, 400);
 
   sdk::EndpointPolicy policy;
-  policy.params.languages = std::vector<std::string>{"bash"};
+  policy.params.set("languages", std::vector<std::string>{"bash"});
   EXPECT_EQ(run(R"J({"code":"print(1)"})J", &policy).status, 403);
   EXPECT_EQ(run(R"J({"language":"bash","code":"true"})J", &policy).status, 200);
 }

@@ -120,8 +120,8 @@ TEST_F(LaunchTest, EnvDenyAndCommandRulesComeFromThePolicy) {
   env_.vars["AWS_SECRET_ACCESS_KEY"] = "s";
   env_.vars["KEEP"] = "1";
   sdk::EndpointPolicy policy;
-  policy.params.env_deny = std::vector<std::string>{"AWS_*", "PATH"};
-  policy.params.deny_commands = std::vector<std::string>{"rm"};
+  policy.params.set("env_deny", std::vector<std::string>{"AWS_*", "PATH"});
+  policy.params.set("deny_commands", std::vector<std::string>{"rm"});
   auto r = launch(R"({"command":"env"})", &policy);
   ASSERT_TRUE(std::holds_alternative<Launch>(r));
   const auto& env = std::get<Launch>(r).spawn.env;

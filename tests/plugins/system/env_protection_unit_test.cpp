@@ -85,7 +85,7 @@ TEST(EnvProtection, TheListNamesEachGlobOnce) {
 TEST(EnvProtection, PolicyEnvDenyAddsGlobsCaseSensitively) {
   sdk::Params params;
   EXPECT_FALSE(isProtectedByPolicy("AWS_PROFILE", params));
-  params.env_deny = std::vector<std::string>{"AWS_*", "KUBECONFIG"};
+  params.set("env_deny", std::vector<std::string>{"AWS_*", "KUBECONFIG"});
   EXPECT_TRUE(isProtectedByPolicy("AWS_PROFILE", params));
   EXPECT_TRUE(isProtectedByPolicy("KUBECONFIG", params));
   EXPECT_FALSE(isProtectedByPolicy("aws_profile", params));

@@ -54,7 +54,7 @@ TEST_F(EnvRoutes, GetFilterNeverRevealsSensitiveNames) {
 
 TEST_F(EnvRoutes, GetHonoursPolicyDenyVars) {
   sdk::EndpointPolicy policy;
-  policy.params.deny_vars = std::vector<std::string>{"L*"};
+  policy.params.set("deny_vars", std::vector<std::string>{"L*"});
   auto r = makeRequest("GET", "/env", {}, &policy);
   EXPECT_EQ(getEnv(context, r).body,
             R"({"variables":{"PWD":"/home/user","QUOTE":"say \"hi\"\n"}})");
@@ -93,13 +93,13 @@ TEST_F(EnvRoutes, PostIsAllOrNothing) {
         R"({"error":"Value of 'B' must be a string","type":"ValueError"})");
   check(R"({"vars":["A"]})", 400, R"({"error":"'vars' must be an object","type":"ValueError"})");
   sdk::EndpointPolicy policy;
-  policy.params.deny_vars = std::vector<std::string>{"DEBUG_*"};
+  policy.params.set("deny_vars", std::vector<std::string>{"DEBUG_*"});
   auto r = post(R"({"vars":{"A":"1","DEBUG_LEVEL":"x"}})", &policy);
   EXPECT_EQ(r.status, 403);
   EXPECT_EQ(r.body,
             R"({"error":"Variable(s) not allowed by policy: DEBUG_LEVEL","type":"PermissionError",)"
             R"("code":"env_var_denied"})");
-  policy.params.env_deny = std::vector<std::string>{"AWS_*"};
+  policy.params.set("env_deny", std::vector<std::string>{"AWS_*"});
   r = post(R"({"vars":{"A":"1","AWS_PROFILE":"x"}})", &policy);
   EXPECT_EQ(r.status, 403);
   EXPECT_EQ(r.body, R"({"error":"Cannot overwrite protected variable(s): AWS_PROFILE",)"

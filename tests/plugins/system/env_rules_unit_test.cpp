@@ -77,8 +77,8 @@ TEST(EnvRules, VisibleVariablesHideSensitiveNamesEvenWhenNamed) {
 
 TEST(EnvRules, PolicyDenyAndAllowVarsAreGlobs) {
   sdk::Params params;
-  params.deny_vars = std::vector<std::string>{"AWS_*"};
-  params.allow_vars = std::vector<std::string>{"AWS_*", "APP_*", "LANG"};
+  params.set("deny_vars", std::vector<std::string>{"AWS_*"});
+  params.set("allow_vars", std::vector<std::string>{"AWS_*", "APP_*", "LANG"});
   EXPECT_FALSE(policyAllows("AWS_REGION", params));
   EXPECT_TRUE(policyAllows("APP_MODE", params));
   EXPECT_TRUE(policyAllows("LANG", params));
@@ -141,13 +141,13 @@ TEST(EnvUpdate, BadInputIsReportedBeforePermissions) {
 
 TEST(EnvUpdate, PolicyDeniedNamesAre403WithACode) {
   sdk::Params params;
-  params.deny_vars = std::vector<std::string>{"DEBUG_*"};
+  params.set("deny_vars", std::vector<std::string>{"DEBUG_*"});
   auto r = refusal(R"({"vars":{"DEBUG_LEVEL":"9","A":"1"}})", params);
   EXPECT_EQ(r.status, 403);
   EXPECT_EQ(r.type, "PermissionError");
   EXPECT_EQ(r.code, "env_var_denied");
   EXPECT_EQ(r.message, "Variable(s) not allowed by policy: DEBUG_LEVEL");
-  params.allow_vars = std::vector<std::string>{"APP_*"};
+  params.set("allow_vars", std::vector<std::string>{"APP_*"});
   EXPECT_EQ(refusal(R"({"vars":{"A":"1"}})", params).code, "env_var_denied");
   EXPECT_EQ(accepted(R"({"vars":{"APP_X":"1"}})", params), (Updates{{"APP_X", "1"}}));
 }

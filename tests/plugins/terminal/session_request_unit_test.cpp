@@ -126,7 +126,7 @@ TEST(SpawnOptions, EnvironmentIsTheHostsPlusTermPlusTheRequest) {
 TEST(SpawnOptions, EnvDenyFiltersHostAndRequestNames) {
   Fixture f;
   f.env.vars = {{"PATH", "/usr/bin:/bin"}, {"AWS_SECRET", "s"}, {"KEEP", "1"}};
-  f.params.env_deny = std::vector<std::string>{"AWS_*", "FOO"};
+  f.params.set("env_deny", std::vector<std::string>{"AWS_*", "FOO"});
   auto o = build(f, R"({"env":{"FOO":"x","AWS_KEY":"k","BAR":"y"}})");
   EXPECT_FALSE(hasName(o, "AWS_SECRET"));
   EXPECT_FALSE(hasName(o, "AWS_KEY"));
@@ -148,7 +148,7 @@ TEST(SpawnOptions, ShellDefaultsToBashThenSh) {
 TEST(SpawnOptions, ShellsParamRestrictsTheShell) {
   Fixture f;
   f.env.vars = {{"PATH", "/bin:/usr/bin"}};
-  f.params.shells = std::vector<std::string>{"/bin/sh"};
+  f.params.set("shells", std::vector<std::string>{"/bin/sh"});
   auto denied = buildError(f, R"({"shell":"/bin/bash"})");
   EXPECT_EQ(denied.status, 403);
   EXPECT_EQ(denied.type, "PermissionError");
@@ -159,9 +159,9 @@ TEST(SpawnOptions, ShellsParamRestrictsTheShell) {
   EXPECT_EQ(build(f, R"({"shell":"sh"})").argv[0], "/bin/sh");  // resolves to an allowed path
   // Without a shell in the request, the default is the first allowed one.
   EXPECT_EQ(build(f, "{}").argv[0], "/bin/sh");
-  f.params.shells = std::vector<std::string>{"sh"};  // a bare name allows it anywhere
+  f.params.set("shells", std::vector<std::string>{"sh"});  // a bare name allows it anywhere
   EXPECT_EQ(build(f, R"({"shell":"/bin/sh"})").argv[0], "/bin/sh");
-  f.params.shells = std::vector<std::string>{"/opt/none/zsh"};
+  f.params.set("shells", std::vector<std::string>{"/opt/none/zsh"});
   auto none = buildError(f, "{}");
   EXPECT_EQ(none.status, 403);
   EXPECT_EQ(none.code, "shell_not_allowed");

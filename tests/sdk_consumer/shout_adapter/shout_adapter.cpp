@@ -61,5 +61,5 @@ class ShoutAdapter final : public agents::AgentAdapter {
 }  // namespace
 
 // The plugin: one default-constructed ShoutAdapter provided as the
-// abx.agent_adapter.v1 service "shout" (SDK 1.5).
+// abx.agent_adapter.v1 service "shout" (SDK 2.0).
 ABX_DECLARE_ADAPTER(ShoutAdapter, "com.acme.adapter.shout", "0.1.0")

@@ -105,3 +105,13 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // access, iteration and own typed reads (get, at, size, elements, members,
 // as*), JsonWriter, appendJsonQuoted; the parser is the SDK's own (no JSON
 // library is loaded with the SDK).
+//
+// 2.0 — the one deliberate break: plugins own their vocabulary. GroupSpec
+// gains `params` (ParamSpec: key, type, description, default, bounds) and
+// sdk::Params becomes a typed view of the declared keys (boolean, integer,
+// number, string, strings, integers) instead of a struct naming fourteen keys
+// of five groups; the kernel checks policy documents against the
+// declarations. Settings: the kernel maps ABX_<PLUGIN>_<KEY> (and a
+// property's "x-env" names) onto the schema's properties and applies its
+// "default"s; Settings gains integer/number/boolean/list reads. The unused
+// EventBus and HostContext::events() are gone (events.h).

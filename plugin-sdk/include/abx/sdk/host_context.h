@@ -6,7 +6,6 @@
 #include "abx/sdk/admission.h"
 #include "abx/sdk/child_environment.h"
 #include "abx/sdk/commands.h"
-#include "abx/sdk/events.h"
 #include "abx/sdk/http.h"
 #include "abx/sdk/logger.h"
 #include "abx/sdk/path_guard.h"
@@ -21,7 +20,6 @@ namespace abx::sdk {
 class ABX_SDK_API HostContext {
  public:
   virtual Logger& log() = 0;
-  virtual EventBus& events() = 0;
   /** Valid during Plugin::start() only. */
   virtual RouteRegistry& routes() = 0;
   virtual CommandRegistry& commands() = 0;

@@ -7,7 +7,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
 #include <vector>
+
+#include "abx/sdk/version.h"
 
 namespace abx::sdk {
 
@@ -33,22 +38,52 @@ struct Limits {
   std::optional<std::uint32_t> max_concurrency;
 };
 
-/** params: per-endpoint parameter rules; absent lists mean "no rule". */
-struct Params {
-  std::optional<bool> overwrite;
-  std::optional<std::vector<std::string>> allow_extensions;
-  std::optional<std::vector<std::string>> deny_extensions;
-  std::optional<std::vector<std::string>> allow_commands;
-  std::optional<std::vector<std::string>> deny_commands;
-  std::optional<std::vector<std::string>> languages;
-  std::optional<std::vector<std::int64_t>> allowed_signals;
-  std::optional<std::vector<std::string>> url_allow;
-  std::optional<std::vector<std::string>> url_deny;
-  std::optional<bool> block_private_networks;
-  std::optional<std::vector<std::string>> shells;
-  std::optional<std::vector<std::string>> env_deny;
-  std::optional<std::vector<std::string>> allow_vars;
-  std::optional<std::vector<std::string>> deny_vars;
+/** The type of a policy parameter, as its group declares it. */
+enum class ParamType { boolean, integer, number, string, string_list, integer_list };
+
+/** A parameter's value; the alternative matches the declared ParamType. */
+using ParamValue = std::variant<bool, std::int64_t, double, std::string, std::vector<std::string>,
+                                std::vector<std::int64_t>>;
+
+/**
+ * One policy parameter a group declares (GroupSpec::params): the kernel
+ * reads it from every layer's `params:` block, refuses unknown keys and bad
+ * values with the key's path, merges the layers and hands each endpoint of
+ * the group its value. The kernel knows no key of its own.
+ */
+struct ParamSpec {
+  std::string key; /**< snake_case, unique within the group */
+  ParamType type = ParamType::string_list;
+  std::string description = {}; /**< one line, shown by /capabilities */
+  /** Used when no layer sets the key; absent: the endpoint has no value. */
+  std::optional<ParamValue> default_value = {};
+  /** Bounds of an integer or of each integer_list item, inclusive. */
+  std::optional<std::int64_t> min = {};
+  std::optional<std::int64_t> max = {};
+};
+
+/**
+ * params: the values of one endpoint's declared parameters that some layer
+ * (or a declared default) set, in declaration order. A key no layer set is
+ * absent: "no rule".
+ */
+class ABX_SDK_API Params {
+ public:
+  const ParamValue* find(std::string_view key) const;
+  std::optional<bool> boolean(std::string_view key) const;
+  std::optional<std::int64_t> integer(std::string_view key) const;
+  std::optional<double> number(std::string_view key) const;
+  std::optional<std::string> string(std::string_view key) const;
+  std::optional<std::vector<std::string>> strings(std::string_view key) const;
+  std::optional<std::vector<std::int64_t>> integers(std::string_view key) const;
+
+  /** Sets or replaces @p key (the kernel, and tests). */
+  void set(std::string key, ParamValue value);
+  const std::vector<std::pair<std::string, ParamValue>>& entries() const { return entries_; }
+  bool empty() const { return entries_.empty(); }
+
+ private:
+  std::vector<std::pair<std::string, ParamValue>> entries_;
 };
 
 enum class AuditLevel { off, deny, all };

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "abx/sdk/http.h"
+#include "abx/sdk/policy.h"
 
 namespace abx::sdk {
 
@@ -33,6 +34,9 @@ struct GroupSpec {
   std::string name;    /**< "file_ops", "browser"; never "core" */
   bool opt_in = false; /**< true: off unless an operator turns it on */
   std::string description;
+  /** The policy parameters its endpoints read (policy.h ParamSpec): the
+   *  only keys a `params:` block may set for them. */
+  std::vector<ParamSpec> params = {};
 };
 
 /**

@@ -4,6 +4,7 @@
 #include "abx/sdk/abi.h"
 #include "abx/sdk/declare_plugin.h"
 #include "abx/sdk/host_context.h"
+#include "abx/sdk/http_error.h"
 #include "abx/sdk/http.h"
 #include "abx/sdk/json.h"
 #include "abx/sdk/plugin.h"

@@ -1,7 +1,11 @@
-// Settings: a plugin's `settings:` block from the manifest, already checked
-// against the plugin's config schema (unknown keys and wrong types refused).
+// Settings: a plugin's settings as the kernel resolved them from its config
+// schema: the manifest's `settings:` block, then the environment
+// (ABX_<PLUGIN>_<SETTING>, or the names the schema's "x-env" gives), then the
+// schema's "default"s; unknown keys and wrong types refused before the plugin
+// exists. Plugins read them here and never from the environment.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -23,6 +27,12 @@ struct Settings {
   ABX_SDK_API std::optional<std::string> get(std::string_view key) const;
   /** A path setting resolved against manifest_dir when relative. */
   ABX_SDK_API std::optional<std::string> path(std::string_view key) const;
+  /** Typed reads of settings the schema typed (the kernel checked them);
+   *  nullopt when unset or not of that type. */
+  ABX_SDK_API std::optional<std::int64_t> integer(std::string_view key) const;
+  ABX_SDK_API std::optional<double> number(std::string_view key) const;
+  ABX_SDK_API std::optional<bool> boolean(std::string_view key) const;
+  ABX_SDK_API std::optional<std::vector<std::string>> list(std::string_view key) const;
 };
 
 /** Facts about the host a plugin may need. */

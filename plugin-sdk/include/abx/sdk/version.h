@@ -2,9 +2,9 @@
 // SDK MAJOR.MINOR equals ABI MAJOR.MINOR; a minor bump is append-only.
 #pragma once
 
-#define ABX_SDK_ABI_MAJOR 1
-#define ABX_SDK_ABI_MINOR 5
-#define ABX_SDK_VERSION_STRING "1.5.0"
+#define ABX_SDK_ABI_MAJOR 2
+#define ABX_SDK_ABI_MINOR 0
+#define ABX_SDK_VERSION_STRING "2.0.0"
 
 #if defined(__GNUC__)
 #define ABX_SDK_API __attribute__((visibility("default")))

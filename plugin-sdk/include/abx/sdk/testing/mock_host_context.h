@@ -12,7 +12,6 @@ namespace abx::sdk::testing {
 class MockHostContext : public HostContext {
  public:
   MOCK_METHOD(Logger&, log, (), (override));
-  MOCK_METHOD(EventBus&, events, (), (override));
   MOCK_METHOD(RouteRegistry&, routes, (), (override));
   MOCK_METHOD(CommandRegistry&, commands, (), (override));
   MOCK_METHOD(ServiceRegistry&, services, (), (override));

@@ -1,0 +1,53 @@
+// The agents plugin's settings (manifest `settings:`, or ABX_AGENTS_<KEY>):
+// the JSON Schema the loader checks them against before the plugin exists,
+// and their typed reads. docs/configuration.md lists them.
+#pragma once
+
+#include <cstddef>
+#include <cctype>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include "abx/sdk/settings.h"
+
+namespace abx::plugins::agents {
+
+inline constexpr char kAgentsSettingsSchema[] =
+    R"({"type":"object","additionalProperties":false,"properties":{)"
+    R"("config":{"type":"string","description":"agent definitions file (YAML or JSON)"},)"
+    R"("allow_command":{"type":"string","default":"1",)"
+    R"("description":"0, false, no or off turn off runtime: command and extra_args"},)"
+    R"("lock_definitions":{"type":"string","default":"0",)"
+    R"("description":"1, true, yes or on: only the config file's definitions run"},)"
+    R"("max_concurrent_turns":{"type":"integer","default":4,)"
+    R"("description":"turns running at once; more wait"},)"
+    R"("max_sessions":{"type":"integer","default":200,"description":"sessions kept"},)"
+    R"("session_ttl_s":{"type":"integer","default":86400,)"
+    R"("description":"seconds an idle session is kept"},)"
+    R"("state_dir":{"type":"string",)"
+    R"("description":"transcripts and sessions.json; default: <state dir>/agents"},)"
+    R"("passthrough_env":{"type":"array",)"
+    R"("description":"server variables agent CLIs inherit beyond the built-in list"},)"
+    R"("event_ring":{"type":"integer","default":20000,)"
+    R"("description":"events a session's stream keeps for Last-Event-ID replays"}}})";
+
+/** A switch as the agents spec reads it: @p on_words (any case) mean on. */
+inline bool switchSetting(const sdk::Settings& settings, const char* key,
+                          std::initializer_list<std::string_view> words, bool when_listed) {
+  std::string value = settings.get(key).value_or("");
+  for (auto& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto word : words)
+    if (value == word) return when_listed;
+  return !when_listed;
+}
+
+/** A count setting; @p fallback when unset or not positive. */
+inline std::size_t positiveSetting(const sdk::Settings& settings, const char* key,
+                                   std::size_t fallback) {
+  auto value = settings.integer(key);
+  return value && *value > 0 ? static_cast<std::size_t>(*value) : fallback;
+}
+
+}  // namespace abx::plugins::agents
