@@ -15,23 +15,23 @@
 namespace abx::plugins::agents {
 
 inline constexpr char kAgentsSettingsSchema[] =
-    R"({"type":"object","additionalProperties":false,"properties":{)"
-    R"("config":{"type":"string","description":"agent definitions file (YAML or JSON)"},)"
-    R"("allow_command":{"type":"string","default":"1",)"
-    R"("description":"0, false, no or off turn off runtime: command and extra_args"},)"
-    R"("lock_definitions":{"type":"string","default":"0",)"
-    R"("description":"1, true, yes or on: only the config file's definitions run"},)"
-    R"("max_concurrent_turns":{"type":"integer","default":4,)"
-    R"("description":"turns running at once; more wait"},)"
-    R"("max_sessions":{"type":"integer","default":200,"description":"sessions kept"},)"
-    R"("session_ttl_s":{"type":"integer","default":86400,)"
-    R"("description":"seconds an idle session is kept"},)"
-    R"("state_dir":{"type":"string",)"
-    R"("description":"transcripts and sessions.json; default: <state dir>/agents"},)"
-    R"("passthrough_env":{"type":"array",)"
-    R"("description":"server variables agent CLIs inherit beyond the built-in list"},)"
-    R"("event_ring":{"type":"integer","default":20000,)"
-    R"("description":"events a session's stream keeps for Last-Event-ID replays"}}})";
+    R"json({"type":"object","additionalProperties":false,"properties":{)json"
+    R"json("config":{"type":"string","description":"agent definitions file (YAML or JSON)"},)json"
+    R"json("allow_command":{"type":"string","default":"1",)json"
+    R"json("description":"0, false, no or off turn off runtime: command and extra_args"},)json"
+    R"json("lock_definitions":{"type":"string","default":"0",)json"
+    R"json("description":"1, true, yes or on: only the config file's definitions run"},)json"
+    R"json("max_concurrent_turns":{"type":"integer","default":4,)json"
+    R"json("description":"turns running at once; more wait"},)json"
+    R"json("max_sessions":{"type":"integer","default":200,"description":"sessions kept"},)json"
+    R"json("session_ttl_s":{"type":"integer","default":86400,)json"
+    R"json("description":"seconds an idle session is kept"},)json"
+    R"json("state_dir":{"type":"string",)json"
+    R"json("description":"transcripts and sessions.json; default: <state dir>/agents"},)json"
+    R"json("passthrough_env":{"type":"array",)json"
+    R"json("description":"server variables agent CLIs inherit beyond the built-in list"},)json"
+    R"json("event_ring":{"type":"integer","default":20000,)json"
+    R"json("description":"events a session's stream keeps for Last-Event-ID replays"}}})json";
 
 /** A switch as the agents spec reads it: @p on_words (any case) mean on. */
 inline bool switchSetting(const sdk::Settings& settings, const char* key,

@@ -26,8 +26,8 @@ inline std::vector<sdk::ParamSpec> fileParams() {
 /** JSON Schema of the settings: the loader reads it before the plugin exists.
  *  max_upload_size: ABX_FILES_MAX_UPLOAD_SIZE, or ABX_MAX_UPLOAD_SIZE. */
 inline constexpr char kFilesSettingsSchema[] =
-    R"({"type":"object","additionalProperties":false,"properties":{)"
-    R"("max_upload_size":{"type":"integer","default":104857600,"x-env":"ABX_MAX_UPLOAD_SIZE",)"
-    R"("description":"largest file POST /upload takes, in bytes; 0 means the default"}}})";
+    R"json({"type":"object","additionalProperties":false,"properties":{)json"
+    R"json("max_upload_size":{"type":"integer","default":104857600,"x-env":"ABX_MAX_UPLOAD_SIZE",)json"
+    R"json("description":"largest file POST /upload takes, in bytes; 0 means the default"}}})json";
 
 }  // namespace abx::plugins::files
