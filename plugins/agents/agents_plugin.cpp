@@ -2,13 +2,12 @@
 // the spec names, mapped by the kernel); they are read once at start.
 #include "agents_plugin.h"
 
-#include "agents_settings.h"
-
 #include <filesystem>
 #include <set>
 #include <string_view>
 #include <vector>
 
+#include "agents_settings.h"
 extern char** environ;
 
 #include "definition/agents_config_file.h"

@@ -3,8 +3,8 @@
 // and their typed reads. docs/configuration.md lists them.
 #pragma once
 
-#include <cstddef>
 #include <cctype>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>

@@ -2,9 +2,8 @@
 // run on worker threads and wait for each other.
 #include "browser_plugin.h"
 
-#include "browser_vocabulary.h"
-
 #include "browser_routes.h"
+#include "browser_vocabulary.h"
 #include "url_policy.h"
 
 namespace abx::plugins::browser {

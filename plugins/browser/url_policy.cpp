@@ -1,11 +1,10 @@
 #include "url_policy.h"
 
-#include "browser_vocabulary.h"
-
 #include <fnmatch.h>
 
 #include <algorithm>
 
+#include "browser_vocabulary.h"
 #include "net_address.h"
 
 namespace abx::plugins::browser {

@@ -1,9 +1,8 @@
 #include "code_language.h"
 
-#include "dev_tools_vocabulary.h"
-
 #include <algorithm>
 
+#include "dev_tools_vocabulary.h"
 namespace abx::plugins::dev_tools {
 
 std::optional<CodeCommand> codeCommand(std::string_view language, const std::string& code) {

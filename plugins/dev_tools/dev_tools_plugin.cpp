@@ -2,9 +2,8 @@
 // and keep no state between calls.
 #include "dev_tools_plugin.h"
 
-#include "dev_tools_vocabulary.h"
-
 #include "code_run_route.h"
+#include "dev_tools_vocabulary.h"
 #include "git_routes.h"
 
 namespace abx::plugins::dev_tools {

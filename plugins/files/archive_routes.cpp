@@ -6,12 +6,12 @@
 // as are files that cannot be opened.
 #include "archive_routes.h"
 
-#include <filesystem>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <vector>
 
 #include "archive_writer.h"

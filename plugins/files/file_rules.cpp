@@ -1,7 +1,5 @@
 #include "file_rules.h"
 
-#include "files_vocabulary.h"
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -9,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "files_vocabulary.h"
 namespace abx::plugins::files {
 namespace {
 

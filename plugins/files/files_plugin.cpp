@@ -2,9 +2,9 @@
 // DESIGN.md's table, so policy files written for the spec's server apply.
 #include "files_plugin.h"
 
-#include <functional>
 #include <vector>
 
+#include "abx/sdk/route_table.h"
 #include "archive_routes.h"
 #include "download_routes.h"
 #include "file_rules.h"
@@ -14,21 +14,6 @@
 #include "upload_routes.h"
 
 namespace abx::plugins::files {
-namespace {
-
-using Route = sdk::Response (*)(const FilesContext&, const sdk::Request&);
-
-struct RouteRow {
-  const char* method;
-  const char* path;
-  const char* endpoint;
-  const char* summary;
-  std::vector<std::string> scopes;
-  Route fn;
-  bool raw_body = false;
-};
-
-}  // namespace
 
 sdk::Status FilesPlugin::start(sdk::HostContext& host) {
   if (auto s = host.routes().declareGroup(
@@ -42,40 +27,32 @@ sdk::Status FilesPlugin::start(sdk::HostContext& host) {
 
   const std::vector<std::string> read{"files:read"}, write{"files:write"}, remove{"files:delete"},
       move{"files:write", "files:delete"};
-  const RouteRow rows[] = {
-      {"POST", "/upload", "upload", "Write a file from base64 content", write, &upload, true},
-      {"GET", "/download", "download", "Read a file as base64", read, &download},
-      {"GET", "/files/list", "files_list", "List a directory", read, &listFiles},
-      {"GET", "/files/stat", "files_stat", "Metadata of a file or directory", read, &statFile},
-      {"POST", "/files/mkdir", "files_mkdir", "Create a directory and its parents", write,
-       &makeDirectory},
-      {"DELETE", "/files", "files_delete", "Delete a file or a directory tree", remove,
-       &deletePath},
-      {"POST", "/files/move", "files_move", "Move or rename a file or directory", move, &movePath},
-      {"POST", "/files/search", "files_search", "Find files by glob pattern", read, &searchFiles},
-      {"POST", "/files/upload-stream", "files_upload_stream",
-       "Write a file from base64 content, decoded in 64 KiB chunks", write, &upload, true},
-      {"GET", "/files/download-stream", "files_download_stream",
-       "Read a file as base64, encoded in chunks", read, &downloadStream},
-      {"POST", "/files/archive", "files_archive", "Pack files into tar.gz or zip", read,
-       &archivePaths},
-  };
-  for (const auto& row : rows) {
-    sdk::RouteSpec spec;
-    spec.method = row.method;
-    spec.path = row.path;
-    spec.endpoint = row.endpoint;
-    spec.group = "file_ops";
-    spec.summary = row.summary;
-    spec.scopes = row.scopes;
-    spec.raw_body = row.raw_body;
-    if (row.raw_body) spec.max_request_bytes = uploadRequestCap(ctx_.upload_limit);
-    const FilesContext* ctx = &ctx_;
-    Route fn = row.fn;
-    spec.handler = [ctx, fn](const sdk::Request& r) { return fn(*ctx, r); };
-    if (auto s = host.routes().add(std::move(spec)); !s) return s;
-  }
-  return sdk::Status::ok();
+  // Uploads read their body themselves, up to the decoded size cap's base64.
+  const std::size_t upload_cap = uploadRequestCap(ctx_.upload_limit);
+  return sdk::addRoutes(
+      host.routes(), "file_ops", &ctx_,
+      {
+          {"POST", "/upload", "upload", "Write a file from base64 content", write, &upload, nullptr,
+           true, upload_cap},
+          {"GET", "/download", "download", "Read a file as base64", read, &download},
+          {"GET", "/files/list", "files_list", "List a directory", read, &listFiles},
+          {"GET", "/files/stat", "files_stat", "Metadata of a file or directory", read, &statFile},
+          {"POST", "/files/mkdir", "files_mkdir", "Create a directory and its parents", write,
+           &makeDirectory},
+          {"DELETE", "/files", "files_delete", "Delete a file or a directory tree", remove,
+           &deletePath},
+          {"POST", "/files/move", "files_move", "Move or rename a file or directory", move,
+           &movePath},
+          {"POST", "/files/search", "files_search", "Find files by glob pattern", read,
+           &searchFiles},
+          {"POST", "/files/upload-stream", "files_upload_stream",
+           "Write a file from base64 content, decoded in 64 KiB chunks", write, &upload, nullptr,
+           true, upload_cap},
+          {"GET", "/files/download-stream", "files_download_stream",
+           "Read a file as base64, encoded in chunks", read, &downloadStream},
+          {"POST", "/files/archive", "files_archive", "Pack files into tar.gz or zip", read,
+           &archivePaths},
+      });
 }
 
 std::unique_ptr<sdk::Plugin> makeFilesPlugin(sdk::HostContext&) {

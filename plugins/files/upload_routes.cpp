@@ -5,12 +5,12 @@
 // target appears by one rename of a complete, fsynced file.
 #include "upload_routes.h"
 
-#include <filesystem>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>

@@ -1,7 +1,5 @@
 #include "command_chain.h"
 
-#include "process_vocabulary.h"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +8,7 @@
 
 #include "command_rules.h"
 #include "launchers.h"
+#include "process_vocabulary.h"
 #include "program_identity.h"
 #include "shell_script.h"
 

@@ -1,13 +1,12 @@
 #include "launch.h"
 
-#include "process_vocabulary.h"
-
 #include <sys/stat.h>
 
 #include <algorithm>
 
 #include "command_chain.h"
 #include "command_rules.h"
+#include "process_vocabulary.h"
 #include "shell_words.h"
 
 namespace abx::plugins::process {

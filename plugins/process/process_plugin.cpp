@@ -2,10 +2,10 @@
 // environment, the process table); they run on worker threads concurrently.
 #include "process_plugin.h"
 
-#include "process_vocabulary.h"
-
 #include <unistd.h>
 
+#include "abx/sdk/route_table.h"
+#include "process_vocabulary.h"
 #include "shell_routes.h"
 
 namespace abx::plugins::process {
@@ -15,16 +15,14 @@ constexpr const char* kGroup = "process";
 constexpr const char* kRun = "process:run";
 constexpr const char* kManage = "process:manage";
 
-sdk::RouteSpec route(const char* method, const char* path, const char* endpoint,
-                     const char* summary, const char* scope) {
-  sdk::RouteSpec spec;
-  spec.method = method;
-  spec.path = path;
-  spec.endpoint = endpoint;
-  spec.group = kGroup;
-  spec.summary = summary;
-  spec.scopes = {scope};
-  return spec;
+std::optional<sdk::Response> streamShell(const ProcessContext& ctx, const sdk::Request& r,
+                                         sdk::SseStream& s) {
+  static const StreamSettings kSettings;
+  return shellStream(ctx.launch, *ctx.shell_pump, kSettings, r, s);
+}
+
+sdk::Response runShellRoute(const ProcessContext& ctx, const sdk::Request& r) {
+  return runShell(ctx.launch, r);
 }
 
 }  // namespace
@@ -47,43 +45,30 @@ sdk::Status ProcessPlugin::start(sdk::HostContext& host) {
   context->server_pid = ::getpid();
   std::shared_ptr<const ProcessContext> ctx = context;
 
-  std::vector<sdk::RouteSpec> routes;
-  routes.push_back(
-      route("POST", "/shell", "shell", "Run a command (no shell) and return its output", kRun));
-  routes.back().handler = [ctx](const sdk::Request& r) { return runShell(ctx->launch, r); };
-  routes.push_back(route("POST", "/shell/stream", "shell_stream",
-                         "Run a command and stream its stdout and stderr lines as SSE", kRun));
-  routes.back().streaming = true;
-  routes.back().stream_handler = [ctx](const sdk::Request& r, sdk::SseStream& s) {
-    static const StreamSettings kSettings;
-    return shellStream(ctx->launch, *ctx->shell_pump, kSettings, r, s);
-  };
-
-  using Fn = sdk::Response (*)(const ProcessContext&, const sdk::Request&);
-  struct Row {
-    const char *method, *path, *endpoint, *summary, *scope;
-    Fn fn;
-  };
-  const Row rows[] = {
-      {"POST", "/process/start", "process_start", "Start a background process", kRun,
-       &startProcess},
-      {"GET", "/process/list", "process_list", "List background processes", kManage,
-       &listProcesses},
-      {"GET", "/process/{pid}", "process_get", "One background process", kManage, &getProcess},
-      {"POST", "/process/{pid}/signal", "process_signal",
-       "Send a whitelisted signal to a background process", kManage, &signalProcess},
-      {"GET", "/process/{pid}/output", "process_output",
-       "Read a background process's output from an offset", kManage, &processOutput},
-      {"POST", "/process/{pid}/stdin", "process_stdin",
-       "Write to (or close) a background process's stdin", kManage, &processStdin},
-  };
-  for (const Row& row : rows) {
-    auto spec = route(row.method, row.path, row.endpoint, row.summary, row.scope);
-    spec.handler = [ctx, fn = row.fn](const sdk::Request& r) { return fn(*ctx, r); };
-    routes.push_back(std::move(spec));
-  }
-  for (auto& spec : routes)
-    if (auto s = host.routes().add(std::move(spec)); !s) return s;
+  const std::vector<std::string> run{kRun}, manage{kManage};
+  if (auto s = sdk::addRoutes(
+          host.routes(), kGroup, ctx,
+          {
+              {"POST", "/shell", "shell", "Run a command (no shell) and return its output", run,
+               &runShellRoute},
+              {"POST", "/shell/stream", "shell_stream",
+               "Run a command and stream its stdout and stderr lines as SSE", run, nullptr,
+               &streamShell},
+              {"POST", "/process/start", "process_start", "Start a background process", run,
+               &startProcess},
+              {"GET", "/process/list", "process_list", "List background processes", manage,
+               &listProcesses},
+              {"GET", "/process/{pid}", "process_get", "One background process", manage,
+               &getProcess},
+              {"POST", "/process/{pid}/signal", "process_signal",
+               "Send a whitelisted signal to a background process", manage, &signalProcess},
+              {"GET", "/process/{pid}/output", "process_output",
+               "Read a background process's output from an offset", manage, &processOutput},
+              {"POST", "/process/{pid}/stdin", "process_stdin",
+               "Write to (or close) a background process's stdin", manage, &processStdin},
+          });
+      !s)
+    return s;
   context_ = std::move(context);
   return sdk::Status::ok();
 }

@@ -1,11 +1,10 @@
 #include "signal_rules.h"
 
-#include "process_vocabulary.h"
-
 #include <algorithm>
 #include <charconv>
 #include <string>
 
+#include "process_vocabulary.h"
 namespace abx::plugins::process {
 
 std::vector<std::int64_t> allowedSignals(const sdk::Params& params) {

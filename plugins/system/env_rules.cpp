@@ -1,13 +1,12 @@
 #include "env_rules.h"
 
-#include "system_vocabulary.h"
-
 #include <fnmatch.h>
 
 #include <algorithm>
 #include <cctype>
 
 #include "env_protection.h"
+#include "system_vocabulary.h"
 
 namespace abx::plugins::system {
 namespace {

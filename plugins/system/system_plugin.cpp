@@ -2,10 +2,9 @@
 // cached python version); they run on worker threads concurrently.
 #include "system_plugin.h"
 
-#include "system_vocabulary.h"
-
 #include "env_routes.h"
 #include "system_routes.h"
+#include "system_vocabulary.h"
 
 namespace abx::plugins::system {
 namespace {

@@ -1,7 +1,5 @@
 #include "session_request.h"
 
-#include "terminal_vocabulary.h"
-
 #include <fnmatch.h>
 #include <sys/stat.h>
 
@@ -9,6 +7,7 @@
 #include <cctype>
 
 #include "shell_identity.h"
+#include "terminal_vocabulary.h"
 #include "ws_protocol.h"
 
 namespace abx::plugins::terminal {

@@ -4,8 +4,6 @@
 // locked.
 #include "terminal_plugin.h"
 
-#include "terminal_vocabulary.h"
-
 #include <pthread.h>
 #include <signal.h>
 
@@ -13,6 +11,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <system_error>
+
+#include "terminal_vocabulary.h"
 
 namespace abx::plugins::terminal {
 namespace {

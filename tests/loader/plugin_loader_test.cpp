@@ -4,12 +4,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include <map>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -445,8 +444,11 @@ TEST(SettingsSchema, EnvironmentAndDefaults) {
   EXPECT_EQ(plain->boolean("on"), std::nullopt);
 
   // ABX_<PLUGIN>_<KEY> beats the manifest; x-env names work; lists split on commas.
-  vars = {{"ABX_DEMO_MAX_ITEMS", "9"}, {"ABX_DEMO_ON", "Yes"}, {"ABX_DEMO_TAGS", "a, b,,c"},
-          {"OLD_SIZE", "12"}, {"ABX_DEMO_NAME", ""}};
+  vars = {{"ABX_DEMO_MAX_ITEMS", "9"},
+          {"ABX_DEMO_ON", "Yes"},
+          {"ABX_DEMO_TAGS", "a, b,,c"},
+          {"OLD_SIZE", "12"},
+          {"ABX_DEMO_NAME", ""}};
   auto env_set = resolveSettings(schema, "abx.demo", manifest, env);
   ASSERT_TRUE(env_set) << env_set.status().message();
   EXPECT_EQ(env_set->integer("max_items"), 9);

@@ -5,7 +5,6 @@
 // presets under config/presets parse, say what docs/presets.md says and are
 // quoted there verbatim.
 #include "policy/policy_document.h"
-#include "policy/yaml_reads.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -19,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "policy/yaml_reads.h"
+
 namespace {
 
 using abx::kernel::globMatch;
@@ -30,10 +31,10 @@ using abx::kernel::RuleSpec;
 using abx::kernel::selectorKind;
 using abx::kernel::SelectorKind;
 using abx::sdk::AuditLevel;
-using ::testing::ElementsAre;
-using ::testing::Pair;
 using abx::sdk::ParamType;
 using abx::sdk::ParamValue;
+using ::testing::ElementsAre;
+using ::testing::Pair;
 
 namespace {
 
@@ -175,48 +176,72 @@ TEST(PolicyDocument, EveryRuleKeyLandsInItsField) {
       {"{limits: {max_concurrency: 16}}",
        [](const RuleSpec& r) { EXPECT_EQ(r.limits.max_concurrency, 16u); }},
       {"{params: {overwrite: false}}",
-       [](const RuleSpec& r) { EXPECT_EQ(param(r, "overwrite", ParamType::boolean), ParamValue(false)); }},
+       [](const RuleSpec& r) {
+         EXPECT_EQ(param(r, "overwrite", ParamType::boolean), ParamValue(false));
+       }},
       {"{params: {block_private_networks: true}}",
-       [](const RuleSpec& r) { EXPECT_EQ(param(r, "block_private_networks", ParamType::boolean), ParamValue(true)); }},
+       [](const RuleSpec& r) {
+         EXPECT_EQ(param(r, "block_private_networks", ParamType::boolean), ParamValue(true));
+       }},
       {"{params: {allow_extensions: [.txt, .md]}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(param(r, "allow_extensions", ParamType::string_list), ParamValue((std::vector<std::string>{".txt", ".md"})));
+         EXPECT_EQ(param(r, "allow_extensions", ParamType::string_list),
+                   ParamValue((std::vector<std::string>{".txt", ".md"})));
        }},
       {"{params: {deny_extensions: [.sh, .so]}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(param(r, "deny_extensions", ParamType::string_list), ParamValue((std::vector<std::string>{".sh", ".so"})));
+         EXPECT_EQ(param(r, "deny_extensions", ParamType::string_list),
+                   ParamValue((std::vector<std::string>{".sh", ".so"})));
        }},
       {"{params: {allow_commands: [ls]}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(param(r, "allow_commands", ParamType::string_list), ParamValue(std::vector<std::string>{"ls"}));
+         EXPECT_EQ(param(r, "allow_commands", ParamType::string_list),
+                   ParamValue(std::vector<std::string>{"ls"}));
        }},
       {"{params: {deny_commands: [rm]}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(param(r, "deny_commands", ParamType::string_list), ParamValue(std::vector<std::string>{"rm"}));
+         EXPECT_EQ(param(r, "deny_commands", ParamType::string_list),
+                   ParamValue(std::vector<std::string>{"rm"}));
        }},
       {"{params: {languages: [python, bash]}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(param(r, "languages", ParamType::string_list), ParamValue((std::vector<std::string>{"python", "bash"})));
+         EXPECT_EQ(param(r, "languages", ParamType::string_list),
+                   ParamValue((std::vector<std::string>{"python", "bash"})));
        }},
       {"{params: {url_allow: ['https://*.example.com/*']}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(param(r, "url_allow", ParamType::string_list), ParamValue(std::vector<std::string>{"https://*.example.com/*"}));
+         EXPECT_EQ(param(r, "url_allow", ParamType::string_list),
+                   ParamValue(std::vector<std::string>{"https://*.example.com/*"}));
        }},
       {"{params: {url_deny: ['http://*']}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(param(r, "url_deny", ParamType::string_list), ParamValue(std::vector<std::string>{"http://*"}));
+         EXPECT_EQ(param(r, "url_deny", ParamType::string_list),
+                   ParamValue(std::vector<std::string>{"http://*"}));
        }},
       {"{params: {shells: [/bin/sh]}}",
-       [](const RuleSpec& r) { EXPECT_EQ(param(r, "shells", ParamType::string_list), ParamValue(std::vector<std::string>{"/bin/sh"})); }},
+       [](const RuleSpec& r) {
+         EXPECT_EQ(param(r, "shells", ParamType::string_list),
+                   ParamValue(std::vector<std::string>{"/bin/sh"}));
+       }},
       {"{params: {env_deny: [AWS_*]}}",
-       [](const RuleSpec& r) { EXPECT_EQ(param(r, "env_deny", ParamType::string_list), ParamValue(std::vector<std::string>{"AWS_*"})); }},
+       [](const RuleSpec& r) {
+         EXPECT_EQ(param(r, "env_deny", ParamType::string_list),
+                   ParamValue(std::vector<std::string>{"AWS_*"}));
+       }},
       {"{params: {allow_vars: [LANG]}}",
-       [](const RuleSpec& r) { EXPECT_EQ(param(r, "allow_vars", ParamType::string_list), ParamValue(std::vector<std::string>{"LANG"})); }},
+       [](const RuleSpec& r) {
+         EXPECT_EQ(param(r, "allow_vars", ParamType::string_list),
+                   ParamValue(std::vector<std::string>{"LANG"}));
+       }},
       {"{params: {deny_vars: [PATH]}}",
-       [](const RuleSpec& r) { EXPECT_EQ(param(r, "deny_vars", ParamType::string_list), ParamValue(std::vector<std::string>{"PATH"})); }},
+       [](const RuleSpec& r) {
+         EXPECT_EQ(param(r, "deny_vars", ParamType::string_list),
+                   ParamValue(std::vector<std::string>{"PATH"}));
+       }},
       {"{params: {allowed_signals: [2, 15]}}",
        [](const RuleSpec& r) {
-         EXPECT_EQ(param(r, "allowed_signals", ParamType::integer_list), ParamValue((std::vector<std::int64_t>{2, 15})));
+         EXPECT_EQ(param(r, "allowed_signals", ParamType::integer_list),
+                   ParamValue((std::vector<std::int64_t>{2, 15})));
        }},
       {"{audit: off}", [](const RuleSpec& r) { EXPECT_EQ(r.audit, AuditLevel::off); }},
       {"{audit: deny}", [](const RuleSpec& r) { EXPECT_EQ(r.audit, AuditLevel::deny); }},
@@ -385,7 +410,8 @@ TEST(PolicyDocument, YamlAndJsonReadTheSame) {
   auto json = mustParse(kJson);
   EXPECT_EQ(show(yaml), show(json));
   EXPECT_EQ(json.endpoints.at(0).second.limits.max_bytes, 5000000u);
-  EXPECT_EQ(param(json.endpoints.at(1).second, "allowed_signals", ParamType::integer_list), ParamValue((std::vector<std::int64_t>{2, 9})));
+  EXPECT_EQ(param(json.endpoints.at(1).second, "allowed_signals", ParamType::integer_list),
+            ParamValue((std::vector<std::int64_t>{2, 9})));
 }
 
 TEST(PolicyDocument, CompactInlineJsonParses) {

@@ -118,14 +118,19 @@ std::vector<abx::sdk::ParamSpec> paramsOf(const std::string& group) {
   using abx::sdk::ParamType;
   auto list = [](const char* key) { return abx::sdk::ParamSpec{key, ParamType::string_list, ""}; };
   auto flag = [](const char* key) { return abx::sdk::ParamSpec{key, ParamType::boolean, ""}; };
-  if (group == "file_ops") return {flag("overwrite"), list("allow_extensions"), list("deny_extensions")};
+  if (group == "file_ops")
+    return {flag("overwrite"), list("allow_extensions"), list("deny_extensions")};
   if (group == "process")
-    return {list("allow_commands"), list("deny_commands"), list("shells"), list("env_deny"),
+    return {list("allow_commands"),
+            list("deny_commands"),
+            list("shells"),
+            list("env_deny"),
             {"allowed_signals", ParamType::integer_list, "", std::nullopt, 1, 64}};
   if (group == "terminal") return {list("shells"), list("env_deny")};
   if (group == "system") return {list("env_deny"), list("allow_vars"), list("deny_vars")};
   if (group == "dev_tools") return {list("languages")};
-  if (group == "browser") return {list("url_allow"), list("url_deny"), flag("block_private_networks")};
+  if (group == "browser")
+    return {list("url_allow"), list("url_deny"), flag("block_private_networks")};
   return {};
 }
 
@@ -617,16 +622,16 @@ endpoints:
   const auto& list = policyOf(*compiled, "files_list");
   EXPECT_EQ(list.rule, "default:file_ops");  // no selector set `enabled`
   EXPECT_EQ(list.scopes, Strings{"x:list"});
-  EXPECT_EQ(list.limits.max_bytes, 4000u);                 // exact
-  EXPECT_EQ(list.limits.max_entries, 50u);                 // group:
-  EXPECT_EQ(list.limits.timeout_seconds, 30.0);            // defaults
-  EXPECT_EQ(list.limits.rate_per_minute, 100u);            // defaults
-  EXPECT_EQ(list.paths.allow, Strings{"/srv/data"});       // glob
-  EXPECT_EQ(list.paths.deny, Strings{"**/.git/**"});       // defaults
-  EXPECT_EQ(list.paths.symlinks, "deny");                  // group:
+  EXPECT_EQ(list.limits.max_bytes, 4000u);                            // exact
+  EXPECT_EQ(list.limits.max_entries, 50u);                            // group:
+  EXPECT_EQ(list.limits.timeout_seconds, 30.0);                       // defaults
+  EXPECT_EQ(list.limits.rate_per_minute, 100u);                       // defaults
+  EXPECT_EQ(list.paths.allow, Strings{"/srv/data"});                  // glob
+  EXPECT_EQ(list.paths.deny, Strings{"**/.git/**"});                  // defaults
+  EXPECT_EQ(list.paths.symlinks, "deny");                             // group:
   EXPECT_EQ(list.params.boolean("overwrite"), false);                 // defaults
   EXPECT_EQ(list.params.strings("deny_extensions"), Strings{".sh"});  // glob
-  EXPECT_EQ(list.audit, AuditLevel::off);                  // exact
+  EXPECT_EQ(list.audit, AuditLevel::off);                             // exact
 
   const auto& stat = policyOf(*compiled, "files_stat");
   EXPECT_EQ(stat.scopes, Strings{"d:scope"});

@@ -4,7 +4,6 @@
 #include <variant>
 
 #include "abx/sdk/json.h"
-
 #include "security/path_rules_guard.h"
 
 namespace abx::kernel {

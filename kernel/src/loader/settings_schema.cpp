@@ -138,8 +138,8 @@ sdk::Result<sdk::Settings> resolveSettings(const char* schema, std::string_view 
   for (const auto& [key, property] : parsed->get("properties").members()) {
     std::string type(property.get("type").stringView());
     std::string source;
-    if (auto problem = applyEnvironment(key, type, envNames(prefix, key, property), env,
-                                        manifest, source))
+    if (auto problem =
+            applyEnvironment(key, type, envNames(prefix, key, property), env, manifest, source))
       return error(*problem);
     if (!source.empty()) from_env.emplace_back(key, source);
     if (!manifest.values.count(key) && !manifest.lists.count(key))
@@ -147,7 +147,8 @@ sdk::Result<sdk::Settings> resolveSettings(const char* schema, std::string_view 
   }
   if (auto problem = validateSettings(schema, manifest)) {
     for (const auto& [key, variable] : from_env)
-      if (problem->find("'" + key + "'") != std::string::npos) return error(variable + ": " + *problem);
+      if (problem->find("'" + key + "'") != std::string::npos)
+        return error(variable + ": " + *problem);
     return error(*problem);
   }
   return manifest;

@@ -43,7 +43,8 @@ sdk::Status DeclaredParams::check(const RuleSpec& rule, const std::vector<std::s
       std::string hint = didYouMean(raw.key, known);
       if (known.empty()) hint = " (the groups it applies to declare no parameters)";
       return sdk::Status::error(
-          source + ": " + parentPath(raw) + ": unknown key '" + raw.key + "'" + hint, "ConfigError");
+          source + ": " + parentPath(raw) + ": unknown key '" + raw.key + "'" + hint,
+          "ConfigError");
     }
     for (const auto* spec : specs) {
       try {

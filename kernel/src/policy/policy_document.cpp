@@ -40,7 +40,6 @@ const std::vector<std::string> kPresets = {"default", "transfer-only", "read-onl
 const std::vector<std::string> kSymlinkValues = {"follow", "deny"};
 const std::vector<std::string> kAuditValues = {"off", "deny", "all"};
 
-
 // ---- sections -------------------------------------------------------------
 
 void readPaths(const YAML::Node& node, const std::string& path, RuleSpec::Paths& out) {

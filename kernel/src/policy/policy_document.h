@@ -3,14 +3,14 @@
 // values. Merging the layers into per-endpoint rules is PolicyEngine's job.
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "abx/sdk/policy.h"
 #include "abx/sdk/status.h"

@@ -100,10 +100,7 @@ namespace {
 class PolicyCompiler {
  public:
   PolicyCompiler(const PolicyInputs& in, std::uint64_t revision)
-      : in_(in),
-        routes_(*in.routes),
-        params_(in.groups),
-        out_(std::make_shared<CompiledPolicy>()) {
+      : in_(in), routes_(*in.routes), params_(in.groups), out_(std::make_shared<CompiledPolicy>()) {
     out_->revision = revision;
     for (const auto& r : routes_.routes()) ids_.push_back(r->spec.endpoint);
     for (const auto& g : in.groups) group_names_.push_back(g.spec.name);
@@ -323,8 +320,7 @@ class PolicyCompiler {
         pick(matched, [](const RuleSpec& r) { return r.audit; }).value_or(sdk::AuditLevel::deny);
   }
 
-  static void resolveLimits(const std::vector<const Selector*>& matched,
-                            sdk::EndpointPolicy& ep) {
+  static void resolveLimits(const std::vector<const Selector*>& matched, sdk::EndpointPolicy& ep) {
 #define ABX_PICK(part, field) \
   ep.part.field = pick(matched, [](const RuleSpec& r) { return r.part.field; })
     ABX_PICK(limits, max_bytes);

@@ -18,8 +18,8 @@ std::vector<ParamSpec> helloParams() {
 class HelloPlugin final : public Plugin {
  public:
   Status start(HostContext& host) override {
-    if (auto s = host.routes().declareGroup(
-            {"example", false, "out-of-tree example", helloParams()});
+    if (auto s =
+            host.routes().declareGroup({"example", false, "out-of-tree example", helloParams()});
         !s)
       return s;
     std::string greeting = host.settings().get("greeting").value_or("Hello");

@@ -1,0 +1,73 @@
+// addRoutes: the one way a plugin puts its endpoints on the server — a table
+// with one row per endpoint (method, path, id, summary, scopes, handler),
+// registered for one group in one call. Handlers are plain functions of the
+// plugin's context and the request, so a route table reads as the API it is.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "abx/sdk/http.h"
+#include "abx/sdk/routes.h"
+
+namespace abx::sdk {
+
+/** One endpoint of a group; exactly one of handler and stream is set. */
+template <class Context>
+struct RouteRow {
+  const char* method;
+  const char* path; /**< "/process/{pid}/signal" */
+  const char* endpoint;
+  const char* summary;
+  std::vector<std::string> scopes;
+  Response (*handler)(const Context&, const Request&) = nullptr;
+  /** An SSE endpoint (RouteSpec::streaming). */
+  std::optional<Response> (*stream)(const Context&, const Request&, SseStream&) = nullptr;
+  /** The handler reads the body itself (RouteSpec::raw_body). */
+  bool raw_body = false;
+  std::size_t max_request_bytes = 0; /**< 0: the host default */
+  bool auth_required = true;
+};
+
+/**
+ * Adds @p rows to @p group, each handler called with `*context`. @p context
+ * is anything that dereferences to the Context (a pointer to a member, a
+ * shared_ptr the handlers keep alive); it must outlive the routes.
+ * @return the first failure of RouteRegistry::add.
+ */
+template <class ContextRef>
+using ContextOf = std::remove_cvref_t<decltype(*std::declval<ContextRef>())>;
+
+template <class ContextRef>
+Status addRoutes(RouteRegistry& registry, std::string_view group, ContextRef context,
+                 const std::vector<RouteRow<ContextOf<ContextRef>>>& rows) {
+  for (const auto& row : rows) {
+    RouteSpec spec;
+    spec.method = row.method;
+    spec.path = row.path;
+    spec.endpoint = row.endpoint;
+    spec.group = std::string(group);
+    spec.summary = row.summary;
+    spec.scopes = row.scopes;
+    spec.raw_body = row.raw_body;
+    spec.max_request_bytes = row.max_request_bytes;
+    spec.auth_required = row.auth_required;
+    if (row.handler)
+      spec.handler = [context, fn = row.handler](const Request& r) { return fn(*context, r); };
+    if (row.stream) {
+      spec.streaming = true;
+      spec.stream_handler = [context, fn = row.stream](const Request& r, SseStream& s) {
+        return fn(*context, r, s);
+      };
+    }
+    if (auto status = registry.add(std::move(spec)); !status) return status;
+  }
+  return Status::ok();
+}
+
+}  // namespace abx::sdk
