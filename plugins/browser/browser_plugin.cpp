@@ -2,6 +2,7 @@
 // run on worker threads and wait for each other.
 #include "browser_plugin.h"
 
+#include "abx/sdk/route_table.h"
 #include "browser_routes.h"
 #include "browser_vocabulary.h"
 #include "url_policy.h"
@@ -28,38 +29,28 @@ sdk::Status BrowserPlugin::start(sdk::HostContext& host) {
                                          return policy ? rulesOf(policy->params) : UrlRules{};
                                        });
 
-  using Fn = sdk::Response (*)(BrowserSession&, const sdk::Request&);
-  struct Row {
-    const char *method, *path, *endpoint, *summary;
-    Fn fn;
-  };
-  const Row rows[] = {
-      {"POST", "/browser/navigate", "browser_navigate", "Open a URL in the shared page",
-       &navigateRoute},
-      {"POST", "/browser/screenshot", "browser_screenshot", "PNG screenshot of the page",
-       &screenshotRoute},
-      {"GET", "/browser/content", "browser_content", "The page's HTML or text", &contentRoute},
-      {"POST", "/browser/click", "browser_click", "Click the element a selector finds",
-       &clickRoute},
-      {"POST", "/browser/type", "browser_type", "Type text into the element a selector finds",
-       &typeRoute},
-      {"POST", "/browser/evaluate", "browser_evaluate", "Evaluate JavaScript in the page",
-       &evaluateRoute},
-      {"POST", "/browser/pdf", "browser_pdf", "Print the page to PDF", &pdfRoute},
-      {"GET", "/browser/console", "browser_console", "Console messages since the last read",
-       &consoleRoute},
-  };
-  for (const Row& row : rows) {
-    sdk::RouteSpec spec;
-    spec.method = row.method;
-    spec.path = row.path;
-    spec.endpoint = row.endpoint;
-    spec.group = "browser";
-    spec.summary = row.summary;
-    spec.scopes = {"browser:use"};
-    spec.handler = [session, fn = row.fn](const sdk::Request& r) { return fn(*session, r); };
-    if (auto s = host.routes().add(std::move(spec)); !s) return s;
-  }
+  const std::vector<std::string> use{"browser:use"};
+  if (auto s = sdk::addRoutes(
+          host.routes(), "browser", session,
+          {
+              {"POST", "/browser/navigate", "browser_navigate", "Open a URL in the shared page",
+               use, &navigateRoute},
+              {"POST", "/browser/screenshot", "browser_screenshot", "PNG screenshot of the page",
+               use, &screenshotRoute},
+              {"GET", "/browser/content", "browser_content", "The page's HTML or text", use,
+               &contentRoute},
+              {"POST", "/browser/click", "browser_click", "Click the element a selector finds",
+               use, &clickRoute},
+              {"POST", "/browser/type", "browser_type",
+               "Type text into the element a selector finds", use, &typeRoute},
+              {"POST", "/browser/evaluate", "browser_evaluate", "Evaluate JavaScript in the page",
+               use, &evaluateRoute},
+              {"POST", "/browser/pdf", "browser_pdf", "Print the page to PDF", use, &pdfRoute},
+              {"GET", "/browser/console", "browser_console",
+               "Console messages since the last read", use, &consoleRoute},
+          });
+      !s)
+    return s;
   session_ = std::move(session);
   return sdk::Status::ok();
 }

@@ -6,11 +6,30 @@
 #include <map>
 #include <memory>
 
+#include "abx/sdk/route_table.h"
 #include "command_runner.h"
 #include "commands_file.h"
 #include "commands_routes.h"
 
 namespace abx::plugins::commands {
+namespace {
+
+/** What the two routes share: the registry (looked up per request) and the
+ *  declarative commands' argument rules. */
+struct CommandRoutes {
+  const sdk::CommandRegistry* registry = nullptr;
+  ArgumentCheck check;
+};
+
+sdk::Response listRoute(const CommandRoutes& routes, const sdk::Request& r) {
+  return listCommands(*routes.registry, r);
+}
+
+sdk::Response runRoute(const CommandRoutes& routes, const sdk::Request& r) {
+  return runCommand(*routes.registry, r, routes.check);
+}
+
+}  // namespace
 
 sdk::Status CommandsPlugin::start(sdk::HostContext& host) {
   if (auto s = host.routes().declareGroup(
@@ -33,36 +52,24 @@ sdk::Status CommandsPlugin::start(sdk::HostContext& host) {
     host.log().info("loaded " + std::to_string(loaded->size()) + " command(s) from " + *path);
   }
 
-  const sdk::CommandRegistry* registry = &host.commands();
-  sdk::RouteSpec list;
-  list.method = "GET";
-  list.path = "/commands";
-  list.endpoint = "commands_list";
-  list.group = "commands";
-  list.summary = "List the commands the caller may run";
-  // No route scope: the scope a command needs ("commands:run" or
-  // "commands:run:<name>") depends on the command, so the handlers check it.
-  list.handler = [registry](const sdk::Request& r) { return listCommands(*registry, r); };
-  if (auto s = host.routes().add(std::move(list)); !s) return s;
-
-  sdk::RouteSpec run;
-  run.method = "POST";
-  run.path = "/commands/{name}";
-  run.endpoint = "commands_run";
-  run.group = "commands";
-  run.summary = "Run a named command with keyword arguments";
-  ArgumentCheck check = [declared](const std::string& name,
-                                   const sdk::CommandArgs& args) -> std::optional<ArgumentRefusal> {
+  auto routes = std::make_shared<CommandRoutes>();
+  routes->registry = &host.commands();
+  routes->check = [declared](const std::string& name,
+                             const sdk::CommandArgs& args) -> std::optional<ArgumentRefusal> {
     auto it = declared->find(name);
     if (it == declared->end()) return std::nullopt;
     auto message = dashArgumentRefusal(*it->second, args);
     if (!message) return std::nullopt;
     return ArgumentRefusal{*message, kArgumentIsOption};
   };
-  run.handler = [registry, check](const sdk::Request& r) {
-    return runCommand(*registry, r, check);
-  };
-  return host.routes().add(std::move(run));
+  std::shared_ptr<const CommandRoutes> context = routes;
+  // No route scope: the scope a command needs ("commands:run" or
+  // "commands:run:<name>") depends on the command, so the handlers check it.
+  return sdk::addRoutes(host.routes(), "commands", context,
+                        {{"GET", "/commands", "commands_list",
+                          "List the commands the caller may run", {}, &listRoute},
+                         {"POST", "/commands/{name}", "commands_run",
+                          "Run a named command with keyword arguments", {}, &runRoute}});
 }
 
 std::unique_ptr<sdk::Plugin> makeCommandsPlugin(sdk::HostContext&) {

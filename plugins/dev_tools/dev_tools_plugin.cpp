@@ -2,6 +2,7 @@
 // and keep no state between calls.
 #include "dev_tools_plugin.h"
 
+#include "abx/sdk/route_table.h"
 #include "code_run_route.h"
 #include "dev_tools_vocabulary.h"
 #include "git_routes.h"
@@ -28,31 +29,17 @@ sdk::Status DevToolsPlugin::start(sdk::HostContext& host) {
   context->state_dir = host.info().state_dir;
   std::shared_ptr<const ToolContext> ctx = context;
 
-  using Fn = sdk::Response (*)(const ToolContext&, const sdk::Request&);
-  struct Row {
-    const char *method, *path, *endpoint, *summary;
-    Fn fn;
-  };
-  const Row rows[] = {
-      {"POST", "/code/run", "code_run", "Run python, node or bash code and return its output",
-       &runCode},
-      {"GET", "/git/status", "git_status", "Branch and changed files of a git work tree",
-       &gitStatus},
-      {"GET", "/git/diff", "git_diff", "Diff text and line statistics of a git work tree",
-       &gitDiff},
-  };
-  for (const Row& row : rows) {
-    sdk::RouteSpec spec;
-    spec.method = row.method;
-    spec.path = row.path;
-    spec.endpoint = row.endpoint;
-    spec.group = kGroup;
-    spec.summary = row.summary;
-    spec.scopes = {kScope};
-    spec.handler = [ctx, fn = row.fn](const sdk::Request& r) { return fn(*ctx, r); };
-    if (auto s = host.routes().add(std::move(spec)); !s) return s;
-  }
-  return sdk::Status::ok();
+  const std::vector<std::string> run{kScope};
+  return sdk::addRoutes(
+      host.routes(), kGroup, ctx,
+      {
+          {"POST", "/code/run", "code_run", "Run python, node or bash code and return its output",
+           run, &runCode},
+          {"GET", "/git/status", "git_status", "Branch and changed files of a git work tree", run,
+           &gitStatus},
+          {"GET", "/git/diff", "git_diff", "Diff text and line statistics of a git work tree", run,
+           &gitDiff},
+      });
 }
 
 std::unique_ptr<sdk::Plugin> makeDevToolsPlugin(sdk::HostContext&) {

@@ -29,8 +29,9 @@ sdk::Status FilesPlugin::start(sdk::HostContext& host) {
       move{"files:write", "files:delete"};
   // Uploads read their body themselves, up to the decoded size cap's base64.
   const std::size_t upload_cap = uploadRequestCap(ctx_.upload_limit);
+  const FilesContext* ctx = &ctx_;
   return sdk::addRoutes(
-      host.routes(), "file_ops", &ctx_,
+      host.routes(), "file_ops", ctx,
       {
           {"POST", "/upload", "upload", "Write a file from base64 content", write, &upload, nullptr,
            true, upload_cap},

@@ -20,7 +20,7 @@ namespace {
 
 constexpr std::size_t kDefaultPackagesOutputBytes = 16u << 20;
 
-SystemFacts gatherFacts(SystemState& state) {
+SystemFacts gatherFacts(const SystemState& state) {
   SystemFacts facts;
   struct utsname names {};
   if (::uname(&names) == 0) {
@@ -127,7 +127,7 @@ std::vector<Listener> listeningSockets(const sdk::ChildEnvironment& environment)
   return listeners;
 }
 
-sdk::Response systemInfo(SystemState& state, const sdk::Request&) {
+sdk::Response systemInfo(const SystemState& state, const sdk::Request&) {
   return sdk::Response::json(systemInfoJson(gatherFacts(state)));
 }
 

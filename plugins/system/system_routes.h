@@ -23,7 +23,7 @@ struct SystemState {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::string base_dir;
   sdk::ChildEnvironment* environment = nullptr;
-  PythonVersionCache python;
+  mutable PythonVersionCache python;  // thread-safe; filled on first use
 };
 
 /** Default timeout of GET /packages when the policy sets none. */
@@ -53,7 +53,7 @@ std::string portsJson(const std::vector<Listener>& listeners);
 /** /proc/net/tcp + tcp6 with owners, or `ss -tlnp` when both files have no rows. */
 std::vector<Listener> listeningSockets(const sdk::ChildEnvironment& environment);
 
-sdk::Response systemInfo(SystemState& state, const sdk::Request& request);
+sdk::Response systemInfo(const SystemState& state, const sdk::Request& request);
 sdk::Response systemMetrics(const SystemState& state, const sdk::Request& request);
 sdk::Response listPorts(const SystemState& state, const sdk::Request& request);
 sdk::Response listPackages(const SystemState& state, const sdk::Request& request);

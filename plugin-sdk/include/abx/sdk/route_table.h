@@ -17,7 +17,8 @@
 
 namespace abx::sdk {
 
-/** One endpoint of a group; exactly one of handler and stream is set. */
+/** One endpoint of a group; exactly one of handler and stream is set.
+ *  Context is const-qualified when the handlers only read it. */
 template <class Context>
 struct RouteRow {
   const char* method;
@@ -25,9 +26,9 @@ struct RouteRow {
   const char* endpoint;
   const char* summary;
   std::vector<std::string> scopes;
-  Response (*handler)(const Context&, const Request&) = nullptr;
+  Response (*handler)(Context&, const Request&) = nullptr;
   /** An SSE endpoint (RouteSpec::streaming). */
-  std::optional<Response> (*stream)(const Context&, const Request&, SseStream&) = nullptr;
+  std::optional<Response> (*stream)(Context&, const Request&, SseStream&) = nullptr;
   /** The handler reads the body itself (RouteSpec::raw_body). */
   bool raw_body = false;
   std::size_t max_request_bytes = 0; /**< 0: the host default */
@@ -37,11 +38,12 @@ struct RouteRow {
 /**
  * Adds @p rows to @p group, each handler called with `*context`. @p context
  * is anything that dereferences to the Context (a pointer to a member, a
- * shared_ptr the handlers keep alive); it must outlive the routes.
+ * shared_ptr the handlers keep alive; a pointer to const for handlers that
+ * take `const Context&`); it must outlive the routes.
  * @return the first failure of RouteRegistry::add.
  */
 template <class ContextRef>
-using ContextOf = std::remove_cvref_t<decltype(*std::declval<ContextRef>())>;
+using ContextOf = std::remove_reference_t<decltype(*std::declval<ContextRef>())>;
 
 template <class ContextRef>
 Status addRoutes(RouteRegistry& registry, std::string_view group, ContextRef context,
