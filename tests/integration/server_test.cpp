@@ -253,7 +253,7 @@ TEST(Server, AdapterModulesFromTheEnvironmentAreRequired) {
   auto code = bad.waitExit(std::chrono::seconds(10));
   ASSERT_TRUE(code.has_value());
   EXPECT_EQ(*code, 2);
-  EXPECT_THAT(bad.stderrText(), HasSubstr("abi_major_mismatch.so: abi: plugin ABI 2.0"));
+  EXPECT_THAT(bad.stderrText(), HasSubstr("abi_major_mismatch.so: abi: plugin ABI 3.0"));
 }
 
 TEST(Server, RefusesNonLoopbackWithoutToken) {

@@ -22,6 +22,7 @@
 #include <set>
 #include <sstream>
 
+#include "abx/sdk/version.h"
 #include "security/security_support.h"
 #include "security/tool_confinement_support.h"
 
@@ -264,7 +265,9 @@ TEST(SecurityLazyLibrary, StartIgnoresLibrariesPlantedInTheWorkingDirectory) {
 // directory that holds the plugin SDK library the server runs with.
 TEST(SecurityLazyLibrary, SearchPathsNameNoWorkingDirectory) {
   // Plugins live in <libdir>/agent-sandbox/plugins, the SDK in <libdir>.
-  const fs::path sdk = fs::path(pluginDir()).parent_path().parent_path() / "libabx_plugin_sdk.so.1";
+  // The SDK's SONAME carries its ABI major.
+  const std::string soname = "libabx_plugin_sdk.so." + std::to_string(ABX_SDK_ABI_MAJOR);
+  const fs::path sdk = fs::path(pluginDir()).parent_path().parent_path() / soname;
   std::vector<fs::path> files = {serverBinary(), sdk};
   for (const auto& entry : fs::directory_iterator(pluginDir()))
     if (entry.path().extension() == ".so") files.push_back(entry.path());
@@ -276,7 +279,7 @@ TEST(SecurityLazyLibrary, SearchPathsNameNoWorkingDirectory) {
         ADD_FAILURE() << "an empty entry is the working directory";
       } else if (entry.starts_with("$ORIGIN")) {
         const fs::path dir = file.parent_path() / fs::path(entry.substr(7)).relative_path();
-        EXPECT_TRUE(fs::exists(dir / "libabx_plugin_sdk.so.1")) << dir;
+        EXPECT_TRUE(fs::exists(dir / soname)) << dir;
       } else {
         EXPECT_TRUE(entry.starts_with("/")) << "a relative entry starts at the working directory";
       }

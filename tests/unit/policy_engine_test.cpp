@@ -1578,22 +1578,13 @@ endpoints:
       rate_per_minute: 60
       max_concurrency: 2
     params:
+      deny_extensions: [.sh, .so]
       overwrite: false
       allow_extensions: [.txt]
-      deny_extensions: [.sh, .so]
-      allow_commands: [ls]
-      deny_commands: [rm]
-      languages: [python]
-      allowed_signals: [2, 15]
-      url_allow: ["https://*.example.com"]
-      url_deny: ["http://*"]
-      block_private_networks: true
-      shells: [/bin/sh]
-      env_deny: [AWS_*]
-      allow_vars: [PATH]
-      deny_vars: [SECRET]
     audit: all
   files_stat: {audit: "off", limits: {timeout_seconds: 0.25}}
+  shell: {params: {allowed_signals: [2, 15], shells: [/bin/sh], deny_commands: [rm]}}
+  browser_navigate: {params: {block_private_networks: true, url_allow: ["https://*.x.com"]}}
 )"));
   EXPECT_EQ(endpointPolicyJson(policyOf(*compiled, "files_upload_stream")),
             R"({"scopes":["files:write","uploads:big"],)"
@@ -1602,12 +1593,19 @@ endpoints:
             R"("rate_per_minute":60,"max_concurrency":2},)"
             R"("paths":{"allow":["/data/in"],"deny":["**/*.key"],"read_only":["/data/in/ro"],)"
             R"("symlinks":"deny"},)"
+            // Parameters in the order their group declares them.
             R"("params":{"overwrite":false,"allow_extensions":[".txt"],)"
-            R"("deny_extensions":[".sh",".so"],"allow_commands":["ls"],"deny_commands":["rm"],)"
-            R"("languages":["python"],"allowed_signals":[2,15],)"
-            R"("url_allow":["https://*.example.com"],"url_deny":["http://*"],)"
-            R"("block_private_networks":true,"shells":["/bin/sh"],"env_deny":["AWS_*"],)"
-            R"("allow_vars":["PATH"],"deny_vars":["SECRET"]},"audit":"all"})");
+            R"("deny_extensions":[".sh",".so"]},"audit":"all"})");
+  EXPECT_EQ(endpointPolicyJson(policyOf(*compiled, "shell")),
+            R"({"scopes":["process:run"],"limits":{},)"
+            R"("paths":{"allow":[],"deny":[],"read_only":[],"symlinks":"follow"},)"
+            R"("params":{"deny_commands":["rm"],"shells":["/bin/sh"],"allowed_signals":[2,15]},)"
+            R"("audit":"deny"})");
+  EXPECT_EQ(endpointPolicyJson(policyOf(*compiled, "browser_navigate")),
+            R"({"scopes":["browser:use"],"limits":{},)"
+            R"("paths":{"allow":[],"deny":[],"read_only":[],"symlinks":"follow"},)"
+            R"("params":{"url_allow":["https://*.x.com"],"block_private_networks":true},)"
+            R"("audit":"deny"})");
   EXPECT_EQ(endpointPolicyJson(policyOf(*compiled, "files_stat")),
             R"({"scopes":["files:read"],"limits":{"timeout_seconds":0.25},)"
             R"("paths":{"allow":[],"deny":[],"read_only":[],"symlinks":"follow"},)"

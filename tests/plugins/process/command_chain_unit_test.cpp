@@ -22,13 +22,13 @@ const Strings kEnv = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/root", "SHELL=
 
 sdk::Params denyBash() {
   sdk::Params p;
-  p.deny_commands = Strings{"bash"};
+  p.set("deny_commands", Strings{"bash"});
   return p;
 }
 
 sdk::Params allow(Strings programs) {
   sdk::Params p;
-  p.allow_commands = std::move(programs);
+  p.set("allow_commands", std::move(programs));
   return p;
 }
 
@@ -260,7 +260,7 @@ TEST(CommandChain, AllowListJudgesEveryProgram) {
 
 TEST(CommandChain, ShellsJudgeEveryShellInTheChain) {
   sdk::Params p;
-  p.shells = Strings{"sh"};
+  p.set("shells", Strings{"sh"});
   EXPECT_FALSE(judge({"sh", "-c", "ls"}, p));  // sh -> dash is the system's link
   EXPECT_FALSE(judge({"ls"}, p));
   for (const Strings& argv : std::vector<Strings>{

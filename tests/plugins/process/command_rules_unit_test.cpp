@@ -15,9 +15,9 @@ using Strings = std::vector<std::string>;
 sdk::Params params(std::optional<Strings> allow, std::optional<Strings> deny,
                    std::optional<Strings> shells = std::nullopt) {
   sdk::Params p;
-  p.allow_commands = std::move(allow);
-  p.deny_commands = std::move(deny);
-  p.shells = std::move(shells);
+  if (allow) p.set("allow_commands", std::move(*allow));
+  if (deny) p.set("deny_commands", std::move(*deny));
+  if (shells) p.set("shells", std::move(*shells));
   return p;
 }
 

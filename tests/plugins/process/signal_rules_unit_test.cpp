@@ -42,11 +42,11 @@ TEST(SignalRules, MissingOrNonIntegerSignalIs400) {
 
 TEST(SignalRules, PolicyAllowedSignalsReplaceTheWhitelist) {
   sdk::Params p;
-  p.allowed_signals = std::vector<std::int64_t>{15, 1};
+  p.set("allowed_signals", std::vector<std::int64_t>{15, 1});
   EXPECT_EQ(signalOf(R"({"signal":1})", p), 1);
   EXPECT_EQ(signalOf(R"({"signal":15})", p), 15);
   EXPECT_EQ(signalOf(R"({"signal":9})", p), -400);
-  p.allowed_signals = std::vector<std::int64_t>{};
+  p.set("allowed_signals", std::vector<std::int64_t>{});
   EXPECT_EQ(std::get<sdk::HttpError>(requestedSignal(body(R"({"signal":15})"), p)).message,
             "Signal 15 is not allowed; allowed: (none)");
 }

@@ -189,15 +189,16 @@ class CommandAdapterPluginStart : public ::testing::Test {
   void SetUp() override {
     ON_CALL(host, services()).WillByDefault(ReturnRef(services));
     ON_CALL(host, log()).WillByDefault(ReturnRef(logger));
+    ON_CALL(host, settings()).WillByDefault(ReturnRef(settings));
   }
-  void TearDown() override { ::unsetenv("ABX_AGENTS_ALLOW_COMMAND"); }
+  // What the kernel resolved: `allow` from the manifest or ABX_AGENTS_ALLOW_COMMAND.
+  sdk::Settings settings;
   ::testing::NiceMock<sdk::testing::MockHostContext> host;
   RecordingServices services;
   NullLogger logger;
 };
 
 TEST_F(CommandAdapterPluginStart, ProvidesTheAdapterAsCommand) {
-  ::unsetenv("ABX_AGENTS_ALLOW_COMMAND");
   CommandAdapterPlugin plugin;
   ASSERT_TRUE(plugin.start(host).isOk());
   EXPECT_TRUE(plugin.provided());
@@ -208,7 +209,7 @@ TEST_F(CommandAdapterPluginStart, ProvidesTheAdapterAsCommand) {
 }
 
 TEST_F(CommandAdapterPluginStart, AllowCommandZeroProvidesNothing) {
-  ::setenv("ABX_AGENTS_ALLOW_COMMAND", "0", 1);
+  settings.values["allow"] = "0";
   CommandAdapterPlugin plugin;
   ASSERT_TRUE(plugin.start(host).isOk());
   EXPECT_FALSE(plugin.provided());
