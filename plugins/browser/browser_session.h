@@ -110,7 +110,7 @@ class BrowserSession {
  * in place of Chromium's generic SOCKS error.
  */
 BrowserError navigationFailure(const std::string& url, const std::string& error_text,
-                               const std::vector<RequestGuard::Refusal>& refusals,
+                               const std::vector<RequestGuard::RefusedRequest>& refusals,
                                const std::vector<SocksProxy::Outcome>& outcomes);
 
 /** A BrowserError from a Status of the CDP layer (TimeoutError -> 408, else 500). */

@@ -4,7 +4,7 @@
 namespace abx::plugins::browser {
 
 BrowserError navigationFailure(const std::string& url, const std::string& error_text,
-                               const std::vector<RequestGuard::Refusal>& refusals,
+                               const std::vector<RequestGuard::RefusedRequest>& refusals,
                                const std::vector<SocksProxy::Outcome>& outcomes) {
   for (auto it = refusals.rbegin(); it != refusals.rend(); ++it)
     if (it->document)

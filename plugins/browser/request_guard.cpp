@@ -94,12 +94,13 @@ void RequestGuard::paused(const sdk::Json& params, const std::string& session_id
                 .take(),
             session_id);
   refusals_.push_back(
-      Refusal{sequence_++, url, cdpText(params, "resourceType") == "Document", *verdict});
+      RefusedRequest{sequence_++, url, cdpText(params, "resourceType") == "Document", *verdict});
   if (refusals_.size() > 64) refusals_.erase(refusals_.begin());
 }
 
-std::vector<RequestGuard::Refusal> RequestGuard::refusalsSince(std::uint64_t sequence) const {
-  std::vector<Refusal> out;
+std::vector<RequestGuard::RefusedRequest> RequestGuard::refusalsSince(
+    std::uint64_t sequence) const {
+  std::vector<RefusedRequest> out;
   for (const auto& r : refusals_)
     if (r.sequence >= sequence) out.push_back(r);
   return out;

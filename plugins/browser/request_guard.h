@@ -25,7 +25,7 @@ class RequestGuard {
   using RulesSource = std::function<UrlRules()>;
 
   /** A request the guard failed. */
-  struct Refusal {
+  struct RefusedRequest {
     std::uint64_t sequence = 0;
     std::string url;
     bool document = false; /**< a navigation (of any frame) */
@@ -50,7 +50,7 @@ class RequestGuard {
 
   std::uint64_t nextSequence() const { return sequence_; }
   /** Refusals recorded at or after @p sequence, oldest first (the last 64 kept). */
-  std::vector<Refusal> refusalsSince(std::uint64_t sequence) const;
+  std::vector<RefusedRequest> refusalsSince(std::uint64_t sequence) const;
 
  private:
   void attached(const sdk::Json& params);
@@ -63,7 +63,7 @@ class RequestGuard {
   std::string page_session_;
   std::string page_target_;
   bool page_lost_ = false;
-  std::vector<Refusal> refusals_;
+  std::vector<RefusedRequest> refusals_;
   std::uint64_t sequence_ = 1;
 };
 

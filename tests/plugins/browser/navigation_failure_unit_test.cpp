@@ -15,7 +15,7 @@ UrlVerdict refusal(const std::string& rule) {
 }
 
 TEST(NavigationFailure, AGuardRefusedDocumentIsA403WithItsRule) {
-  std::vector<RequestGuard::Refusal> refusals = {
+  std::vector<RequestGuard::RefusedRequest> refusals = {
       {1, "http://a.test/secret.png", false, refusal("url_deny *.png")},
       {2, "http://a.test/secret", true, refusal("url_deny */secret*")}};
   auto e = navigationFailure("http://a.test/start", "net::ERR_BLOCKED_BY_CLIENT", refusals, {});
