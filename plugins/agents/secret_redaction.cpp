@@ -1,6 +1,6 @@
 #include "secret_redaction.h"
 
-#include "secrets/redactor.h"
+#include "abx/sdk/secret_redactor.h"
 #include "secrets/secret_bag.h"
 #include "secrets/stream_redactor.h"
 
@@ -9,7 +9,7 @@ namespace {
 
 class BagDeltaRedaction final : public DeltaRedaction {
  public:
-  explicit BagDeltaRedaction(std::shared_ptr<const RedactionPatterns> patterns)
+  explicit BagDeltaRedaction(std::shared_ptr<const sdk::RedactionPatterns> patterns)
       : stream_(std::move(patterns)) {}
   std::string push(std::string_view delta) override { return stream_.push(delta); }
   std::string flush() override { return stream_.flush(); }
@@ -20,14 +20,14 @@ class BagDeltaRedaction final : public DeltaRedaction {
 
 class BagRedaction final : public TextRedaction {
  public:
-  explicit BagRedaction(const SecretBag& bag) : redactor_(bag) {}
+  explicit BagRedaction(const SecretBag& bag) { redactor_.addSecrets(bag.values()); }
   std::string redact(std::string_view text) const override { return redactor_.redact(text); }
   std::unique_ptr<DeltaRedaction> newStream() const override {
     return std::make_unique<BagDeltaRedaction>(redactor_.patterns());
   }
 
  private:
-  Redactor redactor_;
+  sdk::SecretRedactor redactor_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "abx/sdk/secret_redactor.h"
 #include "abx/sdk/settings.h"
 #include "environment/child_environment_store.h"
 #include "logging/log_sink.h"
@@ -14,19 +15,23 @@
 #include "routing/command_registry.h"
 #include "routing/service_registry.h"
 #include "security/base_dir_path_guard.h"
-#include "security/secret_redactor.h"
 
 namespace abx::kernel {
+
+/** A plugin's secret of 4 bytes or more never reaches a log line. */
+inline constexpr std::size_t kMinLoggedSecretLength = 4;
 
 struct KernelServices {
   explicit KernelServices(sdk::HostInfo host_info)
       : info(std::move(host_info)),
+        redactor(kMinLoggedSecretLength),
         log(redactor),
         environment(environ),
         default_paths(info.base_dir) {}
 
   sdk::HostInfo info;
-  SecretRedactor redactor;
+  /** Secrets plugins registered, and token shapes, out of every log line. */
+  sdk::SecretRedactor redactor;
   LogSink log;
   CommandRegistry commands;
   ServiceRegistry services;

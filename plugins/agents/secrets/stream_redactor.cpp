@@ -2,12 +2,12 @@
 
 namespace abx::plugins::agents {
 
-StreamRedactor::StreamRedactor(const Redactor& redactor) : redactor_(&redactor) {}
+StreamRedactor::StreamRedactor(const sdk::SecretRedactor& redactor) : redactor_(&redactor) {}
 
-StreamRedactor::StreamRedactor(std::shared_ptr<const RedactionPatterns> patterns)
+StreamRedactor::StreamRedactor(std::shared_ptr<const sdk::RedactionPatterns> patterns)
     : fixed_(std::move(patterns)) {}
 
-std::shared_ptr<const RedactionPatterns> StreamRedactor::current() const {
+std::shared_ptr<const sdk::RedactionPatterns> StreamRedactor::current() const {
   return redactor_ != nullptr ? redactor_->patterns() : fixed_;
 }
 
@@ -23,7 +23,7 @@ std::string StreamRedactor::push(std::string_view chunk) {
 
   std::size_t start = 0;
   if (swallowing_) {  // the rest of a token that was already replaced by [REDACTED]
-    while (start < data.size() && inTokenAlphabet(*swallowing_, data[start])) ++start;
+    while (start < data.size() && sdk::inTokenAlphabet(*swallowing_, data[start])) ++start;
     if (start > 0) prev_byte_ = static_cast<unsigned char>(data[start - 1]);
     if (start == data.size()) return {};
     swallowing_.reset();

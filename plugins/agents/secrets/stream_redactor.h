@@ -3,7 +3,7 @@
 // secret split across two chunks is still caught: push() emits only text
 // whose redaction is settled and holds back the rest — at most
 // RedactionPatterns::longestPattern() − 1 bytes. The output of any split is
-// the same as Redactor::redact() of the whole text.
+// the same as SecretRedactor::redact() of the whole text.
 #pragma once
 
 #include <memory>
@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "secrets/redaction_patterns.h"
-#include "secrets/redactor.h"
+#include "abx/sdk/redaction_patterns.h"
+#include "abx/sdk/secret_redactor.h"
 
 namespace abx::plugins::agents {
 
@@ -23,9 +23,9 @@ class StreamRedactor {
    * Follows @p redactor: each push() uses its current snapshot, so secrets
    * added mid-stream apply from the next push on. @p redactor must outlive this.
    */
-  explicit StreamRedactor(const Redactor& redactor);
+  explicit StreamRedactor(const sdk::SecretRedactor& redactor);
   /** A fixed snapshot. */
-  explicit StreamRedactor(std::shared_ptr<const RedactionPatterns> patterns);
+  explicit StreamRedactor(std::shared_ptr<const sdk::RedactionPatterns> patterns);
 
   /** @return the redacted text that is safe to emit now (possibly empty). */
   std::string push(std::string_view chunk);
@@ -36,15 +36,15 @@ class StreamRedactor {
   std::size_t heldBytes() const { return held_.size(); }
 
  private:
-  std::shared_ptr<const RedactionPatterns> current() const;
+  std::shared_ptr<const sdk::RedactionPatterns> current() const;
 
-  const Redactor* redactor_ = nullptr;
-  std::shared_ptr<const RedactionPatterns> fixed_;
+  const sdk::SecretRedactor* redactor_ = nullptr;
+  std::shared_ptr<const sdk::RedactionPatterns> fixed_;
   std::string held_;
   /** The last byte consumed (-1: none yet), for the token shapes' word-boundary rule. */
   int prev_byte_ = -1;
   /** Inside a redacted token whose value may continue: bytes of this alphabet are dropped. */
-  std::optional<TokenAlphabet> swallowing_;
+  std::optional<sdk::TokenAlphabet> swallowing_;
 };
 
 }  // namespace abx::plugins::agents

@@ -6,11 +6,21 @@
 #include <chrono>
 #include <thread>
 
-#include "secrets/redactor.h"
-#include "secrets/secret_spellings.h"
+#include "abx/sdk/secret_redactor.h"
+#include "abx/sdk/secret_spellings.h"
+#include "secrets/secret_bag.h"
 
 namespace abx::plugins::agents {
 namespace {
+
+// The agents build one per turn from the agent's secret bag.
+class Redactor : public sdk::SecretRedactor {
+ public:
+  Redactor() = default;
+  explicit Redactor(const SecretBag& bag) { addSecrets(bag.values()); }
+};
+using sdk::encodeUriComponent;
+using sdk::jsonEscape;
 
 Redactor redactorWith(std::initializer_list<const char*> secrets) {
   SecretBag bag;

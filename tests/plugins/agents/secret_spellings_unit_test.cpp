@@ -3,10 +3,14 @@
 
 #include <algorithm>
 
-#include "secrets/secret_spellings.h"
+#include "abx/sdk/secret_spellings.h"
 
 namespace abx::plugins::agents {
 namespace {
+
+using sdk::encodeUriComponent;
+using sdk::jsonEscape;
+using sdk::secretSpellings;
 
 bool has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();

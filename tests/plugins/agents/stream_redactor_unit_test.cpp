@@ -3,12 +3,22 @@
 // whole-text redaction, and the secret never appears in it.
 #include <gtest/gtest.h>
 
-#include "secrets/redactor.h"
-#include "secrets/secret_spellings.h"
+#include "abx/sdk/secret_redactor.h"
+#include "abx/sdk/secret_spellings.h"
+#include "secrets/secret_bag.h"
 #include "secrets/stream_redactor.h"
 
 namespace abx::plugins::agents {
 namespace {
+
+// The agents build one per turn from the agent's secret bag.
+class Redactor : public sdk::SecretRedactor {
+ public:
+  Redactor() = default;
+  explicit Redactor(const SecretBag& bag) { addSecrets(bag.values()); }
+};
+using sdk::encodeUriComponent;
+using sdk::jsonEscape;
 
 constexpr const char* kSecret = "s3cr&t/v\"al ue";
 

@@ -1,9 +1,9 @@
-#include "secrets/secret_spellings.h"
+#include "abx/sdk/secret_spellings.h"
 
 #include <algorithm>
 #include <cctype>
 
-namespace abx::plugins::agents {
+namespace abx::sdk {
 namespace {
 
 constexpr char kUpperHex[] = "0123456789ABCDEF";
@@ -136,4 +136,4 @@ std::vector<std::string> secretSpellings(std::string_view secret) {
   return out;
 }
 
-}  // namespace abx::plugins::agents
+}  // namespace abx::sdk

@@ -1,16 +1,18 @@
-// The spellings of one secret value that redaction looks for (agents spec
-// §9.12): raw, URL-encoded and JSON-escaped. `Bearer <secret>` needs no
-// spelling of its own: the raw spelling already matches inside it.
+// The spellings of one secret value that redaction looks for: raw,
+// URL-encoded and JSON-escaped (a secret in a log line, a URL or a JSON body). `Bearer <secret>`
+// needs no spelling of its own: the raw spelling already matches inside it.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace abx::plugins::agents {
+#include "abx/sdk/version.h"
+
+namespace abx::sdk {
 
 /** Percent-encoding as JavaScript's encodeURIComponent does it (uppercase hex, UTF-8 bytes). */
-std::string encodeUriComponent(std::string_view value);
+ABX_SDK_API std::string encodeUriComponent(std::string_view value);
 
 struct JsonEscapeStyle {
   bool escape_slash = false;  /**< "/" as "\/" (POCO writes this) */
@@ -22,12 +24,12 @@ struct JsonEscapeStyle {
  * @p value as it appears between the quotes of a JSON string: \" \\ \b \f \n
  * \r \t, other control characters as \u00XX, per @p style.
  */
-std::string jsonEscape(std::string_view value, JsonEscapeStyle style = {});
+ABX_SDK_API std::string jsonEscape(std::string_view value, JsonEscapeStyle style = {});
 
 /**
  * Every distinct spelling of @p secret: raw, encodeURIComponent (upper- and
  * lowercase hex), and the JSON-escaped forms of all JsonEscapeStyle choices.
  */
-std::vector<std::string> secretSpellings(std::string_view secret);
+ABX_SDK_API std::vector<std::string> secretSpellings(std::string_view secret);
 
-}  // namespace abx::plugins::agents
+}  // namespace abx::sdk

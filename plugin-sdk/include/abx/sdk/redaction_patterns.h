@@ -25,24 +25,27 @@
 #include <unordered_map>
 #include <vector>
 
-namespace abx::plugins::agents {
+#include "abx/sdk/version.h"
+
+namespace abx::sdk {
 
 inline constexpr std::string_view kRedacted = "[REDACTED]";
-/** Shorter secret values are not redacted (agents spec §9.3): they would hit ordinary words. */
+/** Shorter secret values are not redacted by default: they would hit ordinary words. */
 inline constexpr std::size_t kMinSecretLength = 6;
 
 /** The byte set that continues a token shape's value. */
 enum class TokenAlphabet : std::uint8_t { sk_key, alnum, github_pat, http_token };
 
-bool inTokenAlphabet(TokenAlphabet alphabet, char c);
+ABX_SDK_API bool inTokenAlphabet(TokenAlphabet alphabet, char c);
 
-class RedactionPatterns {
+class ABX_SDK_API RedactionPatterns {
  public:
   /** Token shapes only. */
   RedactionPatterns();
-  /** Token shapes plus every spelling of each value of @p secrets that has ≥ kMinSecretLength
-   * bytes. */
-  explicit RedactionPatterns(const std::vector<std::string>& secrets);
+  /** Token shapes plus every spelling of each value of @p secrets that has at
+   *  least @p min_length bytes. */
+  explicit RedactionPatterns(const std::vector<std::string>& secrets,
+                             std::size_t min_length = kMinSecretLength);
 
   /** Result of one scan step; see scan(). */
   struct ScanResult {
@@ -98,4 +101,4 @@ class RedactionPatterns {
   std::size_t longest_ = 0;
 };
 
-}  // namespace abx::plugins::agents
+}  // namespace abx::sdk

@@ -1,14 +1,14 @@
 // The scanner: a bigram bitmap rejects almost every position with one table
 // lookup, so texts without secrets or token prefixes cost one pass and one
 // copy; only candidate positions run the (short) matchers below.
-#include "secrets/redaction_patterns.h"
+#include "abx/sdk/redaction_patterns.h"
 
 #include <algorithm>
 #include <array>
 
-#include "secrets/secret_spellings.h"
+#include "abx/sdk/secret_spellings.h"
 
-namespace abx::plugins::agents {
+namespace abx::sdk {
 namespace {
 
 using Table = std::array<bool, 256>;
@@ -87,14 +87,15 @@ bool inTokenAlphabet(TokenAlphabet alphabet, char c) {
 
 RedactionPatterns::RedactionPatterns() : RedactionPatterns(std::vector<std::string>{}) {}
 
-RedactionPatterns::RedactionPatterns(const std::vector<std::string>& secrets) {
+RedactionPatterns::RedactionPatterns(const std::vector<std::string>& secrets,
+                                     std::size_t min_length) {
   for (std::string_view start : {"sk", "gh", "gi", "be", "bE", "Be", "BE", "x-", "X-"}) {
     start_bigrams_.set(bigram(start[0], start[1]));
     start_bytes_.set(static_cast<unsigned char>(start[0]));
   }
   longest_ = kLongestTokenShape;
   for (const auto& secret : secrets) {
-    if (secret.size() < kMinSecretLength) continue;
+    if (secret.size() < min_length) continue;
     for (auto& spelling : secretSpellings(secret)) addSpelling(std::move(spelling));
   }
   for (auto& [key, indexes] : by_bigram_)
@@ -252,4 +253,4 @@ RedactionPatterns::ScanResult RedactionPatterns::scan(std::string_view text, int
   return result;
 }
 
-}  // namespace abx::plugins::agents
+}  // namespace abx::sdk
