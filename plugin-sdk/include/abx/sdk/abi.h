@@ -114,4 +114,7 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // declarations. Settings: the kernel maps ABX_<PLUGIN>_<KEY> (and a
 // property's "x-env" names) onto the schema's properties and applies its
 // "default"s; Settings gains integer/number/boolean/list reads. The unused
-// EventBus and HostContext::events() are gone (events.h).
+// EventBus and HostContext::events() are gone (events.h). One route-table
+// helper, addRoutes (route_table.h). One redactor: SecretRedactor
+// (secret_redactor.h, redaction_patterns.h, secret_spellings.h) behind
+// HostContext::redactor() and the log, with token shapes.
