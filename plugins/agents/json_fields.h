@@ -2,8 +2,8 @@
 // over the SDK's one JSON layer (sdk::Json, sdk::JsonWriter): a field's text
 // read leniently (as the wires have always read names, labels and metadata
 // values), a string map (metadata) both ways, a client's object echoed with
-// its keys sorted, and "a string, or null when empty" (the OpenAI objects'
-// optional strings).
+// its keys sorted, "a string, or null when empty" (the OpenAI objects'
+// optional strings), and a turn's token usage as the two wires spell it.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "abx/sdk/agent_adapter.h"
 #include "abx/sdk/json.h"
 
 namespace abx::plugins::agents {
@@ -68,6 +69,30 @@ inline void writeTextMap(sdk::JsonWriter& w, const std::map<std::string, std::st
 /** @p text as a JSON string, or null when it is empty. */
 inline void writeTextOrNull(sdk::JsonWriter& w, std::string_view text) {
   text.empty() ? w.null() : w.value(text);
+}
+
+/** The wire a usage object is written for. */
+enum class UsageWire { responses, agents };
+
+/** {input_tokens, input_tokens_details, output_tokens, output_tokens_details,
+ *  total_tokens}; the Responses wire's details also count cache writes
+ *  (none here). */
+inline void writeTokenUsage(sdk::JsonWriter& w, const sdk::agents::TokenUsage& usage,
+                            UsageWire wire) {
+  w.beginObject()
+      .member("input_tokens", usage.input_tokens)
+      .key("input_tokens_details")
+      .beginObject()
+      .member("cached_tokens", usage.cached_input_tokens);
+  if (wire == UsageWire::responses) w.member("cache_write_tokens", 0);
+  w.endObject()
+      .member("output_tokens", usage.output_tokens)
+      .key("output_tokens_details")
+      .beginObject()
+      .member("reasoning_tokens", usage.reasoning_tokens)
+      .endObject()
+      .member("total_tokens", usage.input_tokens + usage.output_tokens)
+      .endObject();
 }
 
 }  // namespace abx::plugins::agents

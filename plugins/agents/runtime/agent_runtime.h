@@ -6,6 +6,12 @@
 // every event handed to the turn's observer and the runtime's listener (the
 // wires keep what they replay). Clock, ids and kill grace are
 // injectable so timeout and cancel tests run in milliseconds.
+//
+// Its definition is split by purpose: agent_runtime.cpp (the workers, the
+// turn queue and a turn's end), agent_runtime_turn.cpp (one turn's run),
+// agent_runtime_sessions.cpp (the session table and its retention) and
+// agent_runtime_persistence.cpp (sessions.json); a turn's launch and the
+// judgement of its outcome are turn_launch.h and turn_outcome.h.
 #pragma once
 
 #include <atomic>
@@ -149,14 +155,43 @@ class AgentRuntime {
     TurnRequest request;
     std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
   };
+  /** What a turn's worker takes from the tables as the turn starts. */
+  struct TurnStart {
+    std::string session_id;
+    std::string agent;
+    SessionHistory history;
+    /** A copy: the record's own is dropped when the turn ends. */
+    TurnRequest request;
+    std::shared_ptr<std::atomic<bool>> cancel;
+  };
+  /** How a turn ended, as finishTurn() records it. */
+  struct TurnEnd {
+    static TurnEnd cancelled() {
+      return {TurnStatus::cancelled, std::nullopt, {}, {}, std::nullopt};
+    }
+    static TurnEnd failure(TurnError error) {
+      return {TurnStatus::failed, std::move(error), {}, {}, std::nullopt};
+    }
+
+    TurnStatus status = TurnStatus::failed;
+    std::optional<TurnError> error;
+    std::vector<Item> items;
+    sdk::agents::TokenUsage usage;
+    std::optional<std::string> native_session_id;
+  };
 
   /** Starts the workers on the first turn. Caller holds mutex_. */
   sdk::Status startWorkersLocked();
   void workerLoop();
+  /** Runs a turn through its stages: begin, prepare, execute, classify, finish. */
   void runTurn(const std::string& turn_id);
-  void finishTurn(const std::string& turn_id, TurnStatus status, std::optional<TurnError> error,
-                  std::vector<Item> items, sdk::agents::TokenUsage usage,
-                  std::optional<std::string> native_session_id);
+  /** Marks the turn and its session in progress and publishes turn.started. */
+  TurnStart beginTurn(const std::string& turn_id);
+  /** Keeps the latest state of an item of a running turn in its record. */
+  void recordItem(const std::string& turn_id, const Item& item);
+  /** Records the end, runs the end hooks and publishes the terminal event.
+   *  @p releases_session: the turn ran, so its session is idle again. */
+  void finishTurn(const std::string& turn_id, TurnEnd end, bool releases_session);
   void publish(const std::string& session_id, const RuntimeEvent& event,
                const TurnObserver& observer);
   void evictLocked();
@@ -168,7 +203,6 @@ class AgentRuntime {
   /** The end hooks of @p turn_id, taken out. Caller holds mutex_. */
   std::vector<TurnEndHook> takeEndHooksLocked(const std::string& turn_id);
   /** Asks the writer thread to save sessions.json soon (off the turn's path). */
-  std::vector<std::pair<SessionInfo, std::string>> ended_;  // guarded by mutex_
   void persist();
   void writerLoop();
   void writeState();
@@ -190,7 +224,9 @@ class AgentRuntime {
   std::deque<std::string> pending_;                            // queued turn ids, submission order
   std::map<std::string, std::vector<TurnEndHook>> end_hooks_;  // by turn id, until it ends
   std::vector<TurnEndHook> orphaned_hooks_;  // of turns erased unended; run by announceEnded()
-  bool end_hooks_closed_ = false;            // shutdown() ran the last ones
+  // Sessions erased and why, until announceEnded() tells the listener.
+  std::vector<std::pair<SessionInfo, std::string>> ended_;
+  bool end_hooks_closed_ = false;  // shutdown() ran the last ones
   bool stopping_ = false;
   std::vector<std::thread> workers_;  // guarded by mutex_; empty until the first turn
 };

@@ -76,6 +76,14 @@ struct SessionInfo {
   std::vector<std::string> turn_ids; /**< oldest first */
 };
 
+/** What a session's earlier turns hand the next one. */
+struct SessionHistory {
+  /** The CLI's resume handle; empty before the first turn reported one. */
+  std::string native_session_id;
+  /** The sum of the usage the earlier turns reported. */
+  sdk::agents::TokenUsage usage;
+};
+
 /** turn.queued | turn.started | item.added | item.text.delta | item.reasoning.delta |
  *  item.output.delta | item.done | usage | turn.completed | turn.failed |
  *  turn.cancelled | log | session.ended (deleted or evicted; delta = why,

@@ -145,14 +145,18 @@ void TurnItems::toolStart(const ParsedEvent& event) {
   emit("item.added", items_.back());
 }
 
-void TurnItems::toolOutput(const ParsedEvent& event) {
+TurnItems::Open& TurnItems::openTool(const ParsedEvent& event) {
   const std::string key = "t:" + event.id;
   if (!open_.count(key)) {
     ParsedEvent start = event;
     start.kind = ParsedKind::tool_start;
     toolStart(start);
   }
-  Open& open = open_.at(key);
+  return open_.at(key);
+}
+
+void TurnItems::toolOutput(const ParsedEvent& event) {
+  Open& open = openTool(event);
   if (open.done) return;
   auto safe = open.stream->push(event.text);
   if (safe.empty()) return;
@@ -162,13 +166,7 @@ void TurnItems::toolOutput(const ParsedEvent& event) {
 }
 
 void TurnItems::toolEnd(const ParsedEvent& event) {
-  const std::string key = "t:" + event.id;
-  if (!open_.count(key)) {
-    ParsedEvent start = event;
-    start.kind = ParsedKind::tool_start;
-    toolStart(start);
-  }
-  Open& open = open_.at(key);
+  Open& open = openTool(event);
   if (open.done) return;
   Item& item = items_[open.index];
   item.exit_code = event.exit_code;

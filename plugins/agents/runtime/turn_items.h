@@ -53,6 +53,8 @@ class TurnItems {
   void fullText(const std::string& key, const std::string& type, const std::string& prefix,
                 const std::string& event_type, const std::string& text);
   void toolStart(const sdk::agents::ParsedEvent& event);
+  /** The open tool item of @p event; started first when the CLI never announced it. */
+  Open& openTool(const sdk::agents::ParsedEvent& event);
   void toolOutput(const sdk::agents::ParsedEvent& event);
   void toolEnd(const sdk::agents::ParsedEvent& event);
   void finishItem(Open& open, const std::string& status);

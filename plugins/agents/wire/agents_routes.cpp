@@ -117,12 +117,6 @@ sdk::Response store(const Ctx& ctx, const sdk::Request& r, const std::string& fo
   return sdk::Response::json(agentJson(*catalog->definition(name)));
 }
 
-sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
-                     std::string summary) {
-  return agentsRoute(std::move(method), std::move(path), std::move(endpoint), std::move(summary),
-                     "agents:admin");
-}
-
 }  // namespace
 
 std::vector<sdk::RouteSpec> unsupportedAgentsRoutes() {
@@ -146,9 +140,9 @@ std::vector<sdk::RouteSpec> unsupportedAgentsRoutes() {
   int n = 0;
   for (const auto& part : kParts)
     for (const char* method : {"GET", "POST", "DELETE"}) {
-      auto spec = route(method, part.path, "agents_unsupported_" + std::to_string(++n),
-                        std::string("Not offered by this server: ") + part.what);
-      spec.scopes = {"agents:run"};
+      auto spec =
+          agentsRoute(method, part.path, "agents_unsupported_" + std::to_string(++n),
+                      std::string("Not offered by this server: ") + part.what, "agents:run");
       const std::string message = std::string("The Agents API's ") + part.what +
                                   " are not supported by this server; it hosts agent CLIs "
                                   "through sessions, turns and items.";
@@ -160,45 +154,41 @@ std::vector<sdk::RouteSpec> unsupportedAgentsRoutes() {
   return routes;
 }
 
-std::vector<sdk::RouteSpec> agentsRoutes(Ctx ctx) {
-  std::vector<sdk::RouteSpec> routes;
-  auto create = route("POST", "/v1/agents", "agents_create", "Register an agent definition");
-  create.handler = [ctx](const sdk::Request& r) {
-    if (ctx->locked) return lockedResponse();
-    return store(ctx, r, "", /*must_be_new=*/true);
-  };
-  routes.push_back(std::move(create));
-  auto list = route("GET", "/v1/agents", "agents_list", "Agent definitions (secrets as ***)");
-  list.handler = [ctx](const sdk::Request& r) {
-    PageItems items;
-    for (const auto& d : ctx->catalog->definitions()) items.emplace_back(d.spec.name, agentJson(d));
-    return pageResponse(r, std::move(items));
-  };
-  routes.push_back(std::move(list));
-  auto get = route("GET", "/v1/agents/{id}", "agents_get", "One agent definition");
-  get.handler = [ctx](const sdk::Request& r) {
-    const std::string id(r.param("id").value_or(""));
-    auto d = ctx->catalog->definition(id);
-    return d ? sdk::Response::json(agentJson(*d)) : notFound(id);
-  };
-  routes.push_back(std::move(get));
-  auto update = route("POST", "/v1/agents/{id}", "agents_update", "Replace an agent definition");
-  update.handler = [ctx](const sdk::Request& r) {
-    if (ctx->locked) return lockedResponse();
-    const std::string id(r.param("id").value_or(""));
-    if (!ctx->catalog->definition(id)) return notFound(id);
-    return store(ctx, r, id, /*must_be_new=*/false);
-  };
-  routes.push_back(std::move(update));
-  auto remove = route("DELETE", "/v1/agents/{id}", "agents_delete", "Delete an agent definition");
-  remove.handler = [ctx](const sdk::Request& r) {
-    if (ctx->locked) return lockedResponse();
-    const std::string id(r.param("id").value_or(""));
-    if (!ctx->catalog->erase(id)) return notFound(id);
-    return deletedResponse(id, "agent.deleted");
-  };
-  routes.push_back(std::move(remove));
-  return routes;
+std::vector<sdk::RouteSpec> agentsRoutes(Ctx context) {
+  AgentsRouteList<AgentsRoutesContext> routes(std::move(context), "agents:admin");
+  routes.add("POST", "/v1/agents", "agents_create", "Register an agent definition",
+             [](const Ctx& ctx, const sdk::Request& r) {
+               if (ctx->locked) return lockedResponse();
+               return store(ctx, r, "", /*must_be_new=*/true);
+             });
+  routes.add("GET", "/v1/agents", "agents_list", "Agent definitions (secrets as ***)",
+             [](const Ctx& ctx, const sdk::Request& r) {
+               PageItems items;
+               for (const auto& d : ctx->catalog->definitions())
+                 items.emplace_back(d.spec.name, agentJson(d));
+               return pageResponse(r, std::move(items));
+             });
+  routes.add("GET", "/v1/agents/{id}", "agents_get", "One agent definition",
+             [](const Ctx& ctx, const sdk::Request& r) {
+               const std::string id(r.param("id").value_or(""));
+               auto d = ctx->catalog->definition(id);
+               return d ? sdk::Response::json(agentJson(*d)) : notFound(id);
+             });
+  routes.add("POST", "/v1/agents/{id}", "agents_update", "Replace an agent definition",
+             [](const Ctx& ctx, const sdk::Request& r) {
+               if (ctx->locked) return lockedResponse();
+               const std::string id(r.param("id").value_or(""));
+               if (!ctx->catalog->definition(id)) return notFound(id);
+               return store(ctx, r, id, /*must_be_new=*/false);
+             });
+  routes.add("DELETE", "/v1/agents/{id}", "agents_delete", "Delete an agent definition",
+             [](const Ctx& ctx, const sdk::Request& r) {
+               if (ctx->locked) return lockedResponse();
+               const std::string id(r.param("id").value_or(""));
+               if (!ctx->catalog->erase(id)) return notFound(id);
+               return deletedResponse(id, "agent.deleted");
+             });
+  return routes.take();
 }
 
 }  // namespace abx::plugins::agents

@@ -55,23 +55,6 @@ void writeOutputItem(sdk::JsonWriter& w, const Item& item, bool initial) {
   w.endObject();
 }
 
-void writeUsage(sdk::JsonWriter& w, const sdk::agents::TokenUsage& usage) {
-  w.beginObject()
-      .member("input_tokens", usage.input_tokens)
-      .key("input_tokens_details")
-      .beginObject()
-      .member("cached_tokens", usage.cached_input_tokens)
-      .member("cache_write_tokens", 0)
-      .endObject()
-      .member("output_tokens", usage.output_tokens)
-      .key("output_tokens_details")
-      .beginObject()
-      .member("reasoning_tokens", usage.reasoning_tokens)
-      .endObject()
-      .member("total_tokens", usage.input_tokens + usage.output_tokens)
-      .endObject();
-}
-
 // The echoed sampling parameters: a number, or null when not given.
 void writeNumberOrNull(sdk::JsonWriter& w, const std::optional<double>& number) {
   number ? w.value(*number) : w.null();
@@ -99,7 +82,7 @@ std::string outputItemJson(const Item& item, bool initial) {
 
 std::string usageJson(const sdk::agents::TokenUsage& usage) {
   sdk::JsonWriter w(192);
-  writeUsage(w, usage);
+  writeTokenUsage(w, usage, UsageWire::responses);
   return w.take();
 }
 
@@ -139,7 +122,7 @@ std::string responseJson(const std::string& id, std::int64_t created_at, const s
   else
     w.beginObject().member("effort", echo.reasoning_effort).endObject();
   w.key("usage");
-  writeUsage(w, usage);
+  writeTokenUsage(w, usage, UsageWire::responses);
   w.endObject();
   return w.take();
 }

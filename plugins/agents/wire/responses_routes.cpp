@@ -257,67 +257,42 @@ ResponseEcho echoOf(const ResponsesRequest& req) {
   return echo;
 }
 
-std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& r,
-                                            sdk::SseStream& sse) {
-  auto parsed = parseResponsesRequest(r.json);
-  if (auto* error = std::get_if<WireError>(&parsed)) return openAiError(*error);
-  auto& req = std::get<ResponsesRequest>(parsed);
-  if (auto locked =
-          definitionLockRefusal(*ctx->catalog, {req.model, "model", !req.mcp_tools.empty(), false}))
-    return openAiError(*locked);
-  std::string ignored;
-  for (const auto& name : req.ignored_params) ignored += (ignored.empty() ? "" : ",") + name;
-  auto withHeaders = [&](sdk::Response response) {
-    return withIgnoredParams(std::move(response), ignored);
-  };
+// The answer to a repeated request (an SDK retry, say): the original
+// response, no new turn.
+std::optional<sdk::Response> answerRepeat(const Ctx& ctx, const sdk::Request& r,
+                                          sdk::SseStream& sse, const ResponsesRequest& req,
+                                          const std::string& response_id, const Turn& turn,
+                                          const std::string& ignored) {
+  sdk::Request again = r;
+  again.path_params["id"] = response_id;
+  if (req.stream) again.query["stream"] = "true";
+  if (req.stream || req.background) return getResponse(ctx, again, sse);
+  const auto echo = echoFor(*ctx, response_id, turn);
+  return answerAtTurnEnd(ctx, sse, turn.id, [echo, ignored](const std::optional<Turn>& ended) {
+    if (!ended) return lostTurnResponse();
+    return withIgnoredParams(sdk::Response::json(responseJsonForTurn(*ended, echo)), ignored);
+  });
+}
 
-  // An Idempotency-Key is the caller's own: another identity's equal key is
-  // a different key.
-  const auto header = r.header("idempotency-key");
-  const std::optional<std::string> key =
-      header && !header->empty() ? std::optional(callerKey(r.identity, *header)) : std::nullopt;
-  const auto earlier = key ? ctx->store->idempotent(*key, unixNow()) : std::nullopt;
-  if (auto turn = earlier ? visibleTurn(*ctx->runtime, turnIdForResponse(*earlier), r.identity)
-                          : std::nullopt) {
-    // A repeat (an SDK retry, say): the original response, no new turn.
-    sdk::Request again = r;
-    again.path_params["id"] = *earlier;
-    if (req.stream) again.query["stream"] = "true";
-    if (req.stream || req.background) return getResponse(ctx, again, sse);
-    const auto echo = echoFor(*ctx, *earlier, *turn);
-    return answerAtTurnEnd(ctx, sse, turn->id, [echo, ignored](const std::optional<Turn>& ended) {
-      if (!ended) return lostTurnResponse();
-      return withIgnoredParams(sdk::Response::json(responseJsonForTurn(*ended, echo)), ignored);
-    });
-  }
+// The session the turn runs in: the one chained to, or a new one of the caller's.
+std::variant<std::string, sdk::Response> sessionFor(const Ctx& ctx, const ResponsesRequest& req,
+                                                    const sdk::Identity& caller) {
+  if (!req.previous_response_id.empty()) return chainedSession(*ctx->runtime, req, caller);
+  auto created = ctx->runtime->createSession(req.model, {}, caller.id);
+  if (!created)
+    return openAiError({.status = 404,
+                        .message = created.status().message(),
+                        .code = "model_not_found",
+                        .param = "model"});
+  return created->id;
+}
 
-  std::string why;
-  auto agent = ctx->catalog->resolve(req.model, why);
-  if (!agent)
-    return openAiError(
-        {.status = 404, .message = why, .code = "model_not_found", .param = "model"});
-
-  std::string session_id;
-  const bool new_session = req.previous_response_id.empty();
-  if (!new_session) {
-    auto chained = chainedSession(*ctx->runtime, req, r.identity);
-    if (auto* refusal = std::get_if<sdk::Response>(&chained)) return *refusal;
-    session_id = std::get<std::string>(chained);
-  } else {
-    auto created = ctx->runtime->createSession(req.model, {}, r.identity.id);
-    if (!created)
-      return openAiError({.status = 404,
-                          .message = created.status().message(),
-                          .code = "model_not_found",
-                          .param = "model"});
-    session_id = created->id;
-  }
-  const ResponseEcho echo = echoOf(req);
-
+// The turn a request asks for, its events told to @p run.
+TurnRequest turnRequestOf(const ResponsesRequest& req, std::string turn_id,
+                          std::shared_ptr<ResponseRun> run) {
   TurnRequest turn;
-  turn.turn_id = randomId("turn");
-  const std::string response_id = responseIdForTurn(turn.turn_id);
-  turn.prompt = new_session ? promptWithPreface(req) : req.prompt;
+  turn.turn_id = std::move(turn_id);
+  turn.prompt = req.previous_response_id.empty() ? promptWithPreface(req) : req.prompt;
   turn.extra_instructions = req.extra_instructions;
   turn.extra_mcp_servers = req.mcp_tools;
   turn.reasoning_effort = req.reasoning_effort;
@@ -325,22 +300,23 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   for (auto& message : turn.input) message.id = randomId("msg");
   for (const auto& server : req.mcp_tools)
     for (const auto& header : server.headers) turn.extra_secrets.push_back(header.value);
-  auto run = std::make_shared<ResponseRun>(response_id, unixNow(), echo);
-  turn.observer = [run](const RuntimeEvent& event) { run->onEvent(event); };
-  ctx->store->add(run);
-  auto submitted = ctx->runtime->submitTurn(session_id, std::move(turn));
-  if (!submitted) {
-    ctx->store->erase(response_id);
-    return openAiError(
-        {.status = 500, .message = submitted.status().message(), .code = "internal_error"});
-  }
-  if (key) ctx->store->remember(*key, response_id, unixNow());
-  const std::string turn_id = submitted->id;
+  turn.observer = [run = std::move(run)](const RuntimeEvent& event) { run->onEvent(event); };
+  return turn;
+}
+
+// The answer to a request whose turn was submitted: its stream, at once
+// (background), or when the turn has ended.
+std::optional<sdk::Response> answerSubmitted(const Ctx& ctx, sdk::SseStream& sse,
+                                             const ResponsesRequest& req, const Turn& submitted,
+                                             const std::shared_ptr<ResponseRun>& run,
+                                             const std::string& ignored) {
+  const std::string turn_id = submitted.id;
   // An unstored response (not background) is forgotten when its turn ends,
   // whether or not its client still waits: from the runtime's end hook, so
   // before the end is published (a stream's last event) or answered.
   const bool forget = !req.store && !req.background;
-  auto forgetUnstored = [runtime = ctx->runtime, store = ctx->store, turn_id, response_id] {
+  auto forgetUnstored = [runtime = ctx->runtime, store = ctx->store, turn_id,
+                         response_id = run->id()] {
     runtime->forgetTurn(turn_id);
     store->erase(response_id);
   };
@@ -351,14 +327,58 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
     streamRun(run, sse, -1);
     return std::nullopt;
   }
+  const ResponseEcho& echo = run->echo();
   if (req.background)
-    return withHeaders(sdk::Response::json(responseJsonForTurn(*submitted, echo)));
+    return withIgnoredParams(sdk::Response::json(responseJsonForTurn(submitted, echo)), ignored);
   return answerAtTurnEnd(
       ctx, sse, turn_id, [echo, ignored, forget, forgetUnstored](const std::optional<Turn>& ended) {
         if (forget) forgetUnstored();
         if (!ended) return lostTurnResponse();
         return withIgnoredParams(sdk::Response::json(responseJsonForTurn(*ended, echo)), ignored);
       });
+}
+
+std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& r,
+                                            sdk::SseStream& sse) {
+  auto parsed = parseResponsesRequest(r.json);
+  if (auto* error = std::get_if<WireError>(&parsed)) return openAiError(*error);
+  auto& req = std::get<ResponsesRequest>(parsed);
+  if (auto locked =
+          definitionLockRefusal(*ctx->catalog, {req.model, "model", !req.mcp_tools.empty(), false}))
+    return openAiError(*locked);
+  std::string ignored;
+  for (const auto& name : req.ignored_params) ignored += (ignored.empty() ? "" : ",") + name;
+
+  // An Idempotency-Key is the caller's own: another identity's equal key is
+  // a different key.
+  const auto header = r.header("idempotency-key");
+  const std::optional<std::string> key =
+      header && !header->empty() ? std::optional(callerKey(r.identity, *header)) : std::nullopt;
+  const auto earlier = key ? ctx->store->idempotent(*key, unixNow()) : std::nullopt;
+  if (auto turn = earlier ? visibleTurn(*ctx->runtime, turnIdForResponse(*earlier), r.identity)
+                          : std::nullopt)
+    return answerRepeat(ctx, r, sse, req, *earlier, *turn, ignored);
+
+  std::string why;
+  if (!ctx->catalog->resolve(req.model, why))
+    return openAiError(
+        {.status = 404, .message = why, .code = "model_not_found", .param = "model"});
+  auto session = sessionFor(ctx, req, r.identity);
+  if (auto* refusal = std::get_if<sdk::Response>(&session)) return *refusal;
+
+  const std::string turn_id = randomId("turn");
+  const std::string response_id = responseIdForTurn(turn_id);
+  auto run = std::make_shared<ResponseRun>(response_id, unixNow(), echoOf(req));
+  ctx->store->add(run);
+  auto submitted =
+      ctx->runtime->submitTurn(std::get<std::string>(session), turnRequestOf(req, turn_id, run));
+  if (!submitted) {
+    ctx->store->erase(response_id);
+    return openAiError(
+        {.status = 500, .message = submitted.status().message(), .code = "internal_error"});
+  }
+  if (key) ctx->store->remember(*key, response_id, unixNow());
+  return answerSubmitted(ctx, sse, req, *submitted, run, ignored);
 }
 
 sdk::Response deleteResponse(const Ctx& ctx, const sdk::Request& r) {
@@ -406,7 +426,7 @@ void writeModel(sdk::JsonWriter& w, const std::string& id) {
   w.member("owned_by", "agent-sandbox").endObject();
 }
 
-sdk::Response listModels(const Ctx& ctx) {
+sdk::Response listModels(const Ctx& ctx, const sdk::Request&) {
   sdk::JsonWriter w;
   w.beginObject().member("object", "list").key("data").beginArray();
   for (const auto& id : ctx->catalog->models()) writeModel(w, id);
@@ -425,62 +445,25 @@ sdk::Response getModel(const Ctx& ctx, const sdk::Request& r) {
   return sdk::Response::json(w.take());
 }
 
-sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
-                     std::string summary) {
-  return agentsRoute(std::move(method), std::move(path), std::move(endpoint), std::move(summary),
-                     kScope);
-}
-
 }  // namespace
 
-std::vector<sdk::RouteSpec> responsesRoutes(Ctx ctx) {
-  std::vector<sdk::RouteSpec> routes;
-  {
-    auto spec = route("POST", "/v1/responses", "responses_create",
-                      "Run a turn of an agent (JSON, SSE with stream, or background)");
-    spec.streaming = true;
-    spec.stream_handler = [ctx](const sdk::Request& r, sdk::SseStream& s) {
-      return createResponse(ctx, r, s);
-    };
-    routes.push_back(std::move(spec));
-  }
-  {
-    auto spec = route("GET", "/v1/responses/{id}", "responses_get",
-                      "A response; ?stream=true replays and follows its events");
-    spec.streaming = true;
-    spec.stream_handler = [ctx](const sdk::Request& r, sdk::SseStream& s) {
-      return getResponse(ctx, r, s);
-    };
-    routes.push_back(std::move(spec));
-  }
-  {
-    auto spec = route("DELETE", "/v1/responses/{id}", "responses_delete", "Delete a response");
-    spec.handler = [ctx](const sdk::Request& r) { return deleteResponse(ctx, r); };
-    routes.push_back(std::move(spec));
-  }
-  {
-    auto spec = route("POST", "/v1/responses/{id}/cancel", "responses_cancel",
-                      "Cancel a background response");
-    spec.handler = [ctx](const sdk::Request& r) { return cancelResponse(ctx, r); };
-    routes.push_back(std::move(spec));
-  }
-  {
-    auto spec = route("GET", "/v1/responses/{id}/input_items", "responses_input_items",
-                      "The input messages of a response");
-    spec.handler = [ctx](const sdk::Request& r) { return inputItems(ctx, r); };
-    routes.push_back(std::move(spec));
-  }
-  {
-    auto spec = route("GET", "/v1/models", "models_list", "Agents and runtimes usable as model");
-    spec.handler = [ctx](const sdk::Request&) { return listModels(ctx); };
-    routes.push_back(std::move(spec));
-  }
-  {
-    auto spec = route("GET", "/v1/models/{id}", "models_get", "One model");
-    spec.handler = [ctx](const sdk::Request& r) { return getModel(ctx, r); };
-    routes.push_back(std::move(spec));
-  }
-  return routes;
+std::vector<sdk::RouteSpec> responsesRoutes(Ctx context) {
+  AgentsRouteList<ResponsesContext> routes(std::move(context), kScope);
+  routes.addStreaming("POST", "/v1/responses", "responses_create",
+                      "Run a turn of an agent (JSON, SSE with stream, or background)",
+                      &createResponse);
+  routes.addStreaming("GET", "/v1/responses/{id}", "responses_get",
+                      "A response; ?stream=true replays and follows its events", &getResponse);
+  routes.add("DELETE", "/v1/responses/{id}", "responses_delete", "Delete a response",
+             &deleteResponse);
+  routes.add("POST", "/v1/responses/{id}/cancel", "responses_cancel",
+             "Cancel a background response", &cancelResponse);
+  routes.add("GET", "/v1/responses/{id}/input_items", "responses_input_items",
+             "The input messages of a response", &inputItems);
+  routes.add("GET", "/v1/models", "models_list", "Agents and runtimes usable as model",
+             &listModels);
+  routes.add("GET", "/v1/models/{id}", "models_get", "One model", &getModel);
+  return routes.take();
 }
 
 }  // namespace abx::plugins::agents

@@ -23,22 +23,6 @@ void writeSessionAgent(sdk::JsonWriter& w, const std::string& agent) {
   w.key("tools").beginArray().endArray().endObject();
 }
 
-void writeTokenUsage(sdk::JsonWriter& w, const sdk::agents::TokenUsage& usage) {
-  w.beginObject()
-      .member("input_tokens", usage.input_tokens)
-      .key("input_tokens_details")
-      .beginObject()
-      .member("cached_tokens", usage.cached_input_tokens)
-      .endObject()
-      .member("output_tokens", usage.output_tokens)
-      .key("output_tokens_details")
-      .beginObject()
-      .member("reasoning_tokens", usage.reasoning_tokens)
-      .endObject()
-      .member("total_tokens", usage.input_tokens + usage.output_tokens)
-      .endObject();
-}
-
 // A one-part content or summary array: [{"type": <type>, "text": <text>}].
 void writeTextParts(sdk::JsonWriter& w, bool empty, const char* type, const std::string& text) {
   w.beginArray();
@@ -90,7 +74,7 @@ std::string sessionJson(const SessionInfo& s, const std::vector<std::string>& va
 
 std::string tokenUsageJson(const sdk::agents::TokenUsage& usage) {
   sdk::JsonWriter w(160);
-  writeTokenUsage(w, usage);
+  writeTokenUsage(w, usage, UsageWire::agents);
   return w.take();
 }
 
@@ -113,7 +97,7 @@ std::string turnJson(const Turn& t, const std::string& agent) {
     w.null();
   w.key("usage");
   if (isTerminal(t.status))
-    writeTokenUsage(w, t.usage);
+    writeTokenUsage(w, t.usage, UsageWire::agents);
   else
     w.null();
   w.key("subagent_id").null().endObject();

@@ -284,15 +284,23 @@ sdk::Response noTurn(const sdk::Request& r) {
                       .code = "not_found"});
 }
 
-sdk::Response listTurns(const Ctx& ctx, const sdk::Request& r) {
+// A page of what @p add makes of each turn of the session the path names
+// (oldest first), or the 404 of a session the caller may not see.
+using AddTurnEntries = void (*)(PageItems& items, const Turn& turn, const SessionInfo& session);
+sdk::Response sessionTurnsPage(const Ctx& ctx, const sdk::Request& r, AddTurnEntries add) {
   const std::string id(r.param("id").value_or(""));
   auto session = visibleSession(*ctx->runtime, id, r.identity);
   if (!session) return noSession(id);
   PageItems items;
   for (const auto& turn_id : session->turn_ids)
-    if (auto t = ctx->runtime->turn(turn_id))
-      items.emplace_back(t->id, turnJson(*t, session->agent));
+    if (auto t = ctx->runtime->turn(turn_id)) add(items, *t, *session);
   return pageResponse(r, std::move(items));
+}
+
+sdk::Response listTurns(const Ctx& ctx, const sdk::Request& r) {
+  return sessionTurnsPage(ctx, r, [](PageItems& items, const Turn& t, const SessionInfo& session) {
+    items.emplace_back(t.id, turnJson(t, session.agent));
+  });
 }
 
 sdk::Response getTurn(const Ctx& ctx, const sdk::Request& r) {
@@ -317,67 +325,37 @@ sdk::Response listTurnItems(const Ctx& ctx, const sdk::Request& r) {
 }
 
 sdk::Response listSessionItems(const Ctx& ctx, const sdk::Request& r) {
-  const std::string id(r.param("id").value_or(""));
-  auto session = visibleSession(*ctx->runtime, id, r.identity);
-  if (!session) return noSession(id);
-  PageItems items;
-  for (const auto& turn_id : session->turn_ids)
-    if (auto t = ctx->runtime->turn(turn_id))
-      for (auto& entry : itemsOf(*t)) items.push_back(std::move(entry));
-  return pageResponse(r, std::move(items));
-}
-
-sdk::RouteSpec route(std::string method, std::string path, std::string endpoint,
-                     std::string summary) {
-  return agentsRoute(std::move(method), std::move(path), std::move(endpoint), std::move(summary),
-                     "agents:run");
+  return sessionTurnsPage(ctx, r, [](PageItems& items, const Turn& t, const SessionInfo&) {
+    for (auto& entry : itemsOf(t)) items.push_back(std::move(entry));
+  });
 }
 
 }  // namespace
 
-std::vector<sdk::RouteSpec> sessionsRoutes(Ctx ctx) {
-  std::vector<sdk::RouteSpec> routes;
-  auto plain = [&](std::string method, std::string path, std::string endpoint, std::string summary,
-                   sdk::Response (*fn)(const Ctx&, const sdk::Request&)) {
-    auto spec = route(std::move(method), std::move(path), std::move(endpoint), std::move(summary));
-    spec.handler = [ctx, fn](const sdk::Request& r) { return fn(ctx, r); };
-    routes.push_back(std::move(spec));
-  };
-  {
-    auto spec = route("POST", "/v1/agents/sessions", "agent_sessions_create",
-                      "Create a session (optionally with input, optionally streamed)");
-    spec.streaming = true;
-    spec.stream_handler = [ctx](const sdk::Request& r, sdk::SseStream& s) {
-      return createSession(ctx, r, s);
-    };
-    routes.push_back(std::move(spec));
-  }
-  plain("GET", "/v1/agents/sessions", "agent_sessions_list", "List sessions", &listSessions);
-  plain("GET", "/v1/agents/sessions/{id}", "agent_sessions_get", "A session", &getSession);
-  plain("POST", "/v1/agents/sessions/{id}", "agent_sessions_update", "Update a session's metadata",
-        &updateSession);
-  plain("DELETE", "/v1/agents/sessions/{id}", "agent_sessions_delete", "Delete a session",
-        &deleteSession);
-  plain("POST", "/v1/agents/sessions/{id}/events", "agent_sessions_events_post",
-        "Send input or a cancel to a session", &postEvents);
-  {
-    auto spec = route("GET", "/v1/agents/sessions/{id}/events", "agent_sessions_events_stream",
-                      "Live tail of a session's events (SSE)");
-    spec.streaming = true;
-    spec.stream_handler = [ctx](const sdk::Request& r, sdk::SseStream& s) {
-      return streamEvents(ctx, r, s);
-    };
-    routes.push_back(std::move(spec));
-  }
-  plain("GET", "/v1/agents/sessions/{id}/turns", "agent_sessions_turns_list", "A session's turns",
-        &listTurns);
-  plain("GET", "/v1/agents/sessions/{id}/turns/{turn_id}", "agent_sessions_turn_get", "A turn",
-        &getTurn);
-  plain("GET", "/v1/agents/sessions/{id}/turns/{turn_id}/items", "agent_sessions_turn_items",
-        "A turn's items", &listTurnItems);
-  plain("GET", "/v1/agents/sessions/{id}/items", "agent_sessions_items", "A session's items",
-        &listSessionItems);
-  return routes;
+std::vector<sdk::RouteSpec> sessionsRoutes(Ctx context) {
+  AgentsRouteList<SessionsContext> routes(std::move(context), "agents:run");
+  routes.addStreaming("POST", "/v1/agents/sessions", "agent_sessions_create",
+                      "Create a session (optionally with input, optionally streamed)",
+                      &createSession);
+  routes.add("GET", "/v1/agents/sessions", "agent_sessions_list", "List sessions", &listSessions);
+  routes.add("GET", "/v1/agents/sessions/{id}", "agent_sessions_get", "A session", &getSession);
+  routes.add("POST", "/v1/agents/sessions/{id}", "agent_sessions_update",
+             "Update a session's metadata", &updateSession);
+  routes.add("DELETE", "/v1/agents/sessions/{id}", "agent_sessions_delete", "Delete a session",
+             &deleteSession);
+  routes.add("POST", "/v1/agents/sessions/{id}/events", "agent_sessions_events_post",
+             "Send input or a cancel to a session", &postEvents);
+  routes.addStreaming("GET", "/v1/agents/sessions/{id}/events", "agent_sessions_events_stream",
+                      "Live tail of a session's events (SSE)", &streamEvents);
+  routes.add("GET", "/v1/agents/sessions/{id}/turns", "agent_sessions_turns_list",
+             "A session's turns", &listTurns);
+  routes.add("GET", "/v1/agents/sessions/{id}/turns/{turn_id}", "agent_sessions_turn_get", "A turn",
+             &getTurn);
+  routes.add("GET", "/v1/agents/sessions/{id}/turns/{turn_id}/items", "agent_sessions_turn_items",
+             "A turn's items", &listTurnItems);
+  routes.add("GET", "/v1/agents/sessions/{id}/items", "agent_sessions_items", "A session's items",
+             &listSessionItems);
+  return routes.take();
 }
 
 }  // namespace abx::plugins::agents

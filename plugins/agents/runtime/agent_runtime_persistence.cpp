@@ -1,0 +1,79 @@
+// AgentRuntime and sessions.json: the sessions and turns read back at
+// start, and every change saved by one writer thread, off the turns' path.
+#include <pthread.h>
+
+#include <system_error>
+
+#include "agent_runtime.h"
+#include "session_file.h"
+
+namespace abx::plugins::agents {
+
+using sdk::Status;
+
+Status AgentRuntime::restore() {
+  if (!file_) return Status::ok();
+  auto loaded = file_->load(options_.clock->unixSeconds());
+  if (!loaded) return loaded.status();
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& record : loaded->sessions) {
+      SessionState state;
+      state.info = std::move(record);
+      state.info.status = SessionStatus::idle;
+      sessions_[state.info.id] = std::move(state);
+    }
+    for (auto& turn : loaded->turns) {
+      TurnState state;
+      state.turn = std::move(turn);
+      turns_[state.turn.id] = std::move(state);
+    }
+  }
+  if (loaded->interrupted) persist();
+  return Status::ok();
+}
+
+void AgentRuntime::persist() {
+  if (!file_) return;
+  {
+    std::lock_guard lock(persist_mutex_);
+    dirty_ = true;
+    if (!writer_.joinable() && !writer_stopping_) {
+      try {
+        writer_ = std::thread([this] { writerLoop(); });
+        ::pthread_setname_np(writer_.native_handle(), "abx-agents-save");
+      } catch (const std::system_error&) {
+        // No thread to be had: the next persist() tries again, shutdown() saves.
+      }
+    }
+  }
+  persist_wanted_.notify_one();
+}
+
+void AgentRuntime::writerLoop() {
+  std::unique_lock lock(persist_mutex_);
+  while (true) {
+    persist_wanted_.wait(lock, [&] { return dirty_ || writer_stopping_; });
+    if (dirty_) {
+      // One write covers every change made before it starts.
+      dirty_ = false;
+      lock.unlock();
+      writeState();
+      lock.lock();
+    }
+    if (writer_stopping_ && !dirty_) return;
+  }
+}
+
+void AgentRuntime::writeState() {
+  std::vector<SessionInfo> sessions;
+  std::vector<Turn> turns;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [id, s] : sessions_) sessions.push_back(s.info);
+    for (const auto& [id, t] : turns_) turns.push_back(t.turn);
+  }
+  (void)file_->save(sessions, turns);
+}
+
+}  // namespace abx::plugins::agents

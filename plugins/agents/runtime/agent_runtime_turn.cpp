@@ -1,0 +1,91 @@
+// One turn's run on a worker, in its stages: begin (the turn and its
+// session in progress, turn.started), prepare (turn_launch.h), execute (the
+// agent runs, its items recorded and published as they come), classify
+// (turn_outcome.h) and finish (finishTurn()).
+#include <algorithm>
+
+#include "agent_runtime.h"
+#include "turn_items.h"
+#include "turn_launch.h"
+#include "turn_outcome.h"
+
+namespace abx::plugins::agents {
+
+void AgentRuntime::runTurn(const std::string& turn_id) {
+  const TurnStart start = beginTurn(turn_id);
+  if (start.cancel->load()) return finishTurn(turn_id, TurnEnd::cancelled(), true);
+  std::string why;
+  auto agent = resolver_(start.agent, why);
+  if (!agent || !agent->adapter)
+    return finishTurn(turn_id, TurnEnd::failure(TurnError{"invalid_request", why}), true);
+
+  TurnLaunch launch(std::move(agent));
+  // The turn directory is gone before the turn is reported finished.
+  if (auto refused = prepareTurnLaunch(start.request, start.history, options_, launch)) {
+    launch.directory.remove();
+    return finishTurn(turn_id, TurnEnd::failure(std::move(*refused)), true);
+  }
+  const auto& observer = start.request.observer;
+  TurnItems items(turn_id, launch.adapter().name(), *launch.redaction, options_.ids,
+                  *options_.clock, [&](RuntimeEvent event) {
+                    if (event.item) recordItem(turn_id, *event.item);
+                    publish(start.session_id, std::move(event), observer);
+                  });
+  const auto outcome = runTurnLaunch(launch, *start.cancel, items);
+
+  auto verdict = classifyTurnOutcome(launch, outcome, items.reportedFailure());
+  items.closeOpen(verdict.status == TurnStatus::completed);
+  launch.directory.remove();
+  finishTurn(turn_id,
+             {verdict.status, std::move(verdict.error), items.items(), items.usage(),
+              items.nativeSessionId()},
+             true);
+}
+
+AgentRuntime::TurnStart AgentRuntime::beginTurn(const std::string& turn_id) {
+  TurnStart start;
+  {
+    std::lock_guard lock(mutex_);
+    auto& state = turns_.at(turn_id);
+    start.session_id = state.turn.session_id;
+    auto& session = sessions_.at(start.session_id);
+    start.agent = session.info.agent;
+    start.history.native_session_id = session.info.native_session_id;
+    for (const auto& id : session.info.turn_ids) {
+      auto earlier = turns_.find(id);
+      if (id == turn_id || earlier == turns_.end()) continue;
+      const auto& u = earlier->second.turn.usage;
+      auto& sum = start.history.usage;
+      sum.input_tokens += u.input_tokens;
+      sum.cached_input_tokens += u.cached_input_tokens;
+      sum.output_tokens += u.output_tokens;
+      sum.reasoning_tokens += u.reasoning_tokens;
+      sum.cost_usd += u.cost_usd;
+    }
+    start.cancel = state.cancel;
+    start.request = state.request;
+    state.turn.status = TurnStatus::in_progress;
+    state.turn.started_at = options_.clock->unixSeconds();
+    session.info.status = SessionStatus::in_progress;
+    session.info.last_active_at = state.turn.started_at;
+  }
+  RuntimeEvent started;
+  started.type = "turn.started";
+  started.turn_id = turn_id;
+  if (auto now = turn(turn_id)) started.turn = std::make_shared<const Turn>(std::move(*now));
+  publish(start.session_id, std::move(started), start.request.observer);
+  return start;
+}
+
+void AgentRuntime::recordItem(const std::string& turn_id, const Item& item) {
+  std::lock_guard lock(mutex_);
+  auto& stored = turns_.at(turn_id).turn.items;
+  auto it =
+      std::find_if(stored.begin(), stored.end(), [&](const Item& i) { return i.id == item.id; });
+  if (it == stored.end())
+    stored.push_back(item);
+  else
+    *it = item;
+}
+
+}  // namespace abx::plugins::agents
