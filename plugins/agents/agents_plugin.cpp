@@ -132,8 +132,7 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   context_->runtime = runtime_.get();
   context_->catalog = catalog_.get();
   context_->store = store_.get();
-  for (auto& route : responsesRoutes(context_))
-    if (auto s = host.routes().add(std::move(route)); !s) return s;
+  if (auto s = addResponsesRoutes(host.routes(), context_); !s) return s;
   runtimes_context_ = std::make_shared<RuntimesContext>();
   runtimes_context_->services = &host.services();
   runtimes_context_->env = [startup_env] {
@@ -141,12 +140,11 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
     parts.base = startup_env;
     return buildAgentEnv(parts);
   };
-  if (auto s = host.routes().add(runtimesRoute(runtimes_context_)); !s) return s;
+  if (auto s = addRuntimesRoute(host.routes(), runtimes_context_); !s) return s;
   vaults_context_ = std::make_shared<VaultsContext>();
   vaults_context_->store = vaults_.get();
   vaults_context_->host_redactor = &host.redactor();
-  for (auto& route : vaultsRoutes(vaults_context_))
-    if (auto s = host.routes().add(std::move(route)); !s) return s;
+  if (auto s = addVaultsRoutes(host.routes(), vaults_context_); !s) return s;
   sessions_context_ = std::make_shared<SessionsContext>();
   sessions_context_->runtime = runtime_.get();
   sessions_context_->catalog = catalog_.get();
@@ -154,8 +152,7 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   sessions_context_->keys = keys_.get();
   sessions_context_->vaults = vaults_.get();
   sessions_context_->vault_ids = vault_ids_.get();
-  for (auto& route : sessionsRoutes(sessions_context_))
-    if (auto s = host.routes().add(std::move(route)); !s) return s;
+  if (auto s = addSessionsRoutes(host.routes(), sessions_context_); !s) return s;
   // After the literal /v1/agents/sessions and /v1/agents/runtimes routes,
   // which /v1/agents/{id} would otherwise shadow.
   agents_context_ = std::make_shared<AgentsRoutesContext>();
@@ -164,10 +161,8 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   agents_context_->host_redactor = &host.redactor();
   agents_context_->log = &host.log();
   agents_context_->locked = catalog_->locked();
-  for (auto& route : unsupportedAgentsRoutes())
-    if (auto s = host.routes().add(std::move(route)); !s) return s;
-  for (auto& route : agentsRoutes(agents_context_))
-    if (auto s = host.routes().add(std::move(route)); !s) return s;
+  if (auto s = addUnsupportedAgentsRoutes(host.routes()); !s) return s;
+  if (auto s = addAgentsRoutes(host.routes(), agents_context_); !s) return s;
   return sdk::Status::ok();
 }
 

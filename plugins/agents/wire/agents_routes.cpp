@@ -1,7 +1,9 @@
 #include "agents_routes.h"
 
 #include <chrono>
+#include <map>
 
+#include "abx/sdk/route_table.h"
 #include "definition/agent_definition.h"
 #include "definition/public_view.h"
 #include "openai_error.h"
@@ -119,76 +121,118 @@ sdk::Response store(const Ctx& ctx, const sdk::Request& r, const std::string& fo
 
 }  // namespace
 
-std::vector<sdk::RouteSpec> unsupportedAgentsRoutes() {
-  struct Part {
-    const char* path;
-    const char* what;
-  };
-  static constexpr Part kParts[] = {
-      {"/v1/agents/environments", "environments"},
-      {"/v1/agents/environments/templates", "environment templates"},
-      {"/v1/agents/environments/{id}", "environments"},
-      {"/v1/agents/automations", "automations"},
-      {"/v1/agents/automations/{id}", "automations"},
-      {"/v1/agents/sessions/{id}/artifacts", "session artifacts"},
-      {"/v1/agents/sessions/{id}/artifacts/{artifact_id}", "session artifacts"},
-      {"/v1/agents/sessions/{id}/traces", "session traces"},
-      {"/v1/agents/sessions/{id}/subagents", "subagents"},
-      {"/v1/agents/sessions/{id}/subagents/{subagent_id}", "subagents"},
-  };
-  std::vector<sdk::RouteSpec> routes;
-  int n = 0;
-  for (const auto& part : kParts)
-    for (const char* method : {"GET", "POST", "DELETE"}) {
-      auto spec =
-          agentsRoute(method, part.path, "agents_unsupported_" + std::to_string(++n),
-                      std::string("Not offered by this server: ") + part.what, "agents:run");
-      const std::string message = std::string("The Agents API's ") + part.what +
-                                  " are not supported by this server; it hosts agent CLIs "
-                                  "through sessions, turns and items.";
-      spec.handler = [message](const sdk::Request&) {
-        return openAiError({.status = 400, .message = message, .code = "unsupported_endpoint"});
-      };
-      routes.push_back(std::move(spec));
-    }
-  return routes;
+namespace {
+
+/** The parts of the Agents API this server does not offer, by path. */
+struct UnsupportedPart {
+  const char* path;
+  const char* what;
+};
+constexpr UnsupportedPart kUnsupported[] = {
+    {"/v1/agents/environments", "environments"},
+    {"/v1/agents/environments/templates", "environment templates"},
+    {"/v1/agents/environments/{id}", "environments"},
+    {"/v1/agents/automations", "automations"},
+    {"/v1/agents/automations/{id}", "automations"},
+    {"/v1/agents/sessions/{id}/artifacts", "session artifacts"},
+    {"/v1/agents/sessions/{id}/artifacts/{artifact_id}", "session artifacts"},
+    {"/v1/agents/sessions/{id}/traces", "session traces"},
+    {"/v1/agents/sessions/{id}/subagents", "subagents"},
+    {"/v1/agents/sessions/{id}/subagents/{subagent_id}", "subagents"},
+};
+
+/** What each unsupported endpoint id names. */
+using UnsupportedNames = std::map<std::string, std::string, std::less<>>;
+
+sdk::Response unsupported(const UnsupportedNames& names, const sdk::Request& r) {
+  auto it = names.find(r.endpoint);
+  const std::string what = it == names.end() ? "parts" : it->second;
+  return openAiError({.status = 400,
+                      .message = "The Agents API's " + what +
+                                 " are not supported by this server; it hosts agent CLIs "
+                                 "through sessions, turns and items.",
+                      .code = "unsupported_endpoint"});
 }
 
-std::vector<sdk::RouteSpec> agentsRoutes(Ctx context) {
-  AgentsRouteList<AgentsRoutesContext> routes(std::move(context), "agents:admin");
-  routes.add("POST", "/v1/agents", "agents_create", "Register an agent definition",
-             [](const Ctx& ctx, const sdk::Request& r) {
-               if (ctx->locked) return lockedResponse();
-               return store(ctx, r, "", /*must_be_new=*/true);
-             });
-  routes.add("GET", "/v1/agents", "agents_list", "Agent definitions (secrets as ***)",
-             [](const Ctx& ctx, const sdk::Request& r) {
-               PageItems items;
-               for (const auto& d : ctx->catalog->definitions())
-                 items.emplace_back(d.spec.name, agentJson(d));
-               return pageResponse(r, std::move(items));
-             });
-  routes.add("GET", "/v1/agents/{id}", "agents_get", "One agent definition",
-             [](const Ctx& ctx, const sdk::Request& r) {
-               const std::string id(r.param("id").value_or(""));
-               auto d = ctx->catalog->definition(id);
-               return d ? sdk::Response::json(agentJson(*d)) : notFound(id);
-             });
-  routes.add("POST", "/v1/agents/{id}", "agents_update", "Replace an agent definition",
-             [](const Ctx& ctx, const sdk::Request& r) {
-               if (ctx->locked) return lockedResponse();
-               const std::string id(r.param("id").value_or(""));
-               if (!ctx->catalog->definition(id)) return notFound(id);
-               return store(ctx, r, id, /*must_be_new=*/false);
-             });
-  routes.add("DELETE", "/v1/agents/{id}", "agents_delete", "Delete an agent definition",
-             [](const Ctx& ctx, const sdk::Request& r) {
-               if (ctx->locked) return lockedResponse();
-               const std::string id(r.param("id").value_or(""));
-               if (!ctx->catalog->erase(id)) return notFound(id);
-               return deletedResponse(id, "agent.deleted");
-             });
-  return routes.take();
+}  // namespace
+
+sdk::Status addUnsupportedAgentsRoutes(sdk::RouteRegistry& registry) {
+  auto names = std::make_shared<UnsupportedNames>();
+  std::vector<std::string> ids, summaries;  // the rows point into them until added
+  for (const auto& part : kUnsupported)
+    for (int method = 0; method < 3; ++method) {
+      ids.push_back("agents_unsupported_" + std::to_string(ids.size() + 1));
+      summaries.push_back(std::string("Not offered by this server: ") + part.what);
+      (*names)[ids.back()] = part.what;
+    }
+  std::vector<sdk::RouteRow<const UnsupportedNames&>> rows;
+  std::size_t n = 0;
+  for (const auto& part : kUnsupported)
+    for (const char* method : {"GET", "POST", "DELETE"}) {
+      rows.push_back(
+          {method, part.path, ids[n].c_str(), summaries[n].c_str(), {"agents:run"}, &unsupported});
+      ++n;
+    }
+  std::shared_ptr<const UnsupportedNames> context = names;
+  return sdk::addRoutes(registry, "agents", context, rows);
+}
+
+sdk::Status addAgentsRoutes(sdk::RouteRegistry& registry, Ctx context) {
+  return sdk::addSharedRoutes(registry, "agents", std::move(context),
+                              {
+                                  {"POST",
+                                   "/v1/agents",
+                                   "agents_create",
+                                   "Register an agent definition",
+                                   {"agents:admin"},
+                                   [](const Ctx& ctx, const sdk::Request& r) {
+                                     if (ctx->locked) return lockedResponse();
+                                     return store(ctx, r, "", /*must_be_new=*/true);
+                                   }},
+                                  {"GET",
+                                   "/v1/agents",
+                                   "agents_list",
+                                   "Agent definitions (secrets as ***)",
+                                   {"agents:admin"},
+                                   [](const Ctx& ctx, const sdk::Request& r) {
+                                     PageItems items;
+                                     for (const auto& d : ctx->catalog->definitions())
+                                       items.emplace_back(d.spec.name, agentJson(d));
+                                     return pageResponse(r, std::move(items));
+                                   }},
+                                  {"GET",
+                                   "/v1/agents/{id}",
+                                   "agents_get",
+                                   "One agent definition",
+                                   {"agents:admin"},
+                                   [](const Ctx& ctx, const sdk::Request& r) {
+                                     const std::string id(r.param("id").value_or(""));
+                                     auto d = ctx->catalog->definition(id);
+                                     return d ? sdk::Response::json(agentJson(*d)) : notFound(id);
+                                   }},
+                                  {"POST",
+                                   "/v1/agents/{id}",
+                                   "agents_update",
+                                   "Replace an agent definition",
+                                   {"agents:admin"},
+                                   [](const Ctx& ctx, const sdk::Request& r) {
+                                     if (ctx->locked) return lockedResponse();
+                                     const std::string id(r.param("id").value_or(""));
+                                     if (!ctx->catalog->definition(id)) return notFound(id);
+                                     return store(ctx, r, id, /*must_be_new=*/false);
+                                   }},
+                                  {"DELETE",
+                                   "/v1/agents/{id}",
+                                   "agents_delete",
+                                   "Delete an agent definition",
+                                   {"agents:admin"},
+                                   [](const Ctx& ctx, const sdk::Request& r) {
+                                     if (ctx->locked) return lockedResponse();
+                                     const std::string id(r.param("id").value_or(""));
+                                     if (!ctx->catalog->erase(id)) return notFound(id);
+                                     return deletedResponse(id, "agent.deleted");
+                                   }},
+                              });
 }
 
 }  // namespace abx::plugins::agents

@@ -27,14 +27,15 @@ struct AgentsRoutesContext {
 };
 
 /** Register after the literal /v1/agents/sessions and /v1/agents/runtimes routes. */
-std::vector<sdk::RouteSpec> agentsRoutes(std::shared_ptr<const AgentsRoutesContext> context);
+sdk::Status addAgentsRoutes(sdk::RouteRegistry& registry,
+                            std::shared_ptr<const AgentsRoutesContext> context);
 
 /**
  * The Agents API parts the SDK knows that this server does not offer
  * (environments, automations, session artifacts, traces, subagents): each
  * answers 400 `unsupported_endpoint` in the OpenAI envelope, never a bare
- * 404. Register before agentsRoutes().
+ * 404. Register before addAgentsRoutes().
  */
-std::vector<sdk::RouteSpec> unsupportedAgentsRoutes();
+sdk::Status addUnsupportedAgentsRoutes(sdk::RouteRegistry& registry);
 
 }  // namespace abx::plugins::agents

@@ -6,6 +6,7 @@
 #include <future>
 #include <variant>
 
+#include "abx/sdk/route_table.h"
 #include "definition_lock.h"
 #include "openai_error.h"
 #include "ownership.h"
@@ -447,23 +448,50 @@ sdk::Response getModel(const Ctx& ctx, const sdk::Request& r) {
 
 }  // namespace
 
-std::vector<sdk::RouteSpec> responsesRoutes(Ctx context) {
-  AgentsRouteList<ResponsesContext> routes(std::move(context), kScope);
-  routes.addStreaming("POST", "/v1/responses", "responses_create",
-                      "Run a turn of an agent (JSON, SSE with stream, or background)",
-                      &createResponse);
-  routes.addStreaming("GET", "/v1/responses/{id}", "responses_get",
-                      "A response; ?stream=true replays and follows its events", &getResponse);
-  routes.add("DELETE", "/v1/responses/{id}", "responses_delete", "Delete a response",
-             &deleteResponse);
-  routes.add("POST", "/v1/responses/{id}/cancel", "responses_cancel",
-             "Cancel a background response", &cancelResponse);
-  routes.add("GET", "/v1/responses/{id}/input_items", "responses_input_items",
-             "The input messages of a response", &inputItems);
-  routes.add("GET", "/v1/models", "models_list", "Agents and runtimes usable as model",
-             &listModels);
-  routes.add("GET", "/v1/models/{id}", "models_get", "One model", &getModel);
-  return routes.take();
+sdk::Status addResponsesRoutes(sdk::RouteRegistry& registry, Ctx context) {
+  return sdk::addSharedRoutes(
+      registry, "agents", std::move(context),
+      {
+          {"POST",
+           "/v1/responses",
+           "responses_create",
+           "Run a turn of an agent (JSON, SSE with stream, or background)",
+           {kScope},
+           nullptr,
+           &createResponse},
+          {"GET",
+           "/v1/responses/{id}",
+           "responses_get",
+           "A response; ?stream=true replays and follows its events",
+           {kScope},
+           nullptr,
+           &getResponse},
+          {"DELETE",
+           "/v1/responses/{id}",
+           "responses_delete",
+           "Delete a response",
+           {kScope},
+           &deleteResponse},
+          {"POST",
+           "/v1/responses/{id}/cancel",
+           "responses_cancel",
+           "Cancel a background response",
+           {kScope},
+           &cancelResponse},
+          {"GET",
+           "/v1/responses/{id}/input_items",
+           "responses_input_items",
+           "The input messages of a response",
+           {kScope},
+           &inputItems},
+          {"GET",
+           "/v1/models",
+           "models_list",
+           "Agents and runtimes usable as model",
+           {kScope},
+           &listModels},
+          {"GET", "/v1/models/{id}", "models_get", "One model", {kScope}, &getModel},
+      });
 }
 
 }  // namespace abx::plugins::agents

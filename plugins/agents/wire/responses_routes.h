@@ -24,6 +24,7 @@ struct ResponsesContext {
 };
 
 /** The seven routes, group `agents`, scope agents:run. */
-std::vector<sdk::RouteSpec> responsesRoutes(std::shared_ptr<const ResponsesContext> context);
+sdk::Status addResponsesRoutes(sdk::RouteRegistry& registry,
+                               std::shared_ptr<const ResponsesContext> context);
 
 }  // namespace abx::plugins::agents

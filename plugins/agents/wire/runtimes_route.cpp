@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "abx/sdk/agent_adapter.h"
+#include "abx/sdk/route_table.h"
 #include "abx/sdk/subprocess.h"
 #include "json_fields.h"
 #include "wire_route.h"
@@ -14,11 +15,7 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::seconds kCacheFor{60};
 constexpr std::chrono::seconds kHealthTimeout{10};
 
-struct Health {
-  std::string path;
-  std::string version;
-  Clock::time_point at;
-};
+using Health = RuntimeHealth;
 
 // The first executable called @p binary on the PATH of @p env.
 std::string findOnPath(const std::string& binary, const std::vector<std::string>& env) {
@@ -78,50 +75,55 @@ void writeCapabilities(sdk::JsonWriter& w, const sdk::agents::AdapterCapabilitie
       .endObject();
 }
 
+sdk::Response listRuntimes(const RuntimesContext& ctx, const sdk::Request&) {
+  sdk::JsonWriter w;
+  w.beginObject().member("object", "list").key("data").beginArray();
+  const auto env = ctx.env ? ctx.env() : std::vector<std::string>{};
+  for (const auto& [name, adapter] : ctx.services->all<sdk::agents::AgentAdapter>()) {
+    Health health;
+    {
+      std::lock_guard lock(ctx.health_mutex);
+      auto it = ctx.health.find(name);
+      if (it != ctx.health.end() && Clock::now() - it->second.at < kCacheFor)
+        health = it->second;
+      else
+        health = ctx.health[name] = check(*adapter, env);
+    }
+    const auto caps = adapter->capabilities();
+    // `command` needs no binary of its own: it runs what a definition names.
+    const bool installed = adapter->binary().empty() || !health.path.empty();
+    w.beginObject().member("name", adapter->name()).key("aliases").beginArray();
+    for (const auto& alias : adapter->aliases()) w.value(alias);
+    w.endArray()
+        .member("object", "agent.runtime")
+        .member("implemented", true)
+        .member("installed", installed)
+        .member("default", adapter->name() == "codex")
+        .key("binary");
+    writeTextOrNull(w, adapter->binary());
+    w.key("path");
+    writeTextOrNull(w, health.path);
+    w.key("version");
+    writeTextOrNull(w, health.version);
+    w.member("experimental", caps.experimental).key("capabilities");
+    writeCapabilities(w, caps);
+    w.endObject();
+  }
+  w.endArray().endObject();
+  return sdk::Response::json(w.take());
+}
+
 }  // namespace
 
-sdk::RouteSpec runtimesRoute(std::shared_ptr<const RuntimesContext> ctx) {
-  auto cache = std::make_shared<std::pair<std::mutex, std::map<std::string, Health>>>();
-  auto spec = agentsRoute("GET", "/v1/agents/runtimes", "agents_runtimes",
-                          "Registered agent runtimes, installed or not", "agents:run");
-  spec.handler = [ctx, cache](const sdk::Request&) {
-    sdk::JsonWriter w;
-    w.beginObject().member("object", "list").key("data").beginArray();
-    const auto env = ctx->env ? ctx->env() : std::vector<std::string>{};
-    for (const auto& [name, adapter] : ctx->services->all<sdk::agents::AgentAdapter>()) {
-      Health health;
-      {
-        std::lock_guard lock(cache->first);
-        auto it = cache->second.find(name);
-        if (it != cache->second.end() && Clock::now() - it->second.at < kCacheFor)
-          health = it->second;
-        else
-          health = cache->second[name] = check(*adapter, env);
-      }
-      const auto caps = adapter->capabilities();
-      // `command` needs no binary of its own: it runs what a definition names.
-      const bool installed = adapter->binary().empty() || !health.path.empty();
-      w.beginObject().member("name", adapter->name()).key("aliases").beginArray();
-      for (const auto& alias : adapter->aliases()) w.value(alias);
-      w.endArray()
-          .member("object", "agent.runtime")
-          .member("implemented", true)
-          .member("installed", installed)
-          .member("default", adapter->name() == "codex")
-          .key("binary");
-      writeTextOrNull(w, adapter->binary());
-      w.key("path");
-      writeTextOrNull(w, health.path);
-      w.key("version");
-      writeTextOrNull(w, health.version);
-      w.member("experimental", caps.experimental).key("capabilities");
-      writeCapabilities(w, caps);
-      w.endObject();
-    }
-    w.endArray().endObject();
-    return sdk::Response::json(w.take());
-  };
-  return spec;
+sdk::Status addRuntimesRoute(sdk::RouteRegistry& registry,
+                             std::shared_ptr<const RuntimesContext> context) {
+  return sdk::addRoutes(registry, "agents", std::move(context),
+                        {{"GET",
+                          "/v1/agents/runtimes",
+                          "agents_runtimes",
+                          "Registered agent runtimes, installed or not",
+                          {"agents:run"},
+                          &listRuntimes}});
 }
 
 }  // namespace abx::plugins::agents

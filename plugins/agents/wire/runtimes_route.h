@@ -17,12 +17,22 @@
 
 namespace abx::plugins::agents {
 
+struct RuntimeHealth {
+  std::string path;
+  std::string version;
+  std::chrono::steady_clock::time_point at;
+};
+
 struct RuntimesContext {
   const sdk::ServiceRegistry* services = nullptr;
   /** The environment the health check runs in (the agents' allowlisted PATH). */
   std::function<std::vector<std::string>()> env;
+  /** Each runtime's last health check, by name (kept a minute). */
+  mutable std::mutex health_mutex;
+  mutable std::map<std::string, RuntimeHealth> health;
 };
 
-sdk::RouteSpec runtimesRoute(std::shared_ptr<const RuntimesContext> context);
+sdk::Status addRuntimesRoute(sdk::RouteRegistry& registry,
+                             std::shared_ptr<const RuntimesContext> context);
 
 }  // namespace abx::plugins::agents

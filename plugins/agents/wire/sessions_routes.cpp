@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "abx/sdk/route_table.h"
 #include "definition_lock.h"
 #include "json_fields.h"
 #include "openai_error.h"
@@ -332,30 +333,78 @@ sdk::Response listSessionItems(const Ctx& ctx, const sdk::Request& r) {
 
 }  // namespace
 
-std::vector<sdk::RouteSpec> sessionsRoutes(Ctx context) {
-  AgentsRouteList<SessionsContext> routes(std::move(context), "agents:run");
-  routes.addStreaming("POST", "/v1/agents/sessions", "agent_sessions_create",
-                      "Create a session (optionally with input, optionally streamed)",
-                      &createSession);
-  routes.add("GET", "/v1/agents/sessions", "agent_sessions_list", "List sessions", &listSessions);
-  routes.add("GET", "/v1/agents/sessions/{id}", "agent_sessions_get", "A session", &getSession);
-  routes.add("POST", "/v1/agents/sessions/{id}", "agent_sessions_update",
-             "Update a session's metadata", &updateSession);
-  routes.add("DELETE", "/v1/agents/sessions/{id}", "agent_sessions_delete", "Delete a session",
-             &deleteSession);
-  routes.add("POST", "/v1/agents/sessions/{id}/events", "agent_sessions_events_post",
-             "Send input or a cancel to a session", &postEvents);
-  routes.addStreaming("GET", "/v1/agents/sessions/{id}/events", "agent_sessions_events_stream",
-                      "Live tail of a session's events (SSE)", &streamEvents);
-  routes.add("GET", "/v1/agents/sessions/{id}/turns", "agent_sessions_turns_list",
-             "A session's turns", &listTurns);
-  routes.add("GET", "/v1/agents/sessions/{id}/turns/{turn_id}", "agent_sessions_turn_get", "A turn",
-             &getTurn);
-  routes.add("GET", "/v1/agents/sessions/{id}/turns/{turn_id}/items", "agent_sessions_turn_items",
-             "A turn's items", &listTurnItems);
-  routes.add("GET", "/v1/agents/sessions/{id}/items", "agent_sessions_items", "A session's items",
-             &listSessionItems);
-  return routes.take();
+sdk::Status addSessionsRoutes(sdk::RouteRegistry& registry, Ctx context) {
+  return sdk::addSharedRoutes(registry, "agents", std::move(context),
+                              {
+                                  {"POST",
+                                   "/v1/agents/sessions",
+                                   "agent_sessions_create",
+                                   "Create a session (optionally with input, optionally streamed)",
+                                   {"agents:run"},
+                                   nullptr,
+                                   &createSession},
+                                  {"GET",
+                                   "/v1/agents/sessions",
+                                   "agent_sessions_list",
+                                   "List sessions",
+                                   {"agents:run"},
+                                   &listSessions},
+                                  {"GET",
+                                   "/v1/agents/sessions/{id}",
+                                   "agent_sessions_get",
+                                   "A session",
+                                   {"agents:run"},
+                                   &getSession},
+                                  {"POST",
+                                   "/v1/agents/sessions/{id}",
+                                   "agent_sessions_update",
+                                   "Update a session's metadata",
+                                   {"agents:run"},
+                                   &updateSession},
+                                  {"DELETE",
+                                   "/v1/agents/sessions/{id}",
+                                   "agent_sessions_delete",
+                                   "Delete a session",
+                                   {"agents:run"},
+                                   &deleteSession},
+                                  {"POST",
+                                   "/v1/agents/sessions/{id}/events",
+                                   "agent_sessions_events_post",
+                                   "Send input or a cancel to a session",
+                                   {"agents:run"},
+                                   &postEvents},
+                                  {"GET",
+                                   "/v1/agents/sessions/{id}/events",
+                                   "agent_sessions_events_stream",
+                                   "Live tail of a session's events (SSE)",
+                                   {"agents:run"},
+                                   nullptr,
+                                   &streamEvents},
+                                  {"GET",
+                                   "/v1/agents/sessions/{id}/turns",
+                                   "agent_sessions_turns_list",
+                                   "A session's turns",
+                                   {"agents:run"},
+                                   &listTurns},
+                                  {"GET",
+                                   "/v1/agents/sessions/{id}/turns/{turn_id}",
+                                   "agent_sessions_turn_get",
+                                   "A turn",
+                                   {"agents:run"},
+                                   &getTurn},
+                                  {"GET",
+                                   "/v1/agents/sessions/{id}/turns/{turn_id}/items",
+                                   "agent_sessions_turn_items",
+                                   "A turn's items",
+                                   {"agents:run"},
+                                   &listTurnItems},
+                                  {"GET",
+                                   "/v1/agents/sessions/{id}/items",
+                                   "agent_sessions_items",
+                                   "A session's items",
+                                   {"agents:run"},
+                                   &listSessionItems},
+                              });
 }
 
 }  // namespace abx::plugins::agents

@@ -30,6 +30,7 @@ struct SessionsContext {
   SessionVaultIds* vault_ids = nullptr;
 };
 
-std::vector<sdk::RouteSpec> sessionsRoutes(std::shared_ptr<const SessionsContext> context);
+sdk::Status addSessionsRoutes(sdk::RouteRegistry& registry,
+                              std::shared_ptr<const SessionsContext> context);
 
 }  // namespace abx::plugins::agents

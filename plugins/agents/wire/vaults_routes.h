@@ -19,6 +19,7 @@ struct VaultsContext {
   sdk::Redactor* host_redactor = nullptr;
 };
 
-std::vector<sdk::RouteSpec> vaultsRoutes(std::shared_ptr<const VaultsContext> context);
+sdk::Status addVaultsRoutes(sdk::RouteRegistry& registry,
+                            std::shared_ptr<const VaultsContext> context);
 
 }  // namespace abx::plugins::agents

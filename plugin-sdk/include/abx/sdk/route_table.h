@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,36 +19,33 @@
 namespace abx::sdk {
 
 /** One endpoint of a group; exactly one of handler and stream is set.
- *  Context is const-qualified when the handlers only read it. */
-template <class Context>
+ *  Arg is what each handler receives: `const Context&` (addRoutes) or the
+ *  owning `const std::shared_ptr<Context>&` (addSharedRoutes). */
+template <class Arg>
 struct RouteRow {
   const char* method;
   const char* path; /**< "/process/{pid}/signal" */
   const char* endpoint;
   const char* summary;
   std::vector<std::string> scopes;
-  Response (*handler)(Context&, const Request&) = nullptr;
+  Response (*handler)(Arg, const Request&) = nullptr;
   /** An SSE endpoint (RouteSpec::streaming). */
-  std::optional<Response> (*stream)(Context&, const Request&, SseStream&) = nullptr;
+  std::optional<Response> (*stream)(Arg, const Request&, SseStream&) = nullptr;
   /** The handler reads the body itself (RouteSpec::raw_body). */
   bool raw_body = false;
   std::size_t max_request_bytes = 0; /**< 0: the host default */
   bool auth_required = true;
 };
 
-/**
- * Adds @p rows to @p group, each handler called with `*context`. @p context
- * is anything that dereferences to the Context (a pointer to a member, a
- * shared_ptr the handlers keep alive; a pointer to const for handlers that
- * take `const Context&`); it must outlive the routes.
- * @return the first failure of RouteRegistry::add.
- */
 template <class ContextRef>
 using ContextOf = std::remove_reference_t<decltype(*std::declval<ContextRef>())>;
 
-template <class ContextRef>
-Status addRoutes(RouteRegistry& registry, std::string_view group, ContextRef context,
-                 const std::vector<RouteRow<ContextOf<ContextRef>>>& rows) {
+namespace detail {
+
+/** Adds @p rows, each handler called with what @p bind gives. */
+template <class Arg, class Bind>
+Status addRows(RouteRegistry& registry, std::string_view group,
+               const std::vector<RouteRow<Arg>>& rows, Bind bind) {
   for (const auto& row : rows) {
     RouteSpec spec;
     spec.method = row.method;
@@ -60,16 +58,42 @@ Status addRoutes(RouteRegistry& registry, std::string_view group, ContextRef con
     spec.max_request_bytes = row.max_request_bytes;
     spec.auth_required = row.auth_required;
     if (row.handler)
-      spec.handler = [context, fn = row.handler](const Request& r) { return fn(*context, r); };
+      spec.handler = [bind, fn = row.handler](const Request& r) { return fn(bind(), r); };
     if (row.stream) {
       spec.streaming = true;
-      spec.stream_handler = [context, fn = row.stream](const Request& r, SseStream& s) {
-        return fn(*context, r, s);
+      spec.stream_handler = [bind, fn = row.stream](const Request& r, SseStream& s) {
+        return fn(bind(), r, s);
       };
     }
     if (auto status = registry.add(std::move(spec)); !status) return status;
   }
   return Status::ok();
+}
+
+}  // namespace detail
+
+/**
+ * Adds @p rows to @p group, each handler called with `*context`. @p context
+ * is anything that dereferences to the Context (a pointer to a member, a
+ * shared_ptr the handlers keep alive; a pointer to const for handlers that
+ * take `const Context&`); it must outlive the routes.
+ * @return the first failure of RouteRegistry::add.
+ */
+template <class ContextRef>
+Status addRoutes(RouteRegistry& registry, std::string_view group, ContextRef context,
+                 const std::vector<RouteRow<ContextOf<ContextRef>&>>& rows) {
+  return detail::addRows(registry, group, rows,
+                         [context]() -> ContextOf<ContextRef>& { return *context; });
+}
+
+/** The same for handlers that keep the context alive beyond the call (a
+ *  detached stream, a deferred answer): each gets the shared_ptr itself. */
+template <class Context>
+Status addSharedRoutes(RouteRegistry& registry, std::string_view group,
+                       std::shared_ptr<Context> context,
+                       const std::vector<RouteRow<const std::shared_ptr<Context>&>>& rows) {
+  return detail::addRows(registry, group, rows,
+                         [context]() -> const std::shared_ptr<Context>& { return context; });
 }
 
 }  // namespace abx::sdk
