@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "abx/sdk/json.h"
 #include "abx/sdk/subprocess.h"
 #include "code_language.h"
 #include "run_budget.h"
@@ -80,15 +81,18 @@ sdk::Response runCode(const ToolContext& context, const sdk::Request& request) {
     return sdk::Response::error(408, "Code execution " + timedOutAfter(limits.timeout),
                                 "TimeoutError");
 
-  std::string out;
-  out.reserve(run->out.size() + run->err.size() + 128);
-  out += "{\"stdout\":" + sdk::jsonQuote(run->out);
-  out += ",\"stderr\":" + sdk::jsonQuote(run->err);
-  out += ",\"exit_code\":" + std::to_string(run->exit_code);
-  out += ",\"language\":" + sdk::jsonQuote(lang);
-  out += ",\"execution_time_ms\":" + milliseconds(elapsed);
-  out += run->truncated ? ",\"truncated\":true}" : ",\"truncated\":false}";
-  return sdk::Response::json(std::move(out));
+  // execution_time_ms keeps its one decimal (milliseconds()), hence raw().
+  sdk::JsonWriter out(run->out.size() + run->err.size() + 128);
+  out.beginObject()
+      .member("stdout", run->out)
+      .member("stderr", run->err)
+      .member("exit_code", run->exit_code)
+      .member("language", lang)
+      .key("execution_time_ms")
+      .raw(milliseconds(elapsed))
+      .member("truncated", run->truncated)
+      .endObject();
+  return sdk::Response::json(out.take());
 }
 
 }  // namespace abx::plugins::dev_tools

@@ -65,23 +65,28 @@ sdk::Result<DiffStats> parseNumstat(std::string_view output) {
 }
 
 std::string statsJson(const DiffStats& stats) {
-  return "{\"files_changed\":" + std::to_string(stats.files.size()) +
-         ",\"insertions\":" + std::to_string(stats.insertions) +
-         ",\"deletions\":" + std::to_string(stats.deletions) + "}";
+  return sdk::JsonWriter()
+      .beginObject()
+      .member("files_changed", stats.files.size())
+      .member("insertions", stats.insertions)
+      .member("deletions", stats.deletions)
+      .endObject()
+      .take();
 }
 
 std::string fileStatsJson(const DiffStats& stats) {
-  std::string out = "[";
+  sdk::JsonWriter w;
+  w.beginArray();
   for (const auto& f : stats.files) {
-    if (out.size() > 1) out += ',';
-    out += "{\"path\":" + sdk::jsonQuote(f.path);
-    out += ",\"insertions\":" + std::to_string(f.insertions);
-    out += ",\"deletions\":" + std::to_string(f.deletions);
-    out += f.binary ? ",\"binary\":true" : ",\"binary\":false";
-    if (f.original_path) out += ",\"original_path\":" + sdk::jsonQuote(*f.original_path);
-    out += '}';
+    w.beginObject()
+        .member("path", f.path)
+        .member("insertions", f.insertions)
+        .member("deletions", f.deletions)
+        .member("binary", f.binary)
+        .optionalMember("original_path", f.original_path)
+        .endObject();
   }
-  return out + "]";
+  return w.endArray().take();
 }
 
 }  // namespace abx::plugins::dev_tools

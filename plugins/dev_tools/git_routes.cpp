@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "abx/sdk/json.h"
 #include "git_command.h"
 #include "git_numstat_parse.h"
 #include "git_session.h"
@@ -151,11 +152,16 @@ sdk::Response gitDiff(const ToolContext& context, const sdk::Request& request) {
   const bool truncated = text_done.truncated || text_done.out.size() > kDiffBytes;
   std::string diff =
       truncated ? truncateDiff(std::move(text_done.out), kDiffBytes) : std::move(text_done.out);
-  std::string body = "{\"diff\":" + sdk::jsonQuote(diff);
-  body += truncated ? ",\"truncated\":true" : ",\"truncated\":false";
-  body += ",\"stats\":" + statsJson(std::get<DiffStats>(stats));
-  body += ",\"files\":" + fileStatsJson(std::get<DiffStats>(stats)) + "}";
-  return sdk::Response::json(std::move(body));
+  sdk::JsonWriter body(diff.size() + 256);
+  body.beginObject()
+      .member("diff", diff)
+      .member("truncated", truncated)
+      .key("stats")
+      .raw(statsJson(std::get<DiffStats>(stats)))
+      .key("files")
+      .raw(fileStatsJson(std::get<DiffStats>(stats)))
+      .endObject();
+  return sdk::Response::json(body.take());
 }
 
 }  // namespace abx::plugins::dev_tools

@@ -98,24 +98,27 @@ sdk::Result<RepoStatus> parsePorcelainStatus(std::string_view output) {
 }
 
 std::string statusJson(const RepoStatus& status) {
-  std::string out = "{\"branch\":" + sdk::jsonQuote(status.branch);
-  out += status.files.empty() ? ",\"clean\":true" : ",\"clean\":false";
-  out += ",\"files\":[";
-  bool first = true;
+  sdk::JsonWriter w;
+  w.beginObject()
+      .member("branch", status.branch)
+      .member("clean", status.files.empty())
+      .key("files")
+      .beginArray();
   for (const auto& f : status.files) {
-    if (!first) out += ',';
-    first = false;
-    out += "{\"path\":" + sdk::jsonQuote(f.path) + ",\"status\":" + sdk::jsonQuote(f.status);
-    out += ",\"index\":" + sdk::jsonQuote(std::string(1, f.index));
-    out += ",\"worktree\":" + sdk::jsonQuote(std::string(1, f.worktree));
-    if (f.original_path) out += ",\"original_path\":" + sdk::jsonQuote(*f.original_path);
-    out += '}';
+    w.beginObject()
+        .member("path", f.path)
+        .member("status", f.status)
+        .member("index", std::string_view(&f.index, 1))
+        .member("worktree", std::string_view(&f.worktree, 1))
+        .optionalMember("original_path", f.original_path)
+        .endObject();
   }
-  out += "],\"upstream\":";
-  out += status.upstream ? sdk::jsonQuote(*status.upstream) : "null";
-  out += ",\"ahead\":" + std::to_string(status.ahead);
-  out += ",\"behind\":" + std::to_string(status.behind) + "}";
-  return out;
+  w.endArray()
+      .member("upstream", status.upstream)
+      .member("ahead", status.ahead)
+      .member("behind", status.behind)
+      .endObject();
+  return w.take();
 }
 
 }  // namespace abx::plugins::dev_tools

@@ -145,10 +145,14 @@ sdk::Response archivePaths(const FilesContext& ctx, const sdk::Request& request)
     return failure(adder.error, "archive");
   }
   std::uint64_t size = (*writer)->bytesWritten();
-  std::string suffix = "\",\"format\":\"" + std::string(archiveFormatName(*format)) +
-                       "\",\"bytes\":" + std::to_string(size) +
-                       ",\"files\":" + std::to_string(adder.files) + "}";
-  return base64JsonResponse(std::move(out), size, "{\"content_base64\":\"", std::move(suffix));
+  sdk::JsonWriter body;
+  body.beginObject().key("content_base64");
+  const std::size_t hole = base64Hole(body);
+  body.member("format", archiveFormatName(*format))
+      .member("bytes", size)
+      .member("files", adder.files)
+      .endObject();
+  return base64JsonResponse(std::move(out), size, body.take(), hole);
 }
 
 }  // namespace abx::plugins::files

@@ -20,9 +20,12 @@ sdk::Response serve(const FilesContext& ctx, const sdk::Request& request, bool w
   if (auto limit = policyByteLimit(request); limit && size > *limit)
     return tooLarge("File too large: " + std::to_string(size) + " bytes; the limit is " +
                     std::to_string(*limit));
-  std::string prefix = "{\"path\":" + sdk::jsonQuote(verdict.resolved) + ",\"content_base64\":\"";
-  std::string suffix = with_bytes ? "\",\"bytes\":" + std::to_string(size) + "}" : "\"}";
-  return base64JsonResponse(std::move(fd).value(), size, std::move(prefix), std::move(suffix));
+  sdk::JsonWriter body;
+  body.beginObject().member("path", verdict.resolved).key("content_base64");
+  const std::size_t hole = base64Hole(body);
+  if (with_bytes) body.member("bytes", size);
+  body.endObject();
+  return base64JsonResponse(std::move(fd).value(), size, body.take(), hole);
 }
 
 }  // namespace

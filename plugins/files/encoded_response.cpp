@@ -15,8 +15,15 @@ constexpr std::size_t kReadChunk = 48u << 10;  // 64 KiB of base64 per write
 
 }  // namespace
 
-sdk::Response base64JsonResponse(Fd fd, std::uint64_t size, std::string prefix,
-                                 std::string suffix) {
+std::size_t base64Hole(sdk::JsonWriter& w) {
+  w.value("");
+  return w.text().size() - 1;
+}
+
+sdk::Response base64JsonResponse(Fd fd, std::uint64_t size, std::string body, std::size_t hole) {
+  std::string suffix = body.substr(hole);
+  body.resize(hole);
+  std::string prefix = std::move(body);
   sdk::Response r;
   r.stream_length = static_cast<std::int64_t>(prefix.size() + base64Length(size) + suffix.size());
   // std::function needs a copyable callable: the fd is shared.

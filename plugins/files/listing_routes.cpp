@@ -1,12 +1,14 @@
-// Names are bytes on disk; sdk::jsonQuote turns what is not UTF-8 into
+// Names are bytes on disk; sdk::JsonWriter turns what is not UTF-8 into
 // U+FFFD, so every body stays valid JSON whatever the tree holds.
 #include "listing_routes.h"
 
 #include <fnmatch.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 
+#include "abx/sdk/json.h"
 #include "file_rules.h"
 #include "tree_walk.h"
 
@@ -53,7 +55,10 @@ sdk::Response listFiles(const FilesContext& ctx, const sdk::Request& request) {
     return failure(s, path);
   }
   const std::uint64_t cap = entryLimit(request, kListMaxEntries);
-  std::string body = "{\"entries\":[";
+  // One writer for the whole listing: entries are appended in place, no
+  // temporary per field.
+  sdk::JsonWriter body(std::min<std::uint64_t>(entries->size(), cap) * 96 + 64);
+  body.beginObject().key("entries").beginArray();
   std::uint64_t count = 0;
   bool truncated = false;
   for (const auto& e : *entries) {
@@ -63,14 +68,16 @@ sdk::Response listFiles(const FilesContext& ctx, const sdk::Request& request) {
       truncated = true;
       break;
     }
-    if (count++) body += ',';
-    body += "{\"name\":" + sdk::jsonQuote(e.name) + ",\"type\":\"" + typeName(e.st) +
-            "\",\"size\":" + std::to_string(e.st.st_size) + ",\"modified\":\"" +
-            isoTime(e.st.st_mtim) + "\"}";
+    ++count;
+    body.beginObject()
+        .member("name", e.name)
+        .member("type", typeName(e.st))
+        .member("size", std::int64_t{e.st.st_size})
+        .member("modified", isoTime(e.st.st_mtim))
+        .endObject();
   }
-  body += "],\"truncated\":";
-  body += truncated ? "true}" : "false}";
-  return sdk::Response::json(std::move(body));
+  body.endArray().member("truncated", truncated).endObject();
+  return sdk::Response::json(body.take());
 }
 
 sdk::Response statFile(const FilesContext& ctx, const sdk::Request& request) {
@@ -98,15 +105,20 @@ sdk::Response statFile(const FilesContext& ctx, const sdk::Request& request) {
     }
   }
   if (!exists) exists = ::lstat(entry.c_str(), &st) == 0;
-  std::string body = "{\"name\":" + sdk::jsonQuote(name) + ",\"path\":" + sdk::jsonQuote(entry);
-  if (!exists)
-    return sdk::Response::json(
-        body + R"(,"type":"unknown","size":0,"permissions":"","modified":"","exists":false})");
-  const char* type = S_ISLNK(st.st_mode) ? "symlink" : typeName(st);
-  body += ",\"type\":\"" + std::string(type) + "\",\"size\":" + std::to_string(st.st_size) +
-          ",\"permissions\":\"" + permissions(st.st_mode) + "\",\"modified\":\"" +
-          isoTime(st.st_mtim) + "\",\"exists\":true}";
-  return sdk::Response::json(std::move(body));
+  sdk::JsonWriter body;
+  body.beginObject().member("name", name).member("path", entry);
+  if (exists)
+    body.member("type", S_ISLNK(st.st_mode) ? "symlink" : typeName(st))
+        .member("size", std::int64_t{st.st_size})
+        .member("permissions", permissions(st.st_mode))
+        .member("modified", isoTime(st.st_mtim));
+  else
+    body.member("type", "unknown")
+        .member("size", 0)
+        .member("permissions", "")
+        .member("modified", "");
+  body.member("exists", exists).endObject();
+  return sdk::Response::json(body.take());
 }
 
 sdk::Response searchFiles(const FilesContext& ctx, const sdk::Request& request) {
@@ -139,7 +151,8 @@ sdk::Response searchFiles(const FilesContext& ctx, const sdk::Request& request) 
                             std::chrono::duration<double>(seconds));
   const bool on_path = pattern->find('/') != std::string::npos;
 
-  std::string out = "{\"results\":[";
+  sdk::JsonWriter out;
+  out.beginObject().key("results").beginArray();
   std::uint64_t count = 0;
   bool timed_out = false, truncated = false;
   walkTree(*ctx.guard, request.endpoint, verdict.resolved,
@@ -154,17 +167,16 @@ sdk::Response searchFiles(const FilesContext& ctx, const sdk::Request& request) 
                truncated = true;
                return Visit::stop;
              }
-             if (count++) out += ',';
-             const char* type = e.is_link ? "symlink" : typeName(e.lst);
-             out += "{\"name\":" + sdk::jsonQuote(e.name) + ",\"path\":" + sdk::jsonQuote(e.path) +
-                    ",\"type\":\"" + type + "\"}";
+             ++count;
+             out.beginObject()
+                 .member("name", e.name)
+                 .member("path", e.path)
+                 .member("type", e.is_link ? "symlink" : typeName(e.lst))
+                 .endObject();
              return Visit::go_on;
            });
-  out += "],\"timed_out\":";
-  out += timed_out ? "true" : "false";
-  out += ",\"truncated\":";
-  out += truncated ? "true}" : "false}";
-  return sdk::Response::json(std::move(out));
+  out.endArray().member("timed_out", timed_out).member("truncated", truncated).endObject();
+  return sdk::Response::json(out.take());
 }
 
 }  // namespace abx::plugins::files

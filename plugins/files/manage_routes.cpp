@@ -13,10 +13,27 @@
 #include <optional>
 #include <vector>
 
+#include "abx/sdk/json.h"
 #include "file_rules.h"
 
 namespace abx::plugins::files {
 namespace {
+
+/** {"path": @p path, @p done: true}: what mkdir and delete answer. */
+sdk::Response pathDone(const std::string& path, std::string_view done) {
+  return sdk::Response::json(
+      sdk::JsonWriter().beginObject().member("path", path).member(done, true).endObject().take());
+}
+
+/** {"source", "destination"}: what move answers. */
+sdk::Response moved(const std::string& source, const std::string& destination) {
+  return sdk::Response::json(sdk::JsonWriter()
+                                 .beginObject()
+                                 .member("source", source)
+                                 .member("destination", destination)
+                                 .endObject()
+                                 .take());
+}
 
 /** The first entry below @p dir the guard refuses to remove, if any. */
 std::optional<sdk::PathCheck> deniedBelow(const sdk::PathGuard& guard, std::string_view endpoint,
@@ -114,8 +131,7 @@ sdk::Response makeDirectory(const FilesContext& ctx, const sdk::Request& request
                                 "FileExistsError", "file_exists");
   if (auto s = makeDirectories(*ctx.guard, request.endpoint, verdict.resolved); !s)
     return failure(s, *path);
-  return sdk::Response::json("{\"path\":" + sdk::jsonQuote(verdict.resolved) +
-                             ",\"created\":true}");
+  return pathDone(verdict.resolved, "created");
 }
 
 sdk::Response deletePath(const FilesContext& ctx, const sdk::Request& request) {
@@ -146,8 +162,7 @@ sdk::Response deletePath(const FilesContext& ctx, const sdk::Request& request) {
     s = osError(errno, path);
   }
   if (!s) return failure(s, path);
-  return sdk::Response::json("{\"path\":" + sdk::jsonQuote(verdict.resolved) +
-                             ",\"deleted\":true}");
+  return pathDone(verdict.resolved, "deleted");
 }
 
 sdk::Response movePath(const FilesContext& ctx, const sdk::Request& request) {
@@ -183,9 +198,7 @@ sdk::Response movePath(const FilesContext& ctx, const sdk::Request& request) {
     to = guard.check(ep, inside, sdk::PathOp::write);
     if (!to.allowed) return denied(to, "destination: ");
   }
-  if (to.resolved == from.resolved)
-    return sdk::Response::json("{\"source\":" + sdk::jsonQuote(from.resolved) +
-                               ",\"destination\":" + sdk::jsonQuote(to.resolved) + "}");
+  if (to.resolved == from.resolved) return moved(from.resolved, to.resolved);
   std::string to_name = baseName(to.resolved);
   if (auto bad = checkExtension(request, to_name, "destination: ")) return std::move(*bad);
   if (S_ISDIR(src_st.st_mode))
@@ -220,8 +233,7 @@ sdk::Response movePath(const FilesContext& ctx, const sdk::Request& request) {
                         *destination);
     return failure(s, *destination, "destination: ");
   }
-  return sdk::Response::json("{\"source\":" + sdk::jsonQuote(from.resolved) +
-                             ",\"destination\":" + sdk::jsonQuote(to.resolved) + "}");
+  return moved(from.resolved, to.resolved);
 }
 
 }  // namespace abx::plugins::files

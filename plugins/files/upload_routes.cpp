@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "abx/sdk/json.h"
 #include "atomic_file.h"
 #include "base64_stream.h"
 #include "file_rules.h"
@@ -199,8 +200,12 @@ class UploadSession {
       if (s.type() == "FileExistsError") return fileExists(target_->resolved);
       return failure(s, target_->resolved);
     }
-    return sdk::Response::json("{\"path\":" + sdk::jsonQuote(target_->resolved) +
-                               ",\"bytes\":" + std::to_string(written_) + "}");
+    return sdk::Response::json(sdk::JsonWriter()
+                                   .beginObject()
+                                   .member("path", target_->resolved)
+                                   .member("bytes", written_)
+                                   .endObject()
+                                   .take());
   }
 
   const FilesContext& ctx_;

@@ -54,17 +54,20 @@ std::optional<std::uint64_t> parseOffset(std::string_view text) {
   return value;
 }
 
-std::string exitCodeJson(const std::optional<int>& code) {
-  return code ? std::to_string(*code) : std::string("null");
-}
+const char* stateName(bool running) { return running ? "running" : "exited"; }
 
 }  // namespace
 
-std::string snapshotJson(const ProcessSnapshot& s) {
-  return "{\"pid\":" + std::to_string(s.pid) + ",\"command\":" + sdk::jsonQuote(s.command) +
-         ",\"state\":" + (s.running ? "\"running\"" : "\"exited\"") +
-         ",\"started_at\":" + epochText(s.started_at) +
-         ",\"exit_code\":" + exitCodeJson(s.exit_code) + "}";
+void writeSnapshot(sdk::JsonWriter& w, const ProcessSnapshot& s) {
+  // started_at keeps its microsecond spelling (epochText), hence raw().
+  w.beginObject()
+      .member("pid", s.pid)
+      .member("command", s.command)
+      .member("state", stateName(s.running))
+      .key("started_at")
+      .raw(epochText(s.started_at))
+      .member("exit_code", s.exit_code)
+      .endObject();
 }
 
 sdk::Response startProcess(const ProcessContext& context, const sdk::Request& request) {
@@ -77,28 +80,26 @@ sdk::Response startProcess(const ProcessContext& context, const sdk::Request& re
                                       explicitTimeout(request.policy));
   if (auto* refusal = std::get_if<sdk::HttpError>(&started)) return refusal->toResponse();
   const auto& process = std::get<std::shared_ptr<ManagedProcess>>(started);
-  return sdk::Response::json("{\"pid\":" + std::to_string(process->pid()) +
-                             ",\"command\":" + sdk::jsonQuote(command) + "}");
+  sdk::JsonWriter body;
+  body.beginObject().member("pid", process->pid()).member("command", command).endObject();
+  return sdk::Response::json(body.take());
 }
 
 sdk::Response listProcesses(const ProcessContext& context, const sdk::Request& request) {
-  std::string body = "{\"processes\":[";
-  bool first = true;
-  for (const auto& snapshot : context.table->list()) {
-    if (!mayActOn(request.identity, snapshot.owner)) continue;
-    if (!first) body += ',';
-    first = false;
-    body += snapshotJson(snapshot);
-  }
-  body += "]}";
-  return sdk::Response::json(std::move(body));
+  sdk::JsonWriter body;
+  body.beginObject().key("processes").beginArray();
+  for (const auto& snapshot : context.table->list())
+    if (mayActOn(request.identity, snapshot.owner)) writeSnapshot(body, snapshot);
+  body.endArray().endObject();
+  return sdk::Response::json(body.take());
 }
 
 sdk::Response getProcess(const ProcessContext& context, const sdk::Request& request) {
   auto found = target(context, request);
   if (auto* refusal = std::get_if<sdk::HttpError>(&found)) return refusal->toResponse();
-  return sdk::Response::json(
-      snapshotJson(std::get<std::shared_ptr<ManagedProcess>>(found)->snapshot()));
+  sdk::JsonWriter body;
+  writeSnapshot(body, std::get<std::shared_ptr<ManagedProcess>>(found)->snapshot());
+  return sdk::Response::json(body.take());
 }
 
 sdk::Response signalProcess(const ProcessContext& context, const sdk::Request& request) {
@@ -115,8 +116,12 @@ sdk::Response signalProcess(const ProcessContext& context, const sdk::Request& r
   const int signal = std::get<int>(sig);
   switch (std::get<std::shared_ptr<ManagedProcess>>(found)->signal(signal)) {
     case SignalOutcome::sent:
-      return sdk::Response::json("{\"pid\":" + std::to_string(*pid) +
-                                 ",\"signal\":" + std::to_string(signal) + "}");
+      return sdk::Response::json(sdk::JsonWriter()
+                                     .beginObject()
+                                     .member("pid", *pid)
+                                     .member("signal", signal)
+                                     .endObject()
+                                     .take());
     case SignalOutcome::exited:
       return (conflict("Process " + std::to_string(*pid) + " has exited", "process_exited"))
           .toResponse();
@@ -159,12 +164,16 @@ sdk::Response processOutput(const ProcessContext& context, const sdk::Request& r
   // A character whose last bytes are still to come is returned whole next time.
   if (!eof) bytes = bytes.substr(0, completeUtf8Length(bytes));
   const std::uint64_t next = from + bytes.size();
-  std::string body = "{\"output\":" + sdk::jsonQuote(bytes) + ",\"next\":" + std::to_string(next) +
-                     ",\"dropped\":" + std::to_string(dropped) +
-                     ",\"state\":" + (read.running ? "\"running\"" : "\"exited\"") +
-                     ",\"exit_code\":" + exitCodeJson(read.exit_code) +
-                     ",\"eof\":" + (eof ? "true" : "false") + "}";
-  return sdk::Response::json(std::move(body));
+  sdk::JsonWriter body(bytes.size() + 128);
+  body.beginObject()
+      .member("output", bytes)
+      .member("next", next)
+      .member("dropped", dropped)
+      .member("state", stateName(read.running))
+      .member("exit_code", read.exit_code)
+      .member("eof", eof)
+      .endObject();
+  return sdk::Response::json(body.take());
 }
 
 sdk::Response processStdin(const ProcessContext& context, const sdk::Request& request) {
@@ -190,7 +199,8 @@ sdk::Response processStdin(const ProcessContext& context, const sdk::Request& re
   const std::size_t size = data.size();
   switch (std::get<std::shared_ptr<ManagedProcess>>(found)->writeStdin(std::move(data), close)) {
     case StdinOutcome::accepted:
-      return sdk::Response::json("{\"written\":" + std::to_string(size) + "}");
+      return sdk::Response::json(
+          sdk::JsonWriter().beginObject().member("written", size).endObject().take());
     case StdinOutcome::exited:
       return (conflict("Process " + std::to_string(pid) + " has exited", "process_exited"))
           .toResponse();

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "abx/sdk/http.h"
+#include "abx/sdk/json.h"
 #include "launch.h"
 #include "managed_process.h"
 #include "process_table.h"
@@ -24,8 +25,8 @@ struct ProcessContext {
   pid_t server_pid = 0;
 };
 
-/** {"pid", "command", "state", "started_at", "exit_code"}. */
-std::string snapshotJson(const ProcessSnapshot& snapshot);
+/** Writes {"pid", "command", "state", "started_at", "exit_code"}. */
+void writeSnapshot(sdk::JsonWriter& w, const ProcessSnapshot& snapshot);
 
 /** 200 {"pid", "command"}; 400 / 403 as /shell; 429 ResourceError at the cap. */
 sdk::Response startProcess(const ProcessContext& context, const sdk::Request& request);

@@ -1,21 +1,21 @@
 #include "shell_routes.h"
 
+#include "abx/sdk/json.h"
 #include "run_limits.h"
 
 namespace abx::plugins::process {
 
-std::string shellResultJson(const CommandResult& result) {
-  std::string body;
-  body.reserve(result.out.size() + result.err.size() + 64);
-  body += "{\"stdout\":";
-  body += sdk::jsonQuote(result.out);
-  body += ",\"stderr\":";
-  body += sdk::jsonQuote(result.err);
-  body += ",\"exit_code\":";
-  body += std::to_string(result.exit_code);
-  body += result.truncated ? ",\"truncated\":true}" : ",\"truncated\":false}";
-  return body;
+namespace {
+
+/** The members of the 200 body, into the object @p w is writing. */
+void writeShellResult(sdk::JsonWriter& w, const CommandResult& result) {
+  w.member("stdout", result.out)
+      .member("stderr", result.err)
+      .member("exit_code", result.exit_code)
+      .member("truncated", result.truncated);
 }
+
+}  // namespace
 
 sdk::Response runShell(const LaunchContext& context, const sdk::Request& request) {
   auto launch = prepareLaunch(request, context);
@@ -31,12 +31,17 @@ sdk::Response runShell(const LaunchContext& context, const sdk::Request& request
   if (result->timed_out) {
     // The error body, plus the fields of a result: what the command printed
     // before it was stopped.
-    return sdk::Response::json("{\"error\":" + sdk::jsonQuote(timeoutMessage(limits.timeout)) +
-                                   ",\"type\":\"TimeoutError\"," +
-                                   shellResultJson(*result).substr(1),
-                               500);
+    sdk::JsonWriter body(result->out.size() + result->err.size() + 128);
+    body.beginObject()
+        .member("error", timeoutMessage(limits.timeout))
+        .member("type", "TimeoutError");
+    writeShellResult(body, *result);
+    return sdk::Response::json(body.endObject().take(), 500);
   }
-  return sdk::Response::json(shellResultJson(*result));
+  sdk::JsonWriter body(result->out.size() + result->err.size() + 64);
+  body.beginObject();
+  writeShellResult(body, *result);
+  return sdk::Response::json(body.endObject().take());
 }
 
 }  // namespace abx::plugins::process

@@ -15,7 +15,4 @@ namespace abx::plugins::process {
  */
 sdk::Response runShell(const LaunchContext& context, const sdk::Request& request);
 
-/** The 200 body. */
-std::string shellResultJson(const CommandResult& result);
-
 }  // namespace abx::plugins::process

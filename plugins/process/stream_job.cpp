@@ -39,10 +39,6 @@ bool isPipe(int fd) {
   return ::fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
-std::string errorData(std::string_view message, std::string_view type) {
-  return "{\"error\":" + sdk::jsonQuote(message) + ",\"type\":" + sdk::jsonQuote(type) + "}";
-}
-
 StreamJob::StreamJob(sdk::Subprocess child, std::shared_ptr<ShellFeed> feed,
                      const StreamSettings& settings, StreamLimits limits)
     : child_(std::move(child)),
@@ -121,8 +117,12 @@ void StreamJob::addLine(const sdk::OutputLine& line, std::string& frames) {
     }
     sent_ += line.text.size();
   }
+  // Per line of output: one writer sized for the line, two allocations (its
+  // text and nesting stack), as many as the concatenation it replaced.
+  sdk::JsonWriter data(line.text.size() + 16);
+  data.beginObject().member("data", line.text).endObject();
   sdk::appendSseFrame(frames, line.stream == sdk::OutputStream::out ? "stdout" : "stderr",
-                      "{\"data\":" + sdk::jsonQuote(line.text) + "}");
+                      data.text());
 }
 
 bool StreamJob::flush(std::string& frames, Clock::time_point now) {
@@ -196,8 +196,9 @@ bool StreamJob::leaderGone() {
 void StreamJob::ladderEnded(int code) {
   if (reason_ == Reason::timeout) {
     std::string frames;
-    sdk::appendSseFrame(frames, "error",
-                        errorData(timeoutMessage(limits_.timeout), "TimeoutError"));
+    sdk::appendSseFrame(
+        frames, "error",
+        sdk::Response::error(500, timeoutMessage(limits_.timeout), "TimeoutError").body);
     finishWith(frames + exitFrame(code));
   } else {
     finishWith({});  // the client is gone, or the plugin stops: no events
@@ -212,9 +213,10 @@ void StreamJob::finishWith(const std::string& frames) {
 
 std::string StreamJob::exitFrame(int code) const {
   std::string frame;
-  sdk::appendSseFrame(
-      frame, "exit",
-      "{\"exit_code\":" + std::to_string(code) + (truncated_ ? ",\"truncated\":true}" : "}"));
+  sdk::JsonWriter data;
+  data.beginObject().member("exit_code", code);
+  if (truncated_) data.member("truncated", true);
+  sdk::appendSseFrame(frame, "exit", data.endObject().text());
   return frame;
 }
 

@@ -120,7 +120,4 @@ class StreamJob {
 /** True for a pipe; false for the child's pidfd (readinessFds() holds both). */
 bool isPipe(int fd);
 
-/** The events' data: {"error": message, "type": type}. */
-std::string errorData(std::string_view message, std::string_view type);
-
 }  // namespace abx::plugins::process

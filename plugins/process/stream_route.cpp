@@ -19,8 +19,7 @@ std::optional<sdk::Response> shellStream(const LaunchContext& context, ShellPump
   const auto limit = std::get<std::chrono::milliseconds>(timeout);
   auto spawned = sdk::Subprocess::spawn(std::get<Launch>(launch).spawn);
   if (!spawned) {
-    const sdk::HttpError failure = sdk::HttpError::fromStatus(500, spawned.status());
-    stream.event("error", errorData(failure.message, failure.type));
+    stream.event("error", sdk::HttpError::fromStatus(500, spawned.status()).toResponse().body);
     return std::nullopt;
   }
   const StreamLimits limits{std::chrono::steady_clock::now() + limit, limit,

@@ -12,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "abx/sdk/json.h"
 #include "abx/sdk/version.h"
 #include "cli/health_probe.h"
+#include "core/core_endpoints.h"
 #include "core/policy_decision.h"
 #include "http/origin_policy.h"
 #include "loader/manifest.h"
@@ -266,23 +268,26 @@ int probeAll(const Parsed& p, bool json) {
     }
   }
   if (json) {
-    std::string out = "{\"manifest\":" + sdk::jsonQuote(manifest->path) +
-                      ",\"plugin_dir\":" + sdk::jsonQuote(c.plugin_dir) + ",\"plugins\":[";
-    bool first = true;
+    sdk::JsonWriter out;
+    out.beginObject()
+        .member("manifest", manifest->path)
+        .member("plugin_dir", c.plugin_dir)
+        .key("plugins")
+        .beginArray();
     for (const auto& r : records) {
-      out += std::string(first ? "" : ",") + "{\"name\":" + sdk::jsonQuote(r.entry.name) +
-             ",\"file\":" + sdk::jsonQuote(r.path) + ",\"state\":" + sdk::jsonQuote(r.state) +
-             ",\"required\":" + (r.entry.required ? "true" : "false") +
-             ",\"id\":" + sdk::jsonQuote(r.id) + ",\"version\":" + sdk::jsonQuote(r.version) +
-             ",\"kind\":" + sdk::jsonQuote(kindName(r.kind));
-      if (r.error)
-        out += ",\"error\":{\"stage\":" + sdk::jsonQuote(r.error->stage) +
-               ",\"message\":" + sdk::jsonQuote(r.error->message) + "}";
-      out += "}";
-      first = false;
+      out.beginObject()
+          .member("name", r.entry.name)
+          .member("file", r.path)
+          .member("state", r.state)
+          .member("required", r.entry.required)
+          .member("id", r.id)
+          .member("version", r.version)
+          .member("kind", kindName(r.kind));
+      if (r.error) writeLoadError(out.key("error"), *r.error);
+      out.endObject();
     }
-    out += "]}";
-    std::printf("%s\n", out.c_str());
+    out.endArray().endObject();
+    std::printf("%s\n", out.text().c_str());
   } else {
     std::printf("manifest:   %s\nplugin dir: %s\n\n", manifest->path.c_str(), c.plugin_dir.c_str());
     std::printf("%-16s %-9s %-9s %-24s %-8s %s\n", "NAME", "STATE", "REQUIRED", "ID", "VERSION",
@@ -310,12 +315,6 @@ std::vector<std::string> splitScopes(const std::string& text) {
   return out;
 }
 
-std::string jsonStrings(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + sdk::jsonQuote(items[i]);
-  return out + "]";
-}
-
 int checkConfig(const Parsed& p) {
   bool json = p.flags.count("--json") > 0;
   ServerConfig c = baseConfig(p);
@@ -328,7 +327,13 @@ int checkConfig(const Parsed& p) {
   Server server(c);
   if (auto error = server.boot()) {
     if (json)
-      std::printf("{\"ok\":false,\"error\":%s}\n", sdk::jsonQuote(*error).c_str());
+      std::printf("%s\n", sdk::JsonWriter()
+                              .beginObject()
+                              .member("ok", false)
+                              .member("error", *error)
+                              .endObject()
+                              .text()
+                              .c_str());
     else
       std::fprintf(stderr, "agent-sandbox-server: %s\n", error->c_str());
     return 2;
@@ -364,12 +369,16 @@ int checkConfig(const Parsed& p) {
                   decision.reason.empty() ? "" : ", reason ", decision.reason.c_str());
   }
   if (json) {
-    std::string out = "{\"ok\":true,\"preset\":" + sdk::jsonQuote(policy.preset) +
-                      ",\"sources\":" + jsonStrings(policy.sources) +
-                      ",\"endpoints\":" + std::to_string(dispatch.routes->size()) +
-                      ",\"warnings\":" + jsonStrings(policy.warnings);
-    if (!explained.empty()) out += ",\"explain\":" + explained;
-    std::printf("%s}\n", out.c_str());
+    sdk::JsonWriter out;
+    out.beginObject()
+        .member("ok", true)
+        .member("preset", policy.preset)
+        .member("sources", policy.sources)
+        .member("endpoints", dispatch.routes->size())
+        .member("warnings", policy.warnings);
+    if (!explained.empty()) out.key("explain").raw(explained);
+    out.endObject();
+    std::printf("%s\n", out.text().c_str());
   } else {
     for (const auto& w : policy.warnings) std::printf("warning: %s\n", w.c_str());
     std::printf("configuration ok: %zu endpoints, preset %s, policy %s\n", dispatch.routes->size(),

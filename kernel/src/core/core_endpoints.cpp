@@ -1,105 +1,121 @@
 #include "core/core_endpoints.h"
 
+#include <deque>
 #include <filesystem>
 #include <map>
+#include <string_view>
+#include <vector>
 
+#include "abx/sdk/json.h"
 #include "core/policy_decision.h"
 #include "text/did_you_mean.h"
 
 namespace abx::kernel {
 namespace {
 
-using sdk::jsonQuote;
+struct GroupSummary {
+  int enabled = 0;
+  int total = 0;
+  bool opt_in = false;
+  std::string owner;
+};
 
-std::string jsonList(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + jsonQuote(items[i]);
-  return out + "]";
-}
-
-std::string capabilities(const CoreState& state, const sdk::Identity& caller) {
-  const Dispatch* dispatch = state.pipeline->current();
-  struct Summary {
-    int enabled = 0;
-    int total = 0;
-    bool opt_in = false;
-    std::string owner;
-  };
-  std::map<std::string, Summary> groups;
+std::map<std::string, GroupSummary> summarizeGroups(const CoreState& state,
+                                                    const Dispatch& dispatch) {
+  std::map<std::string, GroupSummary> groups;
   for (const auto& g : *state.groups) {
     auto& s = groups[g.spec.name];
     s.opt_in = g.spec.opt_in;
     s.owner = g.owner;
   }
-  std::string endpoints = "{";
-  bool first = true;
-  for (const auto& route : dispatch->routes->routes()) {
-    const auto& spec = route->spec;
-    const auto& policy = dispatch->admission->policy(*route);
-    auto decision = decide(*dispatch, *route, caller, std::nullopt, sdk::PathOp::read);
-    // The effective rule's fields (scopes, limits, paths, params, audit),
-    // without its enclosing braces, so they sit beside the route's own.
-    std::string rule_fields = endpointPolicyJson(policy);
-    rule_fields = rule_fields.substr(1, rule_fields.size() - 2);
-    auto& s = groups[spec.group];
+  for (const auto& route : dispatch.routes->routes()) {
+    auto& s = groups[route->spec.group];
     ++s.total;
-    if (policy.enabled) ++s.enabled;
-    endpoints += (first ? "" : ",") + jsonQuote(spec.endpoint) +
-                 ":{\"method\":" + jsonQuote(spec.method) + ",\"path\":" + jsonQuote(spec.path) +
-                 ",\"group\":" + jsonQuote(spec.group) + ",\"summary\":" + jsonQuote(spec.summary) +
-                 ",\"streaming\":" + (spec.streaming ? "true" : "false") +
-                 ",\"auth_required\":" + (spec.auth_required ? "true" : "false") +
-                 ",\"enabled\":" + (policy.enabled ? "true" : "false") +
-                 ",\"allowed\":" + (decision.allowed ? "true" : "false") +
-                 ",\"reason\":" + (decision.reason.empty() ? "null" : jsonQuote(decision.reason)) +
-                 ",\"rule\":" + jsonQuote(policy.rule) + "," + rule_fields +
-                 ",\"plugin\":" + jsonQuote(route->owner) + "}";
-    first = false;
+    if (dispatch.admission->policy(*route).enabled) ++s.enabled;
   }
-  endpoints += "}";
+  return groups;
+}
 
-  std::string group_flags = "{", summary = "{";
-  first = true;
-  for (const auto& [name, s] : groups) {
-    group_flags += (first ? "" : ",") + jsonQuote(name) + ":" + (s.enabled > 0 ? "true" : "false");
-    summary += (first ? "" : ",") + jsonQuote(name) + ":{\"enabled\":" + std::to_string(s.enabled) +
-               ",\"total\":" + std::to_string(s.total) +
-               ",\"opt_in\":" + (s.opt_in ? "true" : "false") +
-               ",\"plugin\":" + jsonQuote(s.owner) + "}";
-    first = false;
+void writeGroups(sdk::JsonWriter& w, const std::map<std::string, GroupSummary>& groups) {
+  w.key("groups").beginObject();
+  for (const auto& [name, s] : groups) w.member(name, s.enabled > 0);
+  w.endObject().key("group_summary").beginObject();
+  for (const auto& [name, s] : groups)
+    w.key(name)
+        .beginObject()
+        .member("enabled", s.enabled)
+        .member("total", s.total)
+        .member("opt_in", s.opt_in)
+        .member("plugin", s.owner)
+        .endObject();
+  w.endObject();
+}
+
+// The reason of a decision: null when it allowed.
+void writeReason(sdk::JsonWriter& w, const std::string& reason) {
+  w.key("reason");
+  reason.empty() ? w.null() : w.value(reason);
+}
+
+void writeEndpoints(sdk::JsonWriter& w, const Dispatch& dispatch, const sdk::Identity& caller) {
+  w.key("endpoints").beginObject();
+  for (const auto& route : dispatch.routes->routes()) {
+    const auto& spec = route->spec;
+    const auto& policy = dispatch.admission->policy(*route);
+    auto decision = decide(dispatch, *route, caller, std::nullopt, sdk::PathOp::read);
+    w.key(spec.endpoint)
+        .beginObject()
+        .member("method", spec.method)
+        .member("path", spec.path)
+        .member("group", spec.group)
+        .member("summary", spec.summary)
+        .member("streaming", spec.streaming)
+        .member("auth_required", spec.auth_required)
+        .member("enabled", policy.enabled)
+        .member("allowed", decision.allowed);
+    writeReason(w, decision.reason);
+    // The effective rule's fields (scopes, limits, paths, params, audit) sit
+    // beside the route's own.
+    w.member("rule", policy.rule).members(endpointPolicyJson(policy));
+    w.member("plugin", route->owner).endObject();
   }
-  group_flags += "}";
-  summary += "}";
+  w.endObject();
+}
 
+void writePlugins(sdk::JsonWriter& w, const std::deque<PluginRecord>& plugins) {
+  w.key("plugins").beginArray();
+  for (const auto& p : plugins) {
+    w.beginObject()
+        .member("name", p.entry.name)
+        .member("file", p.path)
+        .member("id", p.id)
+        .member("version", p.version)
+        .member("kind", kindName(p.kind))
+        .member("state", p.state)
+        .member("required", p.entry.required)
+        .member("groups", p.groups);
+    if (p.error) writeLoadError(w.key("error"), *p.error);
+    w.endObject();
+  }
+  w.endArray();
+}
+
+std::string capabilities(const CoreState& state, const sdk::Identity& caller) {
+  const Dispatch* dispatch = state.pipeline->current();
+  const CompiledPolicy& policy = dispatch->admission->compiled();
   std::vector<std::string> warnings = state.warnings;
-  for (const auto& w : dispatch->admission->compiled().warnings) warnings.push_back(w);
+  for (const auto& w : policy.warnings) warnings.push_back(w);
 
-  std::string plugins = "[";
-  first = true;
-  for (const auto& p : *state.plugins) {
-    plugins += std::string(first ? "" : ",") + "{\"name\":" + jsonQuote(p.entry.name) +
-               ",\"file\":" + jsonQuote(p.path) + ",\"id\":" + jsonQuote(p.id) +
-               ",\"version\":" + jsonQuote(p.version) + ",\"kind\":" + jsonQuote(kindName(p.kind)) +
-               ",\"state\":" + jsonQuote(p.state) +
-               ",\"required\":" + (p.entry.required ? "true" : "false") +
-               ",\"groups\":" + jsonList(p.groups);
-    if (p.error)
-      plugins += ",\"error\":{\"stage\":" + jsonQuote(p.error->stage) +
-                 ",\"message\":" + jsonQuote(p.error->message) + "}";
-    plugins += "}";
-    first = false;
-  }
-  plugins += "]";
-
-  return "{\"api_version\":2,\"server_version\":" + jsonQuote(state.server_version) +
-         ",\"identity\":{\"id\":" + jsonQuote(caller.id) +
-         ",\"scopes\":" + jsonList(caller.scopes) +
-         "},\"policy\":{\"preset\":" + jsonQuote(dispatch->admission->compiled().preset) +
-         ",\"revision\":" + std::to_string(dispatch->admission->compiled().revision) +
-         ",\"sources\":" + jsonList(dispatch->admission->compiled().sources) +
-         "},\"groups\":" + group_flags + ",\"group_summary\":" + summary +
-         ",\"endpoints\":" + endpoints + ",\"plugins\":" + plugins +
-         ",\"warnings\":" + jsonList(warnings) + "}";
+  sdk::JsonWriter w(16 * 1024);
+  w.beginObject().member("api_version", 2).member("server_version", state.server_version);
+  w.key("identity").beginObject().member("id", caller.id).member("scopes", caller.scopes);
+  w.endObject().key("policy").beginObject().member("preset", policy.preset);
+  w.member("revision", policy.revision).member("sources", policy.sources).endObject();
+  writeGroups(w, summarizeGroups(state, *dispatch));
+  writeEndpoints(w, *dispatch, caller);
+  writePlugins(w, *state.plugins);
+  w.member("warnings", warnings).endObject();
+  return w.take();
 }
 
 // Policy-only: paths are judged lexically and the filesystem is never
@@ -129,30 +145,39 @@ sdk::Response check(const CoreState& state, const sdk::Request& request) {
   std::optional<std::string> single;
   if (!path->empty()) single = *path;
   auto decision = decide(*dispatch, *route, request.identity, single, *op);
-  std::string body = decisionJson(decision);
-  if (!paths->empty()) {
-    std::string each = "[";
-    for (std::size_t i = 0; i < paths->size(); ++i) {
-      auto d = decide(*dispatch, *route, request.identity, (*paths)[i], *op);
-      if (!d.allowed && decision.allowed) decision = d;  // the first denial decides overall
-      each += (i ? "," : "") + std::string("{\"path\":") + jsonQuote((*paths)[i]) +
-              ",\"allowed\":" + (d.allowed ? "true" : "false") +
-              ",\"reason\":" + (d.reason.empty() ? "null" : jsonQuote(d.reason)) + "}";
-    }
-    each += "]";
-    body = decisionJson(decision);
-    body.pop_back();
-    body += ",\"paths\":" + each + "}";
+  if (paths->empty()) return sdk::Response::json(decisionJson(decision));
+  std::vector<PolicyDecision> each;
+  for (const auto& p : *paths) {
+    each.push_back(decide(*dispatch, *route, request.identity, p, *op));
+    if (!each.back().allowed && decision.allowed) decision = each.back();  // the first denial
   }
-  return sdk::Response::json(std::move(body));
+  sdk::JsonWriter w;
+  w.beginObject().members(decisionJson(decision)).key("paths").beginArray();
+  for (std::size_t i = 0; i < paths->size(); ++i) {
+    w.beginObject().member("path", (*paths)[i]).member("allowed", each[i].allowed);
+    writeReason(w, each[i].reason);
+    w.endObject();
+  }
+  w.endArray().endObject();
+  return sdk::Response::json(w.take());
+}
+
+/** {"status": @p status}: the bodies of /health and /ready. */
+std::string statusBody(std::string_view status) {
+  return sdk::JsonWriter().beginObject().member("status", status).endObject().take();
 }
 
 }  // namespace
 
+void writeLoadError(sdk::JsonWriter& w, const LoadError& error) {
+  w.beginObject().member("stage", error.stage).member("message", error.message).endObject();
+}
+
 GroupRecord coreGroup() { return {{"core", false, "health, readiness and discovery"}, "core"}; }
 
 void addCoreRoutes(RouteTable& routes, CoreState& state) {
-  static const std::string kHealth = "{\"status\":\"ok\"}";
+  // Written once: the /health hot path copies a constant, it builds no JSON.
+  static const std::string kHealth = statusBody("ok");
   sdk::RouteSpec health;
   health.method = "GET";
   health.path = "/health";
@@ -171,13 +196,16 @@ void addCoreRoutes(RouteTable& routes, CoreState& state) {
   ready.summary = "Readiness: 503 until every plugin started and while draining";
   ready.auth_required = false;
   ready.handler = [&state](const sdk::Request&) {
+    static const std::string kReady = statusBody("ready");
+    static const std::string kDraining = statusBody("draining");
+    static const std::string kStarting = statusBody("starting");
     switch (state.readiness.load()) {
       case Readiness::ready:
-        return sdk::Response::json("{\"status\":\"ready\"}");
+        return sdk::Response::json(kReady);
       case Readiness::draining:
-        return sdk::Response::json("{\"status\":\"draining\"}", 503);
+        return sdk::Response::json(kDraining, 503);
       default:
-        return sdk::Response::json("{\"status\":\"starting\"}", 503);
+        return sdk::Response::json(kStarting, 503);
     }
   };
   routes.add(std::move(ready), "core");

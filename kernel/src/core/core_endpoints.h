@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "abx/sdk/json.h"
 #include "admission/admission.h"
 #include "loader/plugin_loader.h"
 #include "pipeline/pipeline.h"
@@ -29,6 +30,9 @@ struct CoreState {
 
 /** The core group's record (declared by the kernel, never opt-in). */
 GroupRecord coreGroup();
+
+/** A plugin's load error, {"stage", "message"}: /capabilities and `plugins --json` show it. */
+void writeLoadError(sdk::JsonWriter& w, const LoadError& error);
 
 /** Registers the four core routes into @p routes. */
 void addCoreRoutes(RouteTable& routes, CoreState& state);

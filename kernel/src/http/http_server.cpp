@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "abx/sdk/json.h"
+#include "abx/sdk/http.h"
 #include "http/connection.h"
 #include "http/request_head.h"
 #include "http/socket_exchange.h"
@@ -43,8 +43,7 @@ constexpr int kLoopNice = -5;
 /** A small answer written without waiting (the socket is non-blocking); then the caller closes. */
 void refuse(int fd, int status, std::string_view message, std::string_view type,
             int retry_after = 0) {
-  std::string body =
-      "{\"error\":" + sdk::jsonQuote(message) + ",\"type\":" + sdk::jsonQuote(type) + "}";
+  const std::string body = sdk::Response::error(status, message, type).body;
   std::string head =
       "HTTP/1.1 " + std::to_string(status) + " " + std::string(reasonPhrase(status)) +
       "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +

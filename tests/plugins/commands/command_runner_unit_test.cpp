@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include "abx/sdk/json.h"
+#include "abx/sdk/testing/fakes.h"
 #include "command_runner.h"
-#include "commands_test_fakes.h"
 
 namespace abx::plugins::commands {
 namespace {
@@ -119,7 +119,11 @@ TEST(CommandsSpawnOptions, ExpandsArgvAndKeepsCwd) {
 // Real processes from here on.
 
 sdk::Result<std::string> runReal(DeclarativeCommand c, const CommandArgs& args = {}) {
-  static const testing::FakeChildEnvironment environment;
+  static const auto environment = [] {
+    sdk::testing::FakeEnvironment e;
+    e.vars = {{"HOME", "/root"}};
+    return e;
+  }();
   auto spec = toCommandSpec(std::move(c), environment);
   return spec.fn(args);
 }

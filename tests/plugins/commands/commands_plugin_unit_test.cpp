@@ -6,29 +6,18 @@
 #include <cstdio>
 #include <fstream>
 
+#include "abx/sdk/testing/fake_host.h"
 #include "commands_plugin.h"
-#include "commands_test_fakes.h"
+#include "commands_requests.h"
 
 namespace abx::plugins::commands {
 namespace {
 
-using testing::FakeChildEnvironment;
-using testing::FakeCommandRegistry;
-using testing::FakeLogger;
-using testing::FakeRouteRegistry;
-using testing::MockHost;
-using ::testing::NiceMock;
-using ::testing::ReturnRef;
 using testing::runRequest;
 
 class CommandsPluginStart : public ::testing::Test {
  protected:
   void SetUp() override {
-    ON_CALL(host, routes()).WillByDefault(ReturnRef(routes));
-    ON_CALL(host, commands()).WillByDefault(ReturnRef(registry));
-    ON_CALL(host, settings()).WillByDefault(ReturnRef(settings));
-    ON_CALL(host, log()).WillByDefault(ReturnRef(logger));
-    ON_CALL(host, environment()).WillByDefault(ReturnRef(environment));
     char tmpl[] = "/tmp/abx_commands_plugin_XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir = tmpl;
@@ -43,21 +32,17 @@ class CommandsPluginStart : public ::testing::Test {
     settings.values["commands_file"] = "commands.yaml";  // relative to manifest_dir
   }
   sdk::Status start() {
-    plugin = makeCommandsPlugin(host);
-    return plugin->start(host);
+    plugin = makeCommandsPlugin(host.mock);
+    return plugin->start(host.mock);
   }
   sdk::Response call(const char* endpoint, const sdk::Request& request) {
-    const auto* route = routes.byEndpoint(endpoint);
-    EXPECT_NE(route, nullptr);
-    return route ? route->handler(request) : sdk::Response{};
+    return routes.byId(endpoint).handler(request);
   }
 
-  NiceMock<MockHost> host;
-  FakeRouteRegistry routes;
-  FakeCommandRegistry registry;
-  FakeLogger logger;
-  FakeChildEnvironment environment;
-  sdk::Settings settings;
+  sdk::testing::FakeHost host;
+  sdk::testing::RecordingRoutes& routes = host.routes;
+  sdk::testing::FakeCommandRegistry& registry = host.commands;
+  sdk::Settings& settings = host.settings;
   std::string dir;
   std::unique_ptr<sdk::Plugin> plugin;
 };

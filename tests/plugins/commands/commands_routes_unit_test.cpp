@@ -4,15 +4,16 @@
 
 #include <stdexcept>
 
+#include "abx/sdk/testing/fakes.h"
+#include "commands_requests.h"
 #include "commands_routes.h"
-#include "commands_test_fakes.h"
 
 namespace abx::plugins::commands {
 namespace {
 
 using sdk::ArgType;
 using sdk::CommandValue;
-using testing::FakeCommandRegistry;
+using sdk::testing::FakeCommandRegistry;
 using testing::makeRequest;
 using testing::runRequest;
 

@@ -9,46 +9,14 @@
 #include <thread>
 #include <utility>
 
-#include "abx/sdk/testing/fakes.h"
-#include "abx/sdk/testing/mock_host_context.h"
+#include "abx/sdk/testing/fake_host.h"
 #include "process_plugin.h"
 
 namespace abx::plugins::process {
 namespace {
 
+using sdk::testing::RecordingStream;
 using ::testing::HasSubstr;
-using ::testing::ReturnRef;
-
-/** Records events like a client would see them. */
-class RecordingStream final : public sdk::SseStream {
- public:
-  bool begin() override { return begun = true; }
-  bool event(std::string_view name, std::string_view data) override {
-    events.emplace_back(name, data);
-    return true;
-  }
-  bool comment(std::string_view) override { return true; }
-  bool open() const override { return true; }
-  /** Encoded whole events (a feed served on the handler's thread), split back. */
-  bool frames(std::string_view encoded) override {
-    std::string name, data;
-    while (!encoded.empty()) {
-      const auto end = encoded.find('\n');
-      const auto line = encoded.substr(0, end);
-      encoded.remove_prefix(end == std::string_view::npos ? encoded.size() : end + 1);
-      if (line.empty()) {
-        events.emplace_back(std::exchange(name, {}), std::exchange(data, {}));
-      } else if (line.starts_with("event: ")) {
-        name = line.substr(7);
-      } else if (line.starts_with("data: ")) {
-        data += (data.empty() ? "" : "\n") + std::string(line.substr(6));
-      }
-    }
-    return true;
-  }
-  bool begun = false;
-  std::vector<std::pair<std::string, std::string>> events;
-};
 
 class ProcessPluginTest : public ::testing::Test {
  protected:
@@ -56,15 +24,11 @@ class ProcessPluginTest : public ::testing::Test {
     char tmpl[] = "/tmp/abx-proc-plugin-XXXXXX";
     ASSERT_TRUE(::mkdtemp(tmpl));
     dir_ = tmpl;
-    guard_.emplace(dir_);
+    host_.guard.base = dir_;
+    host_.info.base_dir = dir_;
     env_.vars = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}};
-    info_.base_dir = dir_;
-    ON_CALL(host_, routes()).WillByDefault(ReturnRef(routes_));
-    ON_CALL(host_, environment()).WillByDefault(ReturnRef(env_));
-    ON_CALL(host_, paths()).WillByDefault(ReturnRef(*guard_));
-    ON_CALL(host_, info()).WillByDefault(ReturnRef(info_));
-    plugin_ = makeProcessPlugin(host_);
-    ASSERT_TRUE(plugin_->start(host_));
+    plugin_ = makeProcessPlugin(host_.mock);
+    ASSERT_TRUE(plugin_->start(host_.mock));
   }
   void TearDown() override {
     plugin_->stop();
@@ -82,11 +46,9 @@ class ProcessPluginTest : public ::testing::Test {
   }
 
   std::string dir_;
-  sdk::testing::RecordingRoutes routes_;
-  sdk::testing::FakeEnvironment env_;
-  std::optional<sdk::testing::FakePathGuard> guard_;
-  sdk::HostInfo info_;
-  ::testing::NiceMock<sdk::testing::MockHostContext> host_;
+  sdk::testing::FakeHost host_;
+  sdk::testing::RecordingRoutes& routes_ = host_.routes;
+  sdk::testing::FakeEnvironment& env_ = host_.env;
   std::unique_ptr<sdk::Plugin> plugin_;
 };
 
@@ -142,10 +104,11 @@ TEST_F(ProcessPluginTest, StreamEventsAndErrors) {
                                            nullptr, "shell_stream");
   EXPECT_FALSE(route.stream_handler(request, stream).has_value());
   EXPECT_TRUE(stream.begun);
-  ASSERT_EQ(stream.events.size(), 3u);
-  EXPECT_EQ(stream.events[0], (std::pair<std::string, std::string>{"stdout", R"({"data":"a"})"}));
-  EXPECT_EQ(stream.events[1], (std::pair<std::string, std::string>{"stderr", R"({"data":"b"})"}));
-  EXPECT_EQ(stream.events[2], (std::pair<std::string, std::string>{"exit", R"({"exit_code":2})"}));
+  const auto events = stream.events();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0], (std::pair<std::string, std::string>{"stdout", R"({"data":"a"})"}));
+  EXPECT_EQ(events[1], (std::pair<std::string, std::string>{"stderr", R"({"data":"b"})"}));
+  EXPECT_EQ(events[2], (std::pair<std::string, std::string>{"exit", R"({"exit_code":2})"}));
 
   RecordingStream bad;
   auto bad_request =
@@ -153,15 +116,16 @@ TEST_F(ProcessPluginTest, StreamEventsAndErrors) {
   auto reply = route.stream_handler(bad_request, bad);
   ASSERT_TRUE(reply.has_value());
   EXPECT_EQ(reply->status, 400);
-  EXPECT_TRUE(bad.events.empty());
+  EXPECT_TRUE(bad.received().empty());
 
   RecordingStream missing;
   auto missing_request = sdk::testing::makeRequest(
       "POST", "/shell/stream", R"({"command":"no-such-program-xyz"})", nullptr, "shell_stream");
   EXPECT_FALSE(route.stream_handler(missing_request, missing).has_value());
-  ASSERT_EQ(missing.events.size(), 1u);
-  EXPECT_EQ(missing.events[0].first, "error");
-  EXPECT_THAT(missing.events[0].second, HasSubstr(R"("type":"FileNotFoundError")"));
+  const auto missing_events = missing.events();
+  ASSERT_EQ(missing_events.size(), 1u);
+  EXPECT_EQ(missing_events[0].first, "error");
+  EXPECT_THAT(missing_events[0].second, HasSubstr(R"("type":"FileNotFoundError")"));
 }
 
 TEST_F(ProcessPluginTest, BackgroundProcessLifecycle) {

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "plugins/process/frames_stream.h"
+#include "abx/sdk/testing/fakes.h"
 #include "shell_feed.h"
 
 namespace abx::plugins::process {
@@ -97,7 +97,7 @@ TEST(ShellFeed, AClientThatLeavesDropsTheQueueAndPokesTheProducer) {
 
 TEST(ShellFeed, ServeWritesTheFeedOnTheCallersThreadUntilItEnds) {
   ShellFeed feed(1 << 20, {});
-  FramesStream stream;
+  sdk::testing::RecordingStream stream;
   std::thread producer([&] {
     for (int i = 0; i < 100; ++i) {
       feed.push(frame(std::to_string(i)));
@@ -116,7 +116,7 @@ TEST(ShellFeed, ServeWritesTheFeedOnTheCallersThreadUntilItEnds) {
 TEST(ShellFeed, ServeProbesASilentStreamAndReportsAClientThatLeft) {
   int pokes = 0;
   ShellFeed feed(1 << 20, [&] { ++pokes; });
-  FramesStream stream;
+  sdk::testing::RecordingStream stream;
   std::thread leaver([&] {
     std::this_thread::sleep_for(milliseconds(120));
     stream.accept = false;

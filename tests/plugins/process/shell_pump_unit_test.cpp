@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "plugins/process/frames_stream.h"
+#include "abx/sdk/testing/fakes.h"
 #include "shell_pump.h"
 #include "support/proc_file.h"
 
@@ -76,7 +76,7 @@ class ShellPumpTest : public ::testing::Test {
 TEST_F(ShellPumpTest, DrivesACommandToItsExitOnANamedThread) {
   auto feed = start("echo a; echo b >&2; exit 3");
   EXPECT_TRUE(pumpThreadRuns());
-  FramesStream stream;
+  sdk::testing::RecordingStream stream;
   feed->serve(stream, milliseconds(100));
   EXPECT_EQ(stream.received(), frame("stdout", R"({"data":"a"})") +
                                    frame("stderr", R"({"data":"b"})") +
@@ -85,7 +85,7 @@ TEST_F(ShellPumpTest, DrivesACommandToItsExitOnANamedThread) {
 
 TEST_F(ShellPumpTest, ATimeoutSendsTheErrorThenTheExit) {
   auto feed = start("echo up; sleep 30", 1 << 20, milliseconds(200));
-  FramesStream stream;
+  sdk::testing::RecordingStream stream;
   const auto t0 = Clock::now();
   feed->serve(stream, milliseconds(100));
   EXPECT_LT(Clock::now() - t0, milliseconds(3000));

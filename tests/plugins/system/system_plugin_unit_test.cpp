@@ -3,32 +3,19 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "abx/sdk/testing/fakes.h"
-#include "abx/sdk/testing/mock_host_context.h"
+#include "abx/sdk/testing/fake_host.h"
 #include "system_plugin.h"
 
 namespace abx::plugins::system {
 namespace {
 
-using ::testing::ReturnRef;
-
-using MockHost = abx::sdk::testing::MockHostContext;
-
 TEST(SystemPluginStart, RegistersTheGroupAndSixRoutes) {
-  sdk::testing::RecordingRoutes routes;
-  sdk::testing::FakeEnvironment env;
-  env.vars = {{"LANG", "C"}, {"PATH", "/usr/bin:/bin"}};
-  sdk::testing::FakeRedactor redactor;
-  sdk::HostInfo info;
-  info.base_dir = "/nonexistent/base";
-  ::testing::NiceMock<MockHost> host;
-  ON_CALL(host, routes()).WillByDefault(ReturnRef(routes));
-  ON_CALL(host, environment()).WillByDefault(ReturnRef(env));
-  ON_CALL(host, redactor()).WillByDefault(ReturnRef(redactor));
-  ON_CALL(host, info()).WillByDefault(ReturnRef(info));
+  sdk::testing::FakeHost host{"/nonexistent/base"};
+  host.env.vars = {{"LANG", "C"}, {"PATH", "/usr/bin:/bin"}};
+  const auto& routes = host.routes;
 
-  auto plugin = makeSystemPlugin(host);
-  ASSERT_TRUE(plugin->start(host));
+  auto plugin = makeSystemPlugin(host.mock);
+  ASSERT_TRUE(plugin->start(host.mock));
   ASSERT_EQ(routes.groups.size(), 1u);
   EXPECT_EQ(routes.groups[0].name, "system");
   EXPECT_FALSE(routes.groups[0].opt_in);

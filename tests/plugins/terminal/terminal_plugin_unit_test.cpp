@@ -7,8 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "abx/sdk/testing/fakes.h"
-#include "abx/sdk/testing/mock_host_context.h"
+#include "abx/sdk/testing/fake_host.h"
 #include "terminal_plugin.h"
 
 namespace abx::plugins::terminal {
@@ -16,7 +15,6 @@ namespace {
 
 using ::testing::_;
 using ::testing::Return;
-using ::testing::ReturnRef;
 
 bool listening(int port) {
   try {
@@ -28,28 +26,14 @@ bool listening(int port) {
   }
 }
 
-struct Host {
-  Host() {
+struct Host : sdk::testing::FakeHost {
+  Host() : FakeHost("/tmp") {
     info.host = "127.0.0.1";
     info.pty_port = 0;
-    info.base_dir = "/tmp";
-    ON_CALL(mock, routes()).WillByDefault(ReturnRef(routes));
-    ON_CALL(mock, settings()).WillByDefault(ReturnRef(settings));
-    ON_CALL(mock, info()).WillByDefault(ReturnRef(info));
-    ON_CALL(mock, log()).WillByDefault(ReturnRef(logger));
-    ON_CALL(mock, paths()).WillByDefault(ReturnRef(guard));
-    ON_CALL(mock, environment()).WillByDefault(ReturnRef(env));
     ON_CALL(mock, endpointPolicy(_)).WillByDefault([this](std::string_view) {
       return std::optional<sdk::EndpointPolicy>(policy);
     });
   }
-  ::testing::NiceMock<sdk::testing::MockHostContext> mock;
-  sdk::testing::RecordingRoutes routes;
-  sdk::testing::FakeLogger logger;
-  sdk::testing::FakePathGuard guard{"/tmp"};
-  sdk::testing::FakeEnvironment env;
-  sdk::Settings settings;
-  sdk::HostInfo info;
   sdk::EndpointPolicy policy;
 };
 

@@ -161,11 +161,27 @@ class ABX_SDK_API JsonWriter {
   JsonWriter& value(std::uint64_t number);
   JsonWriter& value(double number);
   JsonWriter& value(const JsonScalar& scalar);
+  /** An array of strings (header-only: no new symbol). */
+  JsonWriter& value(const std::vector<std::string>& items) {
+    beginArray();
+    for (const auto& item : items) value(item);
+    return endArray();
+  }
+  /** The held value, or null (header-only). */
+  template <class T>
+  JsonWriter& value(const std::optional<T>& v) {
+    return v ? value(*v) : null();
+  }
   /** A parsed value as it was (its dump()). */
   JsonWriter& value(const Json& json);
   JsonWriter& null();
   /** An already-encoded JSON value, written as it is (the caller vouches for it). */
   JsonWriter& raw(std::string_view json);
+  /** The members of an already-encoded compact JSON object (its whole text,
+   *  braces included), written into the object being written (header-only). */
+  JsonWriter& members(std::string_view object) {
+    return object.size() > 2 ? raw(object.substr(1, object.size() - 2)) : *this;
+  }
 
   template <class T>
   JsonWriter& member(std::string_view name, const T& v) {

@@ -1,11 +1,15 @@
 // Header-only fakes of the HostContext parts plugins use, for plugin unit
-// tests: hand them out from a MockHostContext with ReturnRef, or pass them to
-// a plugin's handlers directly. An in-memory ChildEnvironment, a PathGuard
-// that allows one directory tree, a Logger, a Redactor and a RouteRegistry
-// that record what they are given, and a builder of the Request the kernel
-// would hand a handler. Nothing here links the kernel.
+// tests: hand them out from a MockHostContext with ReturnRef (fake_host.h
+// does it for all of them), or pass them to a plugin's handlers directly. An
+// in-memory ChildEnvironment, a PathGuard that allows one directory tree, a
+// Logger, a Redactor, a RouteRegistry and a CommandRegistry that record what
+// they are given, an SseStream that keeps what a client would receive, and a
+// builder of the Request the kernel would hand a handler. Nothing here links
+// the kernel.
 #pragma once
 
+#include <atomic>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -17,6 +21,7 @@
 #include <vector>
 
 #include "abx/sdk/child_environment.h"
+#include "abx/sdk/commands.h"
 #include "abx/sdk/http.h"
 #include "abx/sdk/logger.h"
 #include "abx/sdk/path_guard.h"
@@ -158,6 +163,100 @@ class RecordingRoutes final : public RouteRegistry {
   std::vector<RouteSpec> routes;
   std::vector<std::string> enabled;
   std::vector<std::string> disabled;
+};
+
+/** Like the host's registry: unique names in registration order; refuses
+ *  everything once `frozen` (the host freezes it after start()). */
+class FakeCommandRegistry final : public CommandRegistry {
+ public:
+  Status add(CommandSpec command) override {
+    if (frozen) return Status::error("registry is frozen");
+    if (find(command.name))
+      return Status::error("command '" + command.name + "' is already registered", "ValueError");
+    commands_.push_back(std::move(command));
+    return Status::ok();
+  }
+  std::vector<const CommandSpec*> list() const override {
+    std::vector<const CommandSpec*> out;
+    for (const auto& c : commands_) out.push_back(&c);
+    return out;
+  }
+  const CommandSpec* find(std::string_view name) const override {
+    for (const auto& c : commands_)
+      if (c.name == name) return &c;
+    return nullptr;
+  }
+  bool frozen = false;
+
+ private:
+  std::deque<CommandSpec> commands_;  // stable addresses: list() hands out pointers
+};
+
+/**
+ * Keeps what a client would receive: the encoded text of every event,
+ * written with event() or handed over encoded with frames(), in `text`;
+ * events() reads it back. Once `accept` is false it refuses everything, like
+ * a stream whose client left; `comments` counts comment() probes. A producer
+ * may write from its own thread while the test reads.
+ */
+class RecordingStream final : public SseStream {
+ public:
+  bool begin() override {
+    begun = true;
+    return accept;
+  }
+  bool event(std::string_view name, std::string_view data) override {
+    if (!accept) return false;
+    std::lock_guard lock(mutex);
+    appendSseFrame(text, name, data);
+    return true;
+  }
+  bool comment(std::string_view) override {
+    ++comments;
+    return accept;
+  }
+  bool open() const override { return accept; }
+  bool frames(std::string_view encoded) override {
+    if (!accept) return false;
+    std::lock_guard lock(mutex);
+    text += encoded;
+    return true;
+  }
+  /** A copy of the text so far (the producer may still be writing). */
+  std::string received() {
+    std::lock_guard lock(mutex);
+    return text;
+  }
+  /** The whole events so far as (name, data), data lines joined by "\n". */
+  std::vector<std::pair<std::string, std::string>> events() {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::pair<std::string, std::string> event;
+    bool any_data = false;
+    const std::string all = received();
+    std::string_view rest = all;
+    while (!rest.empty()) {
+      const auto end = rest.find('\n');
+      if (end == std::string_view::npos) break;  // a line still being written
+      const auto line = rest.substr(0, end);
+      rest.remove_prefix(end + 1);
+      if (line.empty()) {
+        if (any_data) out.push_back(std::exchange(event, {}));
+        any_data = false;
+      } else if (line.starts_with("event: ")) {
+        event.first = line.substr(7);
+      } else if (line.starts_with("data: ")) {
+        event.second += (any_data ? "\n" : "") + std::string(line.substr(6));
+        any_data = true;
+      }
+    }
+    return out;
+  }
+
+  std::atomic<bool> accept{true};
+  std::atomic<bool> begun{false};
+  std::atomic<int> comments{0};
+  std::mutex mutex;
+  std::string text;
 };
 
 /**
