@@ -99,6 +99,16 @@ case "$caps" in
   *'"example_hello":{'*'"params":{"max_name_length":3}'*) ;;
   *) echo "/capabilities does not show the parameter: $caps"; exit 1 ;;
 esac
+case "$caps" in
+  *'"example":{'*'"params":[{"key":"max_name_length","type":"integer","description":"longest name greeted (403 beyond it)","default":64,"min":1,"max":1024}]'*) ;;
+  *) echo "/capabilities does not show the declared parameter: $caps"; exit 1 ;;
+esac
+explain=$("$work/prefix/bin/agent-sandbox-server" check-config --plugins "$work/plugins.yaml" \
+  --policy "$work/policy.yaml" --explain example_hello --json)
+case "$explain" in
+  *'"params":{"max_name_length":3}'*'"declared_params":[{"key":"max_name_length"'*) ;;
+  *) echo "check-config --explain does not show the parameter: $explain"; exit 1 ;;
+esac
 echo "sdk consumer: its own policy parameter and environment setting took effect"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 

@@ -315,6 +315,14 @@ std::vector<std::string> splitScopes(const std::string& text) {
   return out;
 }
 
+const std::vector<sdk::ParamSpec>& declaredParamsOf(const std::vector<GroupRecord>& groups,
+                                                    const std::string& group) {
+  static const std::vector<sdk::ParamSpec> kNone;
+  for (const auto& g : groups)
+    if (g.spec.name == group) return g.spec.params;
+  return kNone;
+}
+
 int checkConfig(const Parsed& p) {
   bool json = p.flags.count("--json") > 0;
   ServerConfig c = baseConfig(p);
@@ -340,7 +348,7 @@ int checkConfig(const Parsed& p) {
   }
   const Dispatch& dispatch = *server.pipeline().current();
   const CompiledPolicy& policy = dispatch.admission->compiled();
-  std::string explained;
+  std::string explained, explained_rule, declared_params;
   if (auto it = p.options.find("--explain"); it != p.options.end()) {
     const Route* route = dispatch.routes->findEndpoint(it->second);
     if (!route) {
@@ -362,11 +370,19 @@ int checkConfig(const Parsed& p) {
     std::optional<std::string> path;
     if (auto s = p.options.find("--path"); s != p.options.end()) path = s->second;
     auto decision = decide(dispatch, *route, caller, path, *op);
+    // The verdict, the effective rule (its params included) and the
+    // parameters the endpoint's group declares.
+    const std::string rule = endpointPolicyJson(dispatch.admission->policy(*route));
+    sdk::JsonWriter declared;
+    writeDeclaredParams(declared, declaredParamsOf(server.groups(), route->spec.group));
     explained = decisionJson(decision);
+    explained_rule = rule;
+    declared_params = declared.take();
     if (!json)
-      std::printf("%s: %s (rule %s%s%s)\n", decision.endpoint.c_str(),
-                  decision.allowed ? "allowed" : "denied", decision.rule.c_str(),
-                  decision.reason.empty() ? "" : ", reason ", decision.reason.c_str());
+      std::printf("%s: %s (rule %s%s%s)\nrule: %s\ndeclared params: %s\n",
+                  decision.endpoint.c_str(), decision.allowed ? "allowed" : "denied",
+                  decision.rule.c_str(), decision.reason.empty() ? "" : ", reason ",
+                  decision.reason.c_str(), rule.c_str(), declared_params.c_str());
   }
   if (json) {
     sdk::JsonWriter out;
@@ -376,6 +392,9 @@ int checkConfig(const Parsed& p) {
         .member("sources", policy.sources)
         .member("endpoints", dispatch.routes->size())
         .member("warnings", policy.warnings);
+    // "explain" stays last: it is POST /capabilities/check's body, byte for byte.
+    if (!explained.empty())
+      out.key("rule").raw(explained_rule).key("declared_params").raw(declared_params);
     if (!explained.empty()) out.key("explain").raw(explained);
     out.endObject();
     std::printf("%s\n", out.text().c_str());

@@ -18,6 +18,7 @@ struct GroupSummary {
   int total = 0;
   bool opt_in = false;
   std::string owner;
+  const std::vector<sdk::ParamSpec>* params = nullptr;
 };
 
 std::map<std::string, GroupSummary> summarizeGroups(const CoreState& state,
@@ -27,6 +28,7 @@ std::map<std::string, GroupSummary> summarizeGroups(const CoreState& state,
     auto& s = groups[g.spec.name];
     s.opt_in = g.spec.opt_in;
     s.owner = g.owner;
+    s.params = &g.spec.params;
   }
   for (const auto& route : dispatch.routes->routes()) {
     auto& s = groups[route->spec.group];
@@ -40,14 +42,17 @@ void writeGroups(sdk::JsonWriter& w, const std::map<std::string, GroupSummary>& 
   w.key("groups").beginObject();
   for (const auto& [name, s] : groups) w.member(name, s.enabled > 0);
   w.endObject().key("group_summary").beginObject();
-  for (const auto& [name, s] : groups)
+  for (const auto& [name, s] : groups) {
     w.key(name)
         .beginObject()
         .member("enabled", s.enabled)
         .member("total", s.total)
         .member("opt_in", s.opt_in)
         .member("plugin", s.owner)
-        .endObject();
+        .key("params");
+    writeDeclaredParams(w, s.params ? *s.params : std::vector<sdk::ParamSpec>{});
+    w.endObject();
+  }
   w.endObject();
 }
 

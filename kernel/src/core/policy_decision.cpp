@@ -121,6 +121,24 @@ PolicyDecision decide(const Dispatch& dispatch, const Route& route, const sdk::I
   return d;
 }
 
+void writeDeclaredParams(sdk::JsonWriter& w, const std::vector<sdk::ParamSpec>& params) {
+  static constexpr const char* kTypes[] = {"boolean", "integer",     "number",
+                                           "string",  "string_list", "integer_list"};
+  w.beginArray();
+  for (const auto& p : params) {
+    w.beginObject()
+        .member("key", p.key)
+        .member("type", kTypes[static_cast<int>(p.type)])
+        .member("description", p.description);
+    if (p.default_value) {
+      w.key("default");
+      writeParamValue(w, *p.default_value);
+    }
+    w.optionalMember("min", p.min).optionalMember("max", p.max).endObject();
+  }
+  w.endArray();
+}
+
 std::string decisionJson(const PolicyDecision& d) {
   sdk::JsonWriter w;
   w.beginObject()

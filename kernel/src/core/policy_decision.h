@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "abx/sdk/http.h"
+#include "abx/sdk/json.h"
 #include "abx/sdk/path_guard.h"
 #include "pipeline/pipeline.h"
 
@@ -37,6 +38,10 @@ std::string decisionJson(const PolicyDecision& decision);
 
 /** The effective rule as JSON: scopes, limits, paths, params, audit. */
 std::string endpointPolicyJson(const sdk::EndpointPolicy& policy);
+
+/** A group's declared parameters as a JSON array of {key, type,
+ *  description, default?, min?, max?} (GET /capabilities, check-config). */
+void writeDeclaredParams(sdk::JsonWriter& w, const std::vector<sdk::ParamSpec>& params);
 
 /** "read", "write", "remove"/"delete", "list" -> PathOp; nullopt otherwise. */
 std::optional<sdk::PathOp> parsePathOp(std::string_view op);
