@@ -39,15 +39,15 @@ sdk::Status BrowserPlugin::start(sdk::HostContext& host) {
                use, &screenshotRoute},
               {"GET", "/browser/content", "browser_content", "The page's HTML or text", use,
                &contentRoute},
-              {"POST", "/browser/click", "browser_click", "Click the element a selector finds",
-               use, &clickRoute},
+              {"POST", "/browser/click", "browser_click", "Click the element a selector finds", use,
+               &clickRoute},
               {"POST", "/browser/type", "browser_type",
                "Type text into the element a selector finds", use, &typeRoute},
               {"POST", "/browser/evaluate", "browser_evaluate", "Evaluate JavaScript in the page",
                use, &evaluateRoute},
               {"POST", "/browser/pdf", "browser_pdf", "Print the page to PDF", use, &pdfRoute},
-              {"GET", "/browser/console", "browser_console",
-               "Console messages since the last read", use, &consoleRoute},
+              {"GET", "/browser/console", "browser_console", "Console messages since the last read",
+               use, &consoleRoute},
           });
       !s)
     return s;

@@ -66,10 +66,18 @@ sdk::Status CommandsPlugin::start(sdk::HostContext& host) {
   // No route scope: the scope a command needs ("commands:run" or
   // "commands:run:<name>") depends on the command, so the handlers check it.
   return sdk::addRoutes(host.routes(), "commands", context,
-                        {{"GET", "/commands", "commands_list",
-                          "List the commands the caller may run", {}, &listRoute},
-                         {"POST", "/commands/{name}", "commands_run",
-                          "Run a named command with keyword arguments", {}, &runRoute}});
+                        {{"GET",
+                          "/commands",
+                          "commands_list",
+                          "List the commands the caller may run",
+                          {},
+                          &listRoute},
+                         {"POST",
+                          "/commands/{name}",
+                          "commands_run",
+                          "Run a named command with keyword arguments",
+                          {},
+                          &runRoute}});
 }
 
 std::unique_ptr<sdk::Plugin> makeCommandsPlugin(sdk::HostContext&) {

@@ -30,16 +30,15 @@ sdk::Status DevToolsPlugin::start(sdk::HostContext& host) {
   std::shared_ptr<const ToolContext> ctx = context;
 
   const std::vector<std::string> run{kScope};
-  return sdk::addRoutes(
-      host.routes(), kGroup, ctx,
-      {
-          {"POST", "/code/run", "code_run", "Run python, node or bash code and return its output",
-           run, &runCode},
-          {"GET", "/git/status", "git_status", "Branch and changed files of a git work tree", run,
-           &gitStatus},
-          {"GET", "/git/diff", "git_diff", "Diff text and line statistics of a git work tree", run,
-           &gitDiff},
-      });
+  return sdk::addRoutes(host.routes(), kGroup, ctx,
+                        {
+                            {"POST", "/code/run", "code_run",
+                             "Run python, node or bash code and return its output", run, &runCode},
+                            {"GET", "/git/status", "git_status",
+                             "Branch and changed files of a git work tree", run, &gitStatus},
+                            {"GET", "/git/diff", "git_diff",
+                             "Diff text and line statistics of a git work tree", run, &gitDiff},
+                        });
 }
 
 std::unique_ptr<sdk::Plugin> makeDevToolsPlugin(sdk::HostContext&) {

@@ -17,6 +17,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Sets $port once the server started in the background says where it listens.
+wait_for_port() {
+  port=""
+  for _ in $(seq 1 100); do
+    port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$work/out.txt")
+    [ -n "$port" ] && return 0
+    sleep 0.1
+  done
+  echo "$1:"; cat "$work/err.txt"; exit 1
+}
+
 cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
 test -f "$work/prefix/lib/cmake/AgentSandboxPluginSDK/AgentSandboxPluginSDKConfig.cmake"
 test -f "$work/prefix/include/abx/sdk/sdk.h"
@@ -41,15 +52,7 @@ YAML
 "$work/prefix/bin/agent-sandbox-server" serve --host 127.0.0.1 --port 0 \
   --plugins "$work/plugins.yaml" > "$work/out.txt" 2> "$work/err.txt" &
 server_pid=$!
-port=""
-for _ in $(seq 1 100); do
-  port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$work/out.txt")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-if [ -z "$port" ]; then
-  echo "server did not start:"; cat "$work/err.txt"; exit 1
-fi
+wait_for_port "server did not start"
 body=$(curl -sS "http://127.0.0.1:$port/example/hello/world")
 expected='{"greeting":"Howdy, world!"}'
 if [ "$body" != "$expected" ]; then
@@ -77,15 +80,7 @@ esac
 ABX_HELLO_GREETING=Hi "$work/prefix/bin/agent-sandbox-server" serve --host 127.0.0.1 --port 0 \
   --plugins "$work/plugins.yaml" --policy "$work/policy.yaml" > "$work/out.txt" 2> "$work/err.txt" &
 server_pid=$!
-port=""
-for _ in $(seq 1 100); do
-  port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$work/out.txt")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-if [ -z "$port" ]; then
-  echo "server with the policy did not start:"; cat "$work/err.txt"; exit 1
-fi
+wait_for_port "server with the policy did not start"
 body=$(curl -sS "http://127.0.0.1:$port/example/hello/bob")
 if [ "$body" != '{"greeting":"Hi, bob!"}' ]; then
   echo "the environment did not set the greeting: $body"; exit 1
@@ -132,15 +127,7 @@ ABX_AGENTS_ADAPTER_MODULES="$adapter" \
   --plugin-dir "$work/prefix/lib/agent-sandbox/plugins" \
   --plugins "$work/agents-plugins.yaml" > "$work/out.txt" 2> "$work/err.txt" &
 server_pid=$!
-port=""
-for _ in $(seq 1 100); do
-  port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$work/out.txt")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-if [ -z "$port" ]; then
-  echo "server with the adapter did not start:"; cat "$work/err.txt"; exit 1
-fi
+wait_for_port "server with the adapter did not start"
 runtimes=$(curl -sS "http://127.0.0.1:$port/v1/agents/runtimes")
 case "$runtimes" in
   *'"name":"acme-shout"'*'"experimental":true'*) ;;
