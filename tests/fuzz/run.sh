@@ -46,6 +46,7 @@ case "$TARGET" in
     SOURCES=(
       tests/fuzz/policy_fuzz.cpp
       kernel/src/policy/policy_document.cpp
+      kernel/src/policy/yaml_reads.cpp
       kernel/src/security/path_rules_guard.cpp
       kernel/src/text/did_you_mean.cpp
     )
