@@ -140,6 +140,19 @@ std::string policy50() {
   return y;
 }
 
+/** Every bench group declares the keys the 50-rule policy sets (plugins own
+ *  their parameters: undeclared keys are refused). */
+std::vector<abx::sdk::ParamSpec> benchParams() {
+  using abx::sdk::ParamType;
+  std::vector<abx::sdk::ParamSpec> out;
+  for (const char* key : {"block_private_networks", "overwrite"})
+    out.push_back({key, ParamType::boolean, "bench"});
+  for (const char* key :
+       {"allow_extensions", "allow_commands", "deny_commands", "url_deny", "languages", "env_deny"})
+    out.push_back({key, ParamType::string_list, "bench"});
+  return out;
+}
+
 struct Fixture {
   RouteTable routes;
   std::vector<GroupRecord> groups;
@@ -151,7 +164,7 @@ struct Fixture {
 
   explicit Fixture(bool with_policy) {
     for (const char* g : kGroups) {
-      groups.push_back({{g, std::string(g) == "browser", "bench group"}, "bench"});
+      groups.push_back({{g, std::string(g) == "browser", "bench group", benchParams()}, "bench"});
       for (int i = 0; i < kRoutesPerGroup; ++i)
         if (auto s = routes.add(makeRoute(g, i), "bench"); !s) die(s.message());
     }

@@ -100,8 +100,6 @@ defaults:
   limits:
     max_request_bytes: 10MiB
     timeout_seconds: 60
-  params:
-    block_private_networks: true
   audit: deny
 auth:
   tokens:
@@ -119,7 +117,6 @@ endpoints:
   commands_run:
     scopes: [commands:run]
     limits: {max_output_bytes: 4MiB, max_duration_seconds: 120, rate_per_minute: 600, max_concurrency: 8}
-    params: {allow_commands: [hello], env_deny: ['AWS_*', '*_TOKEN']}
     audit: all
   health: {audit: off}
   ready: {audit: off}
@@ -130,7 +127,7 @@ endpoints:
   group:core:
     audit: deny
   '@defaults':
-    params: {url_deny: ['*.internal', '169.254.*']}
+    limits: {max_entries: 1000}
 YAML
   # 30 globs that match the commands and core endpoints, 11 for other plugins.
   for g in 'commands_*' '*_list' '*_run' 'command?_list' 'commands_[lr]*' 'c*' 'co*' 'com*' \
