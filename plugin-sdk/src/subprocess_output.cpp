@@ -88,7 +88,7 @@ std::optional<OutputLine> Subprocess::takeLine(int index, std::size_t max_line) 
     return line;
   }
   if (view.size() > max_line) {
-    const std::size_t cut = utf8SafeCut(view, max_line);
+    const std::size_t cut = lineSafeCut(view, max_line);
     line.text.assign(view.substr(0, cut));
     line.partial = true;
     consume(index, cut);

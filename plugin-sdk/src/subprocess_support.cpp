@@ -10,6 +10,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "abx/sdk/utf8.h"
+
 namespace abx::sdk::subprocess_detail {
 std::string errnoMessage(int err) {
   return std::error_code(err, std::generic_category()).message();
@@ -145,13 +147,8 @@ Status checkWorkingDirectory(const std::string& cwd) {
 
 // Cutting inside a UTF-8 sequence would hand consumers invalid text; back off
 // to the sequence's lead byte unless that leaves nothing.
-std::size_t utf8SafeCut(std::string_view text, std::size_t cut) {
-  std::size_t c = cut;
-  for (int i = 0;
-       i < 3 && c > 0 && c < text.size() && (static_cast<unsigned char>(text[c]) & 0xC0) == 0x80;
-       ++i) {
-    --c;
-  }
+std::size_t lineSafeCut(std::string_view text, std::size_t cut) {
+  const std::size_t c = sdk::utf8SafeCut(text, cut);
   return c == 0 ? cut : c;
 }
 

@@ -47,7 +47,7 @@ std::optional<std::string_view> envValue(const std::vector<std::string>& env,
 Result<std::string> resolveProgram(const SpawnOptions& options);
 Status checkWorkingDirectory(const std::string& cwd);
 /** @p cut moved back to a UTF-8 lead byte unless that leaves nothing. */
-std::size_t utf8SafeCut(std::string_view text, std::size_t cut);
+std::size_t lineSafeCut(std::string_view text, std::size_t cut);
 
 class UniqueFd {
  public:

@@ -45,7 +45,12 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
            "Hosted coding agents: /v1/responses, /v1/models and the Agents sessions wire"});
       !s)
     return s;
+  if (auto s = buildCatalog(host); !s) return s;
+  if (auto s = buildRuntime(host); !s) return s;
+  return addWireRoutes(host);
+}
 
+sdk::Status AgentsPlugin::buildCatalog(sdk::HostContext& host) {
   const sdk::Settings& settings = host.settings();
   // allow_command false turns off `runtime: command` (its adapter plugin
   // then provides nothing) and, here, every definition's extra_args.
@@ -63,25 +68,29 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
         if (!c) return std::nullopt;
         return CredentialValue{c->type, c->secret};
       });
-  // Locked: only the definitions of ABX_AGENTS_CONFIG run, as configured
-  // (agents spec §9.10); the catalog and both wires hold to it.
+  // Locked: only the definitions of ABX_AGENTS_CONFIG run, as configured;
+  // the catalog and both wires hold to it.
   catalog_->lockToDefinitions(
       switchSetting(settings, "lock_definitions", {"1", "true", "yes", "on"}, true));
-  if (auto path = settings.get("config"); path && !path->empty()) {
-    auto loaded = loadAgentsConfigFile(*path, environmentLookup(host.environment()));
-    if (!loaded.ok()) return sdk::Status::error(loaded.errorText(), "ValueError");
-    std::set<std::string> secrets;
-    for (const auto& spec : loaded.agents) {
-      definition_names_.push_back(spec.name);
-      // The host's redactor guards every log line of the server.
-      const auto bag = SecretBag::of(spec);
-      for (const auto& secret : bag.values()) host.redactor().addSecret(secret);
-      secrets.insert(bag.values().begin(), bag.values().end());
-    }
-    takeSecretsFromEnvironment(host, secrets);
-    catalog_->setDefinitions(std::move(loaded.agents), std::move(loaded.credential_refs));
+  auto path = settings.get("config");
+  if (!path || path->empty()) return sdk::Status::ok();
+  auto loaded = loadAgentsConfigFile(*path, environmentLookup(host.environment()));
+  if (!loaded.ok()) return sdk::Status::error(loaded.errorText(), "ValueError");
+  std::set<std::string> secrets;
+  for (const auto& spec : loaded.agents) {
+    definition_names_.push_back(spec.name);
+    // The host's redactor guards every log line of the server.
+    const auto bag = SecretBag::of(spec);
+    for (const auto& secret : bag.values()) host.redactor().addSecret(secret);
+    secrets.insert(bag.values().begin(), bag.values().end());
   }
+  takeSecretsFromEnvironment(host, secrets);
+  catalog_->setDefinitions(std::move(loaded.agents), std::move(loaded.credential_refs));
+  return sdk::Status::ok();
+}
 
+sdk::Status AgentsPlugin::buildRuntime(sdk::HostContext& host) {
+  const sdk::Settings& settings = host.settings();
   RuntimeOptions options;
   options.max_concurrent_turns = positiveSetting(settings, "max_concurrent_turns", 4);
   options.max_sessions = positiveSetting(settings, "max_sessions", 200);
@@ -95,11 +104,11 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   if (auto s = host.privateDirectory(std::filesystem::absolute(options.state_dir).string()); !s)
     return s;
   if (auto names = settings.list("passthrough_env")) options.passthrough_env = *names;
-  // Agent CLIs start from the server's environment as it was at start-up
-  // (agents spec §9.2), never from what POST /env set since: whoever may set
-  // variables must not pick an agent's proxy, CA bundle, locale or PATH.
-  const auto startup_env = host.environment().snapshot();
-  options.base_env = [startup_env] { return startup_env; };
+  // Agent CLIs start from the server's environment as it was at start-up,
+  // never from what POST /env set since: whoever may set variables must not
+  // pick an agent's proxy, CA bundle, locale or PATH.
+  startup_env_ = host.environment().snapshot();
+  options.base_env = [env = startup_env_] { return env; };
   options.redaction_for = [](const sdk::agents::AgentSpec& spec,
                              const std::vector<std::string>& extra) {
     return redactionFor(spec, extra);
@@ -108,11 +117,8 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   streams_ = std::make_unique<SessionStreams>(positiveSetting(settings, "event_ring", 20000));
   vault_ids_ = std::make_unique<SessionVaultIds>();
   keys_ = std::make_unique<SessionKeys>();
-  SessionStreams* streams = streams_.get();
-  SessionVaultIds* vault_ids = vault_ids_.get();
-  SessionKeys* keys = keys_.get();
-  options.listener = [streams, vault_ids, keys](const std::string& session_id,
-                                                const RuntimeEvent& event) {
+  options.listener = [streams = streams_.get(), vault_ids = vault_ids_.get(), keys = keys_.get()](
+                         const std::string& session_id, const RuntimeEvent& event) {
     streams->onRuntimeEvent(session_id, event);
     // A deleted or evicted session leaves nothing behind in the wire's maps.
     if (event.type == "session.ended") {
@@ -120,13 +126,16 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
       keys->forget(session_id);
     }
   };
-  AgentCatalog* catalog = catalog_.get();
   runtime_ = std::make_unique<AgentRuntime>(
-      std::move(options),
-      [catalog](const std::string& name, std::string& why) { return catalog->resolve(name, why); });
+      std::move(options), [catalog = catalog_.get()](const std::string& name, std::string& why) {
+        return catalog->resolve(name, why);
+      });
   if (auto s = runtime_->restore(); !s)
     host.log().warn("agents: previous sessions not restored: " + s.message());
+  return sdk::Status::ok();
+}
 
+sdk::Status AgentsPlugin::addWireRoutes(sdk::HostContext& host) {
   store_ = std::make_unique<ResponseStore>();
   context_ = std::make_shared<ResponsesContext>();
   context_->runtime = runtime_.get();
@@ -135,9 +144,9 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   if (auto s = addResponsesRoutes(host.routes(), context_); !s) return s;
   runtimes_context_ = std::make_shared<RuntimesContext>();
   runtimes_context_->services = &host.services();
-  runtimes_context_->env = [startup_env] {
+  runtimes_context_->env = [env = startup_env_] {
     AgentEnvParts parts;
-    parts.base = startup_env;
+    parts.base = env;
     return buildAgentEnv(parts);
   };
   if (auto s = addRuntimesRoute(host.routes(), runtimes_context_); !s) return s;
@@ -162,8 +171,7 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   agents_context_->log = &host.log();
   agents_context_->locked = catalog_->locked();
   if (auto s = addUnsupportedAgentsRoutes(host.routes()); !s) return s;
-  if (auto s = addAgentsRoutes(host.routes(), agents_context_); !s) return s;
-  return sdk::Status::ok();
+  return addAgentsRoutes(host.routes(), agents_context_);
 }
 
 void AgentsPlugin::policyApplied() noexcept {

@@ -31,7 +31,14 @@ class AgentsPlugin final : public sdk::Plugin {
   void stop() noexcept override;
 
  private:
+  // start()'s stages, in order: definitions and vaults, the turn runtime,
+  // then the two wires' routes.
+  sdk::Status buildCatalog(sdk::HostContext& host);
+  sdk::Status buildRuntime(sdk::HostContext& host);
+  sdk::Status addWireRoutes(sdk::HostContext& host);
+
   sdk::HostContext* host_ = nullptr;
+  std::vector<std::string> startup_env_;
   std::unique_ptr<AgentCatalog> catalog_;
   std::unique_ptr<AgentRuntime> runtime_;
   std::unique_ptr<ResponseStore> store_;

@@ -4,6 +4,7 @@
 
 #include "abx/sdk/http_error.h"
 #include "abx/sdk/json.h"
+#include "abx/sdk/policy_limits.h"
 #include "url_policy.h"
 
 namespace abx::plugins::browser {
@@ -54,11 +55,7 @@ std::optional<milliseconds> timeoutMs(const sdk::Request& request, milliseconds 
     if (!value || !std::isfinite(*value)) return std::nullopt;
     if (*value > 0) timeout = milliseconds(static_cast<long long>(std::min(*value, 864e5)));
   }
-  if (request.policy && request.policy->limits.timeout_seconds) {
-    const auto cap = milliseconds(
-        static_cast<long long>(std::ceil(*request.policy->limits.timeout_seconds * 1000)));
-    timeout = std::min(timeout, std::max(cap, milliseconds(1)));
-  }
+  if (auto cap = sdk::policyTimeout(request.policy)) timeout = std::min(timeout, *cap);
   return timeout;
 }
 

@@ -7,6 +7,8 @@
 #include <memory>
 
 #include "abx/sdk/json.h"
+#include "abx/sdk/policy_limits.h"
+#include "abx/sdk/utf8.h"
 #include "argv_template.h"
 #include "command_args.h"
 
@@ -22,23 +24,6 @@ void setEnv(std::vector<std::string>& env, const std::string& name, const std::s
     }
   }
   env.push_back(prefix + value);
-}
-
-// The end of stderr is where tools put the reason they failed.
-std::string tail(const std::string& text, std::size_t max) {
-  std::string_view view(text);
-  while (!view.empty() && (view.back() == '\n' || view.back() == '\r')) view.remove_suffix(1);
-  if (view.size() <= max) return std::string(view);
-  view = view.substr(view.size() - max);
-  // Do not start inside a UTF-8 sequence.
-  while (!view.empty() && (static_cast<unsigned char>(view.front()) & 0xC0) == 0x80)
-    view.remove_prefix(1);
-  return "..." + std::string(view);
-}
-
-std::string secondsText(std::chrono::milliseconds ms) {
-  if (ms.count() % 1000 == 0) return std::to_string(ms.count() / 1000);
-  return valueText(sdk::CommandValue(static_cast<double>(ms.count()) / 1000.0));
 }
 
 }  // namespace
@@ -67,7 +52,7 @@ sdk::Result<std::string> interpretRun(const DeclarativeCommand& command,
                                       const sdk::Completed& run) {
   const std::string who = "Command '" + command.name + "'";
   if (run.timed_out)
-    return sdk::Status::error(who + " timed out after " + secondsText(command.timeout) + " s",
+    return sdk::Status::error(who + " timed out after " + sdk::secondsText(command.timeout) + " s",
                               "TimeoutError");
   if (run.truncated)
     return sdk::Status::error(who + " output exceeded max_output_bytes (" +
@@ -75,7 +60,8 @@ sdk::Result<std::string> interpretRun(const DeclarativeCommand& command,
                               "OutputLimitError");
   if (run.exit_code != 0) {
     std::string message = who + " exited with code " + std::to_string(run.exit_code);
-    if (std::string err = tail(run.err, kStderrTailBytes); !err.empty()) message += ": " + err;
+    if (std::string err = sdk::messageTail(run.err, kStderrTailBytes); !err.empty())
+      message += ": " + err;
     return sdk::Status::error(std::move(message), "CommandError");
   }
   if (command.output == OutputMode::json) {

@@ -167,32 +167,8 @@ Result<sdk::CommandArg> parseArg(const YAML::Node& node, Where where,
   return arg;
 }
 
-Result<DeclarativeCommand> parseCommand(const YAML::Node& node, std::size_t index,
-                                        std::string_view source, std::string_view base_dir) {
-  Where where(source, "command #" + std::to_string(index + 1));
-  if (!node.IsMap()) return where.fail(node, "expected a mapping");
-  DeclarativeCommand cmd;
-
-  // The name first, so every later error can name the command.
-  if (node["name"] && node["name"].IsScalar()) where.name(node["name"].Scalar());
-  static const std::set<std::string> allowed{
-      "name",   "description", "argv", "args", "output", "timeout_seconds", "max_output_bytes",
-      "hidden", "scopes",      "env",  "cwd"};
-  if (auto s = checkKeys(node, where, allowed, kCommandKeys, ""); !s) return s;
-
-  auto name = node["name"] ? scalarText(node["name"], where, "name") : Result<std::string>("");
-  if (!name) return name.status();
-  if (name->empty()) return where.fail(node, "missing 'name'");
-  if (!isCommandName(*name))
-    return where.fail(node["name"], "name must match [A-Za-z0-9_.-]+ (it is a URL path segment)");
-  cmd.name = *name;
-
-  if (node["description"]) {
-    auto text = scalarText(node["description"], where, "description");
-    if (!text) return text.status();
-    cmd.description = *text;
-  }
-
+// The declared args, before argv, whose placeholders must name them.
+Status parseArgs(const YAML::Node& node, const Where& where, DeclarativeCommand& cmd) {
   if (const auto& args = node["args"]; args && !args.IsNull()) {
     if (!args.IsSequence()) return where.fail(args, "'args' must be a list");
     std::set<std::string> taken;
@@ -205,7 +181,11 @@ Result<DeclarativeCommand> parseCommand(const YAML::Node& node, std::size_t inde
       cmd.args.push_back(std::move(*arg));
     }
   }
+  return Status::ok();
+}
 
+// The program and its arguments: argv[0] is fixed text, placeholders name declared args.
+Status parseArgv(const YAML::Node& node, const Where& where, DeclarativeCommand& cmd) {
   if (!node["argv"] || node["argv"].IsNull()) return where.fail(node, "missing 'argv'");
   auto argv = stringList(node["argv"], where, "argv");
   if (!argv) return argv.status();
@@ -223,7 +203,11 @@ Result<DeclarativeCommand> parseCommand(const YAML::Node& node, std::size_t inde
     }
   }
   cmd.argv = std::move(*argv);
+  return Status::ok();
+}
 
+// The output mode and the limits of one run.
+Status parseLimits(const YAML::Node& node, const Where& where, DeclarativeCommand& cmd) {
   if (node["output"]) {
     auto output = scalarText(node["output"], where, "output");
     if (!output) return output.status();
@@ -249,7 +233,12 @@ Result<DeclarativeCommand> parseCommand(const YAML::Node& node, std::size_t inde
     if (!bytes) return where.fail(m, "'max_output_bytes' must be a positive size (1048576, 1MiB)");
     cmd.max_output_bytes = *bytes;
   }
+  return Status::ok();
+}
 
+// Who sees and runs the command, and what it starts with.
+Status parseExposure(const YAML::Node& node, const Where& where, DeclarativeCommand& cmd,
+                     std::string_view base_dir) {
   if (node["hidden"]) {
     auto hidden = boolean(node["hidden"], where, "hidden");
     if (!hidden) return hidden.status();
@@ -283,6 +272,39 @@ Result<DeclarativeCommand> parseCommand(const YAML::Node& node, std::size_t inde
     if (!cmd.cwd.empty() && cmd.cwd.front() != '/' && !base_dir.empty())
       cmd.cwd = std::string(base_dir) + "/" + cmd.cwd;
   }
+  return Status::ok();
+}
+
+Result<DeclarativeCommand> parseCommand(const YAML::Node& node, std::size_t index,
+                                        std::string_view source, std::string_view base_dir) {
+  Where where(source, "command #" + std::to_string(index + 1));
+  if (!node.IsMap()) return where.fail(node, "expected a mapping");
+  DeclarativeCommand cmd;
+
+  // The name first, so every later error can name the command.
+  if (node["name"] && node["name"].IsScalar()) where.name(node["name"].Scalar());
+  static const std::set<std::string> allowed{
+      "name",   "description", "argv", "args", "output", "timeout_seconds", "max_output_bytes",
+      "hidden", "scopes",      "env",  "cwd"};
+  if (auto s = checkKeys(node, where, allowed, kCommandKeys, ""); !s) return s;
+
+  auto name = node["name"] ? scalarText(node["name"], where, "name") : Result<std::string>("");
+  if (!name) return name.status();
+  if (name->empty()) return where.fail(node, "missing 'name'");
+  if (!isCommandName(*name))
+    return where.fail(node["name"], "name must match [A-Za-z0-9_.-]+ (it is a URL path segment)");
+  cmd.name = *name;
+
+  if (node["description"]) {
+    auto text = scalarText(node["description"], where, "description");
+    if (!text) return text.status();
+    cmd.description = *text;
+  }
+
+  if (auto s = parseArgs(node, where, cmd); !s) return s;
+  if (auto s = parseArgv(node, where, cmd); !s) return s;
+  if (auto s = parseLimits(node, where, cmd); !s) return s;
+  if (auto s = parseExposure(node, where, cmd, base_dir); !s) return s;
   return cmd;
 }
 

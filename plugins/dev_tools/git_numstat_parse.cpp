@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "abx/sdk/json.h"
+#include "nul_fields.h"
 
 namespace abx::plugins::dev_tools {
 namespace {
@@ -26,16 +27,8 @@ bool readCount(std::string_view text, std::uint64_t& value, bool& binary) {
 
 sdk::Result<DiffStats> parseNumstat(std::string_view output) {
   DiffStats stats;
-  std::size_t at = 0;
-  auto next = [&]() -> std::optional<std::string_view> {
-    if (at >= output.size()) return std::nullopt;
-    auto end = output.find('\0', at);
-    if (end == std::string_view::npos) end = output.size();
-    auto field = output.substr(at, end - at);
-    at = end + 1;
-    return field;
-  };
-  while (auto record = next()) {
+  NulFields fields(output);
+  while (auto record = fields.next()) {
     // A stray newline between records (some git versions end with one).
     if (*record == "\n" || record->empty()) continue;
     auto tab1 = record->find('\t');
@@ -49,8 +42,8 @@ sdk::Result<DiffStats> parseNumstat(std::string_view output) {
     file.binary = binary_added || binary_deleted;
     auto name = record->substr(tab2 + 1);
     if (name.empty()) {
-      auto from = next();
-      auto to = from ? next() : std::nullopt;
+      auto from = fields.next();
+      auto to = from ? fields.next() : std::nullopt;
       if (!to) return malformed(*record);
       file.original_path = std::string(*from);
       file.path = std::string(*to);

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "abx/sdk/json.h"
+#include "abx/sdk/utf8.h"
 #include "git_command.h"
 #include "git_numstat_parse.h"
 #include "git_session.h"
@@ -92,7 +93,7 @@ sdk::Response gitStatus(const ToolContext& context, const sdk::Request& request)
   auto target = gitTarget(context, request);
   if (auto* refusal = std::get_if<sdk::HttpError>(&target)) return refusal->toResponse();
   auto opened = GitSession::open(context, request.endpoint, std::get<GitTarget>(target),
-                                 policyTimeout(request.policy, kGitTimeout));
+                                 sdk::policyTimeout(request.policy).value_or(kGitTimeout));
   if (auto* refusal = std::get_if<sdk::HttpError>(&opened)) return refusal->toResponse();
   const auto& session = *std::get<std::unique_ptr<GitSession>>(opened);
   auto done = session.run({"status", "--porcelain=v1", "-b", "-z", "--ignore-submodules=dirty"},
@@ -111,7 +112,7 @@ sdk::Response gitStatus(const ToolContext& context, const sdk::Request& request)
 }
 
 std::string truncateDiff(std::string diff, std::size_t cap) {
-  diff.resize(utf8SafeCut(diff, cap));
+  diff.resize(sdk::utf8SafeCut(diff, cap));
   diff += kTruncatedMarker;
   return diff;
 }
@@ -122,7 +123,7 @@ sdk::Response gitDiff(const ToolContext& context, const sdk::Request& request) {
   auto staged = queryFlag(request, "staged");
   if (auto* refusal = std::get_if<sdk::HttpError>(&staged)) return refusal->toResponse();
   auto opened = GitSession::open(context, request.endpoint, std::get<GitTarget>(target),
-                                 policyTimeout(request.policy, kGitTimeout));
+                                 sdk::policyTimeout(request.policy).value_or(kGitTimeout));
   if (auto* refusal = std::get_if<sdk::HttpError>(&opened)) return refusal->toResponse();
   const auto& session = *std::get<std::unique_ptr<GitSession>>(opened);
 

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "abx/sdk/json.h"
+#include "nul_fields.h"
 
 namespace abx::plugins::dev_tools {
 namespace {
@@ -62,16 +63,8 @@ std::string statusWord(char x, char y) {
 
 sdk::Result<RepoStatus> parsePorcelainStatus(std::string_view output) {
   RepoStatus status;
-  std::size_t at = 0;
-  auto next = [&]() -> std::optional<std::string_view> {
-    if (at >= output.size()) return std::nullopt;
-    auto end = output.find('\0', at);
-    if (end == std::string_view::npos) end = output.size();
-    auto field = output.substr(at, end - at);
-    at = end + 1;
-    return field;
-  };
-  while (auto record = next()) {
+  NulFields fields(output);
+  while (auto record = fields.next()) {
     if (record->starts_with("## ")) {
       parseBranch(record->substr(3), status);
       continue;
@@ -86,7 +79,7 @@ sdk::Result<RepoStatus> parsePorcelainStatus(std::string_view output) {
     entry.status = statusWord(entry.index, entry.worktree);
     if (entry.index == 'R' || entry.index == 'C' || entry.worktree == 'R' ||
         entry.worktree == 'C') {
-      auto from = next();
+      auto from = fields.next();
       if (!from)
         return sdk::Status::error("git status rename without its source: " + entry.path,
                                   "ValueError");

@@ -11,6 +11,7 @@
 #include "abx/sdk/http_error.h"
 #include "abx/sdk/json.h"
 #include "abx/sdk/policy.h"
+#include "abx/sdk/policy_limits.h"
 
 namespace abx::plugins::dev_tools {
 
@@ -27,9 +28,6 @@ inline constexpr std::size_t kDiffBytes = 1u << 20;
 /** GET /git/status and the --numstat run of /git/diff: machine output read. */
 inline constexpr std::size_t kGitListingBytes = 32u << 20;
 
-/** @p seconds as milliseconds, rounded up, at least 1 ms, at most ~10 years. */
-std::chrono::milliseconds secondsToMs(double seconds);
-
 /**
  * The timeout of POST /code/run: the body's "timeout" (a positive number of
  * seconds) or kCodeTimeout, never more than limits.timeout_seconds of
@@ -39,17 +37,10 @@ std::chrono::milliseconds secondsToMs(double seconds);
 std::variant<std::chrono::milliseconds, sdk::HttpError> codeTimeout(
     const sdk::Json& body, const sdk::EndpointPolicy* policy);
 
-/** limits.timeout_seconds of @p policy, else @p fallback. */
-std::chrono::milliseconds policyTimeout(const sdk::EndpointPolicy* policy,
-                                        std::chrono::milliseconds fallback);
-
 /** limits.max_output_bytes of @p policy, else @p fallback. */
 std::size_t outputCap(const sdk::EndpointPolicy* policy, std::size_t fallback);
 
 /** "timed out after 1.5 seconds". */
 std::string timedOutAfter(std::chrono::milliseconds timeout);
-
-/** The largest cut <= @p cut that does not split a UTF-8 sequence of @p text. */
-std::size_t utf8SafeCut(std::string_view text, std::size_t cut);
 
 }  // namespace abx::plugins::dev_tools

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <variant>
 
+#include "abx/sdk/utf8.h"
 #include "process_owner.h"
 #include "run_limits.h"
 #include "signal_rules.h"
-#include "utf8_text.h"
 
 namespace abx::plugins::process {
 namespace {
@@ -77,7 +77,7 @@ sdk::Response startProcess(const ProcessContext& context, const sdk::Request& re
   std::string command = ready.command;
   auto started = context.table->start(std::move(ready.spawn), command, request.identity.id,
                                       outputCap(request.policy, kProcessOutputBytes),
-                                      explicitTimeout(request.policy));
+                                      sdk::policyTimeout(request.policy));
   if (auto* refusal = std::get_if<sdk::HttpError>(&started)) return refusal->toResponse();
   const auto& process = std::get<std::shared_ptr<ManagedProcess>>(started);
   sdk::JsonWriter body;
@@ -154,7 +154,7 @@ sdk::Response processOutput(const ProcessContext& context, const sdk::Request& r
   std::uint64_t dropped = read.slice.dropped;
   if (dropped > 0) {
     // The ring lost the start of a character: skip its continuation bytes.
-    const std::size_t skip = leadingContinuationBytes(bytes);
+    const std::size_t skip = sdk::leadingContinuationBytes(bytes);
     bytes.remove_prefix(skip);
     from += skip;
     dropped += skip;
@@ -162,7 +162,7 @@ sdk::Response processOutput(const ProcessContext& context, const sdk::Request& r
   // Nothing more will come only when the slice reaches the end of an exited process's output.
   const bool eof = read.eof && read.slice.next == read.end;
   // A character whose last bytes are still to come is returned whole next time.
-  if (!eof) bytes = bytes.substr(0, completeUtf8Length(bytes));
+  if (!eof) bytes = bytes.substr(0, sdk::completeUtf8Length(bytes));
   const std::uint64_t next = from + bytes.size();
   sdk::JsonWriter body(bytes.size() + 128);
   body.beginObject()

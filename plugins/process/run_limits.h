@@ -11,6 +11,7 @@
 #include "abx/sdk/http_error.h"
 #include "abx/sdk/json.h"
 #include "abx/sdk/policy.h"
+#include "abx/sdk/policy_limits.h"
 
 namespace abx::plugins::process {
 
@@ -25,9 +26,6 @@ inline constexpr std::size_t kOutputReadBytes = 1u << 20;
 
 /** Whole milliseconds until @p deadline, rounded up; 0 once it passed. */
 std::chrono::milliseconds timeLeft(std::chrono::steady_clock::time_point deadline);
-
-/** @p seconds as milliseconds, rounded up, at least 1 ms, at most ~10 years. */
-std::chrono::milliseconds secondsToMs(double seconds);
 
 /**
  * The timeout of one command: limits.timeout_seconds of @p policy (else
@@ -44,11 +42,5 @@ std::string timeoutMessage(std::chrono::milliseconds timeout);
 
 /** limits.max_output_bytes of @p policy, else @p fallback. */
 std::size_t outputCap(const sdk::EndpointPolicy* policy, std::size_t fallback);
-
-/** limits.max_output_bytes of @p policy when it is set. */
-std::optional<std::size_t> explicitOutputCap(const sdk::EndpointPolicy* policy);
-
-/** limits.timeout_seconds of @p policy when it is set. */
-std::optional<std::chrono::milliseconds> explicitTimeout(const sdk::EndpointPolicy* policy);
 
 }  // namespace abx::plugins::process

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <optional>
 
+#include "abx/sdk/utf8.h"
 #include "exit_watch.h"
 #include "run_limits.h"
-#include "utf8_text.h"
 
 namespace abx::plugins::process {
 namespace {
@@ -24,7 +24,7 @@ class Collector {
       into += chunk.bytes;
       return;
     }
-    into.append(chunk.bytes, 0, utf8SafeCut(chunk.bytes, budget_));
+    into.append(chunk.bytes, 0, sdk::utf8SafeCut(chunk.bytes, budget_));
     budget_ = 0;
     result_.truncated = true;
   }

@@ -23,7 +23,7 @@ std::optional<sdk::Response> shellStream(const LaunchContext& context, ShellPump
     return std::nullopt;
   }
   const StreamLimits limits{std::chrono::steady_clock::now() + limit, limit,
-                            explicitOutputCap(request.policy)};
+                            sdk::policyOutputCap(request.policy)};
   const std::uint64_t id = pump.nextId();
   auto feed = std::make_shared<ShellFeed>(settings.queue_bytes, pump.poker(id));
   bool detached = false;

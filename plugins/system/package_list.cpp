@@ -3,7 +3,8 @@
 #include <algorithm>
 
 #include "abx/sdk/json.h"
-#include "rounded_number.h"
+#include "abx/sdk/policy_limits.h"
+#include "abx/sdk/utf8.h"
 
 namespace abx::plugins::system {
 namespace {
@@ -14,15 +15,6 @@ std::string textOf(const sdk::Json& value) {
   return value.isString() ? std::string(value.stringView()) : value.dump();
 }
 
-std::string tail(std::string_view text, std::size_t max = 2048) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
-  if (text.size() <= max) return std::string(text);
-  text = text.substr(text.size() - max);
-  while (!text.empty() && (static_cast<unsigned char>(text.front()) & 0xC0) == 0x80)
-    text.remove_prefix(1);
-  return "..." + std::string(text);
-}
-
 // The message reads on after "<manager> printed ": "invalid JSON: <why>".
 sdk::Result<sdk::Json> parse(std::string_view json) {
   auto parsed = sdk::Json::parse(json);
@@ -31,12 +23,6 @@ sdk::Result<sdk::Json> parse(std::string_view json) {
   if (constexpr std::string_view kSdk = "Invalid JSON: "; why.starts_with(kSdk))
     why.erase(0, kSdk.size());
   return sdk::Status::error("invalid JSON: " + why, "ValueError");
-}
-
-std::string secondsText(double seconds) {
-  std::string text = roundedNumber(seconds, 3);
-  if (text.ends_with(".0")) text.resize(text.size() - 2);
-  return text;
 }
 
 }  // namespace
@@ -80,10 +66,10 @@ sdk::Result<std::vector<Package>> parseNpmList(std::string_view json) {
 
 sdk::Result<std::vector<Package>> interpretPackageRun(std::string_view manager,
                                                       const sdk::Completed& run,
-                                                      double timeout_seconds) {
+                                                      std::chrono::milliseconds timeout) {
   const std::string who(manager);
   if (run.timed_out)
-    return sdk::Status::error(who + " timed out after " + secondsText(timeout_seconds) + " s",
+    return sdk::Status::error(who + " timed out after " + sdk::secondsText(timeout) + " s",
                               "TimeoutError");
   if (run.truncated)
     return sdk::Status::error(who + " printed more than the output limit", "OutputLimitError");
@@ -93,7 +79,7 @@ sdk::Result<std::vector<Package>> interpretPackageRun(std::string_view manager,
     if (manager == "pip" && run.err.find("No module named pip") != std::string::npos)
       return std::vector<Package>{};
     std::string message = who + " exited with code " + std::to_string(run.exit_code);
-    if (std::string err = tail(run.err); !err.empty()) message += ": " + err;
+    if (std::string err = sdk::messageTail(run.err, 2048); !err.empty()) message += ": " + err;
     return sdk::Status::error(std::move(message), "CommandError");
   }
   return sdk::Status::error(who + " printed " + packages.status().message(), "ValueError");

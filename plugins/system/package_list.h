@@ -2,6 +2,7 @@
 // output becomes [{"name", "version"}].
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,7 +41,7 @@ sdk::Result<std::vector<Package>> parseNpmList(std::string_view json);
  */
 sdk::Result<std::vector<Package>> interpretPackageRun(std::string_view manager,
                                                       const sdk::Completed& run,
-                                                      double timeout_seconds);
+                                                      std::chrono::milliseconds timeout);
 
 /** {"manager": ..., "packages": [...]} */
 std::string packagesJson(std::string_view manager, const std::vector<Package>& packages);

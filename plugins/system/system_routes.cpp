@@ -8,6 +8,7 @@
 #include <set>
 
 #include "abx/sdk/json.h"
+#include "abx/sdk/policy_limits.h"
 #include "abx/sdk/subprocess.h"
 #include "child_env.h"
 #include "package_list.h"
@@ -148,25 +149,15 @@ sdk::Response listPackages(const SystemState& state, const sdk::Request& request
     return sdk::Response::error(
         400, "Unsupported package manager: '" + manager + "'; use 'pip' or 'npm'", "ValueError");
 
-  double timeout_seconds = kDefaultPackagesTimeoutSeconds;
-  std::size_t max_output = kDefaultPackagesOutputBytes;
-  if (request.policy) {
-    const auto& limits = request.policy->limits;
-    if (limits.timeout_seconds && *limits.timeout_seconds > 0)
-      timeout_seconds = *limits.timeout_seconds;
-    if (limits.max_output_bytes && *limits.max_output_bytes > 0)
-      max_output = static_cast<std::size_t>(*limits.max_output_bytes);
-  }
-
   sdk::SpawnOptions options;
   options.argv = std::move(*argv);
   options.env = childEnv(*state.environment);
   options.cwd = std::string(kNeutralDir);
   options.stdin_pipe = false;
   sdk::RunLimits limits;
-  limits.timeout = std::max(std::chrono::milliseconds(1),
-                            std::chrono::milliseconds(std::llround(timeout_seconds * 1000.0)));
-  limits.max_output_bytes = max_output;
+  limits.timeout = sdk::policyTimeout(request.policy).value_or(kDefaultPackagesTimeout);
+  limits.max_output_bytes =
+      sdk::policyOutputCap(request.policy).value_or(kDefaultPackagesOutputBytes);
   limits.ladder = {std::chrono::milliseconds(500), std::chrono::milliseconds(500)};
   auto run = sdk::Subprocess::run(options, limits);
   if (!run) {
@@ -176,7 +167,7 @@ sdk::Response listPackages(const SystemState& state, const sdk::Request& request
     return sdk::Response::error(500, manager + " could not start: " + run.status().message(),
                                 run.status().type().empty() ? "OSError" : run.status().type());
   }
-  auto packages = interpretPackageRun(manager, *run, timeout_seconds);
+  auto packages = interpretPackageRun(manager, *run, limits.timeout);
   if (!packages)
     return sdk::Response::error(500, packages.status().message(), packages.status().type());
   return sdk::Response::json(packagesJson(manager, *packages));

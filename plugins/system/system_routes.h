@@ -27,7 +27,7 @@ struct SystemState {
 };
 
 /** Default timeout of GET /packages when the policy sets none. */
-inline constexpr double kDefaultPackagesTimeoutSeconds = 30.0;
+inline constexpr std::chrono::milliseconds kDefaultPackagesTimeout{30000};
 /** Timeout of `python3 --version` and of the `ss` fallback. */
 inline constexpr std::chrono::milliseconds kProbeTimeout{5000};
 

@@ -79,7 +79,6 @@ std::string show(const std::string& s) { return "'" + s + "'"; }
 std::string show(bool b) { return b ? "true" : "false"; }
 std::string show(std::uint64_t n) { return std::to_string(n); }
 std::string show(std::uint32_t n) { return std::to_string(n); }
-std::string show(std::int64_t n) { return std::to_string(n); }
 std::string show(double d) { return std::to_string(d); }
 std::string show(AuditLevel a) {
   return a == AuditLevel::off ? "off" : a == AuditLevel::deny ? "deny" : "all";

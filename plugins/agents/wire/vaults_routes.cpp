@@ -110,10 +110,102 @@ std::optional<Credential> visibleCredential(const VaultsContext& ctx, const sdk:
   return ctx.store->credential(vault_id, std::string(r.param("credential_id").value_or("")));
 }
 
+sdk::Response vaultsCreate(const VaultsContext& ctx, const sdk::Request& r) {
+  auto v = ctx.store->createVault(r.identity.id, textOf(r.json.get("name")),
+                                  metadataOf(r.json).value_or(std::map<std::string, std::string>{}),
+                                  unixNow());
+  return sdk::Response::json(vaultJson(v));
+}
+
+sdk::Response vaultsList(const VaultsContext& ctx, const sdk::Request& r) {
+  PageItems items;
+  for (const auto& v : ctx.store->vaults())
+    if (mayActOn(r.identity, v.owner)) items.emplace_back(v.id, vaultJson(v));
+  return pageResponse(r, std::move(items));
+}
+
+sdk::Response vaultsGet(const VaultsContext& ctx, const sdk::Request& r) {
+  const std::string id(r.param("id").value_or(""));
+  auto v = visibleVault(*ctx.store, id, r.identity);
+  return v ? sdk::Response::json(vaultJson(*v)) : noVault(id);
+}
+
+sdk::Response vaultsUpdate(const VaultsContext& ctx, const sdk::Request& r) {
+  const std::string id(r.param("id").value_or(""));
+  if (!visibleVault(*ctx.store, id, r.identity)) return noVault(id);
+  std::optional<std::string> name;
+  if (const auto given = r.json.get("name"); !given.isAbsent()) name = textOf(given);
+  if (!ctx.store->updateVault(id, name, metadataOf(r.json))) return noVault(id);
+  auto updated = ctx.store->vault(id);  // a delete may have come in between
+  return updated ? sdk::Response::json(vaultJson(*updated)) : noVault(id);
+}
+
+sdk::Response vaultsDelete(const VaultsContext& ctx, const sdk::Request& r) {
+  const std::string id(r.param("id").value_or(""));
+  if (!visibleVault(*ctx.store, id, r.identity) || !ctx.store->deleteVault(id)) return noVault(id);
+  return deletedResponse(id, "vault.deleted");
+}
+
+sdk::Response vaultCredentialsCreate(const VaultsContext& ctx, const sdk::Request& r) {
+  const std::string vault_id(r.param("id").value_or(""));
+  if (!visibleVault(*ctx.store, vault_id, r.identity)) return noVault(vault_id);
+  Credential c;
+  c.vault_id = vault_id;
+  c.name = textOf(r.json.get("name"));
+  if (c.name.empty() || c.name.size() > 256)
+    return openAiError({.status = 400,
+                        .message = "'name' must hold 1 to 256 bytes.",
+                        .code = "invalid_request",
+                        .param = "name"});
+  c.metadata = metadataOf(r.json).value_or(std::map<std::string, std::string>{});
+  if (auto e = readAuth(r.json.get("auth"), c, /*creating=*/true)) return openAiError(*e);
+  if (ctx.host_redactor) ctx.host_redactor->addSecret(c.secret);
+  auto added = ctx.store->addCredential(std::move(c), unixNow());
+  if (!added) return noVault(vault_id);
+  return sdk::Response::json(credentialJson(*added));
+}
+
+sdk::Response vaultCredentialsList(const VaultsContext& ctx, const sdk::Request& r) {
+  const std::string vault_id(r.param("id").value_or(""));
+  if (!visibleVault(*ctx.store, vault_id, r.identity)) return noVault(vault_id);
+  PageItems items;
+  for (const auto& c : ctx.store->credentials(vault_id))
+    items.emplace_back(c.id, credentialJson(c));
+  return pageResponse(r, std::move(items));
+}
+
+sdk::Response vaultCredentialsGet(const VaultsContext& ctx, const sdk::Request& r) {
+  const std::string cid(r.param("credential_id").value_or(""));
+  auto c = visibleCredential(ctx, r);
+  return c ? sdk::Response::json(credentialJson(*c)) : noCredential(cid);
+}
+
+sdk::Response vaultCredentialsUpdate(const VaultsContext& ctx, const sdk::Request& r) {
+  const std::string cid(r.param("credential_id").value_or(""));
+  auto c = visibleCredential(ctx, r);
+  if (!c) return noCredential(cid);
+  if (auto meta = metadataOf(r.json)) c->metadata = std::move(*meta);
+  if (const auto auth = r.json.get("auth"); !auth.isAbsent())
+    if (auto e = readAuth(auth, *c, /*creating=*/false)) return openAiError(*e);
+  if (ctx.host_redactor) ctx.host_redactor->addSecret(c->secret);
+  ctx.store->putCredential(*c, unixNow());
+  auto updated = ctx.store->credential(c->vault_id, cid);
+  return updated ? sdk::Response::json(credentialJson(*updated)) : noCredential(cid);
+}
+
+sdk::Response vaultCredentialsDelete(const VaultsContext& ctx, const sdk::Request& r) {
+  const std::string cid(r.param("credential_id").value_or(""));
+  if (!visibleCredential(ctx, r) ||
+      !ctx.store->deleteCredential(std::string(r.param("id").value_or("")), cid))
+    return noCredential(cid);
+  return deletedResponse(cid, "vault.credential.deleted");
+}
+
 }  // namespace
 
 sdk::Status addVaultsRoutes(sdk::RouteRegistry& registry, Ctx context) {
-  return sdk::addSharedRoutes(
+  // No handler outlives its call, so each gets the context itself.
+  return sdk::addRoutes(
       registry, "agents", std::move(context),
       {
           {"POST",
@@ -121,134 +213,51 @@ sdk::Status addVaultsRoutes(sdk::RouteRegistry& registry, Ctx context) {
            "vaults_create",
            "Create a vault",
            {"agents:admin"},
-           [](const Ctx& ctx, const sdk::Request& r) {
-             auto v = ctx->store->createVault(
-                 r.identity.id, textOf(r.json.get("name")),
-                 metadataOf(r.json).value_or(std::map<std::string, std::string>{}), unixNow());
-             return sdk::Response::json(vaultJson(v));
-           }},
-          {"GET",
-           "/v1/vaults",
-           "vaults_list",
-           "List vaults",
-           {"agents:admin"},
-           [](const Ctx& ctx, const sdk::Request& r) {
-             PageItems items;
-             for (const auto& v : ctx->store->vaults())
-               if (mayActOn(r.identity, v.owner)) items.emplace_back(v.id, vaultJson(v));
-             return pageResponse(r, std::move(items));
-           }},
-          {"GET",
-           "/v1/vaults/{id}",
-           "vaults_get",
-           "A vault",
-           {"agents:admin"},
-           [](const Ctx& ctx, const sdk::Request& r) {
-             const std::string id(r.param("id").value_or(""));
-             auto v = visibleVault(*ctx->store, id, r.identity);
-             return v ? sdk::Response::json(vaultJson(*v)) : noVault(id);
-           }},
+           &vaultsCreate},
+          {"GET", "/v1/vaults", "vaults_list", "List vaults", {"agents:admin"}, &vaultsList},
+          {"GET", "/v1/vaults/{id}", "vaults_get", "A vault", {"agents:admin"}, &vaultsGet},
           {"POST",
            "/v1/vaults/{id}",
            "vaults_update",
            "Update a vault",
            {"agents:admin"},
-           [](const Ctx& ctx, const sdk::Request& r) {
-             const std::string id(r.param("id").value_or(""));
-             if (!visibleVault(*ctx->store, id, r.identity)) return noVault(id);
-             std::optional<std::string> name;
-             if (const auto given = r.json.get("name"); !given.isAbsent()) name = textOf(given);
-             if (!ctx->store->updateVault(id, name, metadataOf(r.json))) return noVault(id);
-             auto updated = ctx->store->vault(id);  // a delete may have come in between
-             return updated ? sdk::Response::json(vaultJson(*updated)) : noVault(id);
-           }},
+           &vaultsUpdate},
           {"DELETE",
            "/v1/vaults/{id}",
            "vaults_delete",
            "Delete a vault and its credentials",
            {"agents:admin"},
-           [](const Ctx& ctx, const sdk::Request& r) {
-             const std::string id(r.param("id").value_or(""));
-             if (!visibleVault(*ctx->store, id, r.identity) || !ctx->store->deleteVault(id))
-               return noVault(id);
-             return deletedResponse(id, "vault.deleted");
-           }},
+           &vaultsDelete},
           {"POST",
            "/v1/vaults/{id}/credentials",
            "vault_credentials_create",
            "Add a credential",
            {"agents:admin"},
-           [](const Ctx& ctx, const sdk::Request& r) {
-             const std::string vault_id(r.param("id").value_or(""));
-             if (!visibleVault(*ctx->store, vault_id, r.identity)) return noVault(vault_id);
-             Credential c;
-             c.vault_id = vault_id;
-             c.name = textOf(r.json.get("name"));
-             if (c.name.empty() || c.name.size() > 256)
-               return openAiError({.status = 400,
-                                   .message = "'name' must hold 1 to 256 bytes.",
-                                   .code = "invalid_request",
-                                   .param = "name"});
-             c.metadata = metadataOf(r.json).value_or(std::map<std::string, std::string>{});
-             if (auto e = readAuth(r.json.get("auth"), c, /*creating=*/true))
-               return openAiError(*e);
-             if (ctx->host_redactor) ctx->host_redactor->addSecret(c.secret);
-             auto added = ctx->store->addCredential(std::move(c), unixNow());
-             if (!added) return noVault(vault_id);
-             return sdk::Response::json(credentialJson(*added));
-           }},
+           &vaultCredentialsCreate},
           {"GET",
            "/v1/vaults/{id}/credentials",
            "vault_credentials_list",
            "A vault's credentials",
            {"agents:admin"},
-           [](const Ctx& ctx, const sdk::Request& r) {
-             const std::string vault_id(r.param("id").value_or(""));
-             if (!visibleVault(*ctx->store, vault_id, r.identity)) return noVault(vault_id);
-             PageItems items;
-             for (const auto& c : ctx->store->credentials(vault_id))
-               items.emplace_back(c.id, credentialJson(c));
-             return pageResponse(r, std::move(items));
-           }},
+           &vaultCredentialsList},
           {"GET",
            "/v1/vaults/{id}/credentials/{credential_id}",
            "vault_credentials_get",
            "A credential (never its secret)",
            {"agents:admin"},
-           [](const Ctx& ctx, const sdk::Request& r) {
-             const std::string cid(r.param("credential_id").value_or(""));
-             auto c = visibleCredential(*ctx, r);
-             return c ? sdk::Response::json(credentialJson(*c)) : noCredential(cid);
-           }},
+           &vaultCredentialsGet},
           {"POST",
            "/v1/vaults/{id}/credentials/{credential_id}",
            "vault_credentials_update",
            "Rotate a credential or change its metadata",
            {"agents:admin"},
-           [](const Ctx& ctx, const sdk::Request& r) {
-             const std::string cid(r.param("credential_id").value_or(""));
-             auto c = visibleCredential(*ctx, r);
-             if (!c) return noCredential(cid);
-             if (auto meta = metadataOf(r.json)) c->metadata = std::move(*meta);
-             if (const auto auth = r.json.get("auth"); !auth.isAbsent())
-               if (auto e = readAuth(auth, *c, /*creating=*/false)) return openAiError(*e);
-             if (ctx->host_redactor) ctx->host_redactor->addSecret(c->secret);
-             ctx->store->putCredential(*c, unixNow());
-             auto updated = ctx->store->credential(c->vault_id, cid);
-             return updated ? sdk::Response::json(credentialJson(*updated)) : noCredential(cid);
-           }},
+           &vaultCredentialsUpdate},
           {"DELETE",
            "/v1/vaults/{id}/credentials/{credential_id}",
            "vault_credentials_delete",
            "Delete a credential",
            {"agents:admin"},
-           [](const Ctx& ctx, const sdk::Request& r) {
-             const std::string cid(r.param("credential_id").value_or(""));
-             if (!visibleCredential(*ctx, r) ||
-                 !ctx->store->deleteCredential(std::string(r.param("id").value_or("")), cid))
-               return noCredential(cid);
-             return deletedResponse(cid, "vault.credential.deleted");
-           }},
+           &vaultCredentialsDelete},
       });
 }
 

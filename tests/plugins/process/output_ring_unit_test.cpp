@@ -1,9 +1,7 @@
-// OutputRing offsets (next, dropped) across wrap-around, and the UTF-8 seam
-// helpers the output route uses.
+// OutputRing offsets (next, dropped) across wrap-around.
 #include <gtest/gtest.h>
 
 #include "output_ring.h"
-#include "utf8_text.h"
 
 namespace abx::plugins::process {
 namespace {
@@ -75,20 +73,6 @@ TEST(OutputRing, ZeroCapacityCountsButKeepsNothing) {
   EXPECT_EQ(r.bytes, "");
   EXPECT_EQ(r.dropped, 3u);
   EXPECT_EQ(r.next, 3u);
-}
-
-TEST(Utf8Text, SeamsNeverSplitACharacter) {
-  const std::string euro = "\xE2\x82\xAC";  // 3 bytes
-  EXPECT_EQ(completeUtf8Length("ab"), 2u);
-  EXPECT_EQ(completeUtf8Length("ab" + euro), 5u);
-  EXPECT_EQ(completeUtf8Length("ab" + euro.substr(0, 2)), 2u);
-  EXPECT_EQ(completeUtf8Length("ab" + euro.substr(0, 1)), 2u);
-  EXPECT_EQ(completeUtf8Length("ab\x80"), 3u);  // a stray continuation byte is kept
-  EXPECT_EQ(leadingContinuationBytes(euro.substr(1) + "x"), 2u);
-  EXPECT_EQ(leadingContinuationBytes("x"), 0u);
-  EXPECT_EQ(utf8SafeCut("a" + euro, 2), 1u);
-  EXPECT_EQ(utf8SafeCut("a" + euro, 4), 4u);
-  EXPECT_EQ(utf8SafeCut("abc", 10), 3u);
 }
 
 }  // namespace

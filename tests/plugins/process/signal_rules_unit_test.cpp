@@ -97,10 +97,10 @@ TEST(RunLimits, OutputCap) {
   EXPECT_EQ(outputCap(nullptr, kShellOutputBytes), 10u << 20);
   sdk::EndpointPolicy policy;
   EXPECT_EQ(outputCap(&policy, kProcessOutputBytes), 1u << 20);
-  EXPECT_EQ(explicitOutputCap(&policy), std::nullopt);
+  EXPECT_EQ(sdk::policyOutputCap(&policy), std::nullopt);
   policy.limits.max_output_bytes = 4096;
   EXPECT_EQ(outputCap(&policy, kShellOutputBytes), 4096u);
-  EXPECT_EQ(explicitOutputCap(&policy), 4096u);
+  EXPECT_EQ(sdk::policyOutputCap(&policy), 4096u);
 }
 
 }  // namespace

@@ -137,35 +137,37 @@ TEST(PackageList, ParsesNpmJson) {
 }
 
 TEST(PackageList, InterpretsRuns) {
+  using namespace std::chrono_literals;
   sdk::Completed ok{0, R"([{"name":"a","version":"1"}])", "", false, false};
-  EXPECT_TRUE(interpretPackageRun("pip", ok, 30));
+  EXPECT_TRUE(interpretPackageRun("pip", ok, 30s));
 
   sdk::Completed slow{-9, "", "", true, false};
-  auto timeout = interpretPackageRun("pip", slow, 30);
+  auto timeout = interpretPackageRun("pip", slow, 30s);
   EXPECT_EQ(timeout.status().type(), "TimeoutError");
   EXPECT_EQ(timeout.status().message(), "pip timed out after 30 s");
-  EXPECT_EQ(interpretPackageRun("npm", slow, 0.5).status().message(), "npm timed out after 0.5 s");
+  EXPECT_EQ(interpretPackageRun("npm", slow, 500ms).status().message(),
+            "npm timed out after 0.5 s");
 
   sdk::Completed cut{0, "[", "", false, true};
-  EXPECT_EQ(interpretPackageRun("pip", cut, 30).status().type(), "OutputLimitError");
+  EXPECT_EQ(interpretPackageRun("pip", cut, 30s).status().type(), "OutputLimitError");
 
   // npm exits 1 on dependency problems but still prints the list.
   sdk::Completed npm_problem{1, R"({"dependencies":{"x":{"version":"1"}}})", "ELSPROBLEMS", false,
                              false};
-  EXPECT_EQ(interpretPackageRun("npm", npm_problem, 30)->size(), 1u);
+  EXPECT_EQ(interpretPackageRun("npm", npm_problem, 30s)->size(), 1u);
 
   sdk::Completed no_pip{1, "", "/usr/bin/python3: No module named pip\n", false, false};
-  auto none = interpretPackageRun("pip", no_pip, 30);
+  auto none = interpretPackageRun("pip", no_pip, 30s);
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->empty());
 
   sdk::Completed crash{2, "", "boom\n", false, false};
-  auto failed = interpretPackageRun("pip", crash, 30);
+  auto failed = interpretPackageRun("pip", crash, 30s);
   EXPECT_EQ(failed.status().type(), "CommandError");
   EXPECT_EQ(failed.status().message(), "pip exited with code 2: boom");
 
   sdk::Completed junk{0, "WARNING: something\n[", "", false, false};
-  auto bad = interpretPackageRun("pip", junk, 30);
+  auto bad = interpretPackageRun("pip", junk, 30s);
   EXPECT_EQ(bad.status().type(), "ValueError");
   EXPECT_EQ(bad.status().message().rfind("pip printed invalid JSON", 0), 0u)
       << bad.status().message();

@@ -1,6 +1,6 @@
-#include "utf8_text.h"
+#include "abx/sdk/utf8.h"
 
-namespace abx::plugins::process {
+namespace abx::sdk {
 namespace {
 
 bool isContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
@@ -15,6 +15,14 @@ std::size_t sequenceLength(unsigned char c) {
 }
 
 }  // namespace
+
+std::size_t utf8SafeCut(std::string_view text, std::size_t cut) {
+  if (cut >= text.size()) return text.size();
+  std::size_t c = cut;
+  for (int i = 0; i < 3 && c > 0 && isContinuation(static_cast<unsigned char>(text[c])); ++i) --c;
+  // Four continuation bytes in a row are no sequence: cut where asked.
+  return isContinuation(static_cast<unsigned char>(text[c])) ? cut : c;
+}
 
 std::size_t completeUtf8Length(std::string_view text) {
   const std::size_t n = text.size();
@@ -34,11 +42,12 @@ std::size_t leadingContinuationBytes(std::string_view text) {
   return i;
 }
 
-std::size_t utf8SafeCut(std::string_view text, std::size_t cut) {
-  if (cut >= text.size()) return text.size();
-  std::size_t c = cut;
-  for (int i = 0; i < 3 && c > 0 && isContinuation(static_cast<unsigned char>(text[c])); ++i) --c;
-  return isContinuation(static_cast<unsigned char>(text[c])) ? cut : c;
+std::string messageTail(std::string_view text, std::size_t max) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
+  if (text.size() <= max) return std::string(text);
+  text = text.substr(text.size() - max);
+  text.remove_prefix(leadingContinuationBytes(text));
+  return "..." + std::string(text);
 }
 
-}  // namespace abx::plugins::process
+}  // namespace abx::sdk
