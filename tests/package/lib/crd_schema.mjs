@@ -102,12 +102,13 @@ export function loadCrds(dir) {
       for (const version of crd.spec.versions) {
         if (!version.served) continue;
         const schema = version.schema.openAPIV3Schema;
+        let validate = null;  // compiled on first use: a pod schema takes seconds
         byType.set(`${group}/${version.name} ${names.kind}`, {
           file,
           schema,
           deprecated: Boolean(version.deprecated),
           storage: Boolean(version.storage),
-          validate: ajv.compile(closeObjects(schema)),
+          get validate() { return (validate ??= ajv.compile(closeObjects(schema))); },
         });
       }
     }
