@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package the build, the server and the test suite need,
-# then the oracle suite's pinned npm packages (tests/oracle/install.sh).
+# then the oracle suite's pinned npm packages (tests/oracle/install.sh) and
+# the package tests' (tests/package/install.sh).
 # Idempotent: packages already present are skipped, and `apt-get update` runs
 # at most once per invocation (and only when something is missing).
 set -euo pipefail
@@ -37,20 +38,29 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 echo "install-deps: all packages present"
 
-# The oracle suite's pinned npm packages (tests/oracle/package-lock.json:
-# openai@7.55.0, @openai/agents@0.20.0). Idempotent like the step above:
+# The test suites' pinned npm packages, each installed by its own
+# install.sh from its package-lock.json. Idempotent like the step above: an
 # install.sh exits at once when node_modules already holds the pinned
-# versions, else installs offline from tests/oracle/.npm-cache, else online
-# (filling the cache, so later runs need no network). Exit 77 means "could not
-# install" outside CI: the oracle tests then try again and skip. Under CI=true
-# install.sh exits 1, and so does this script. ABX_SKIP_ORACLE_DEPS=1 leaves
-# the install to the first oracle test run.
-if [ "${ABX_SKIP_ORACLE_DEPS:-0}" != 1 ]; then
-  rc=0
-  bash "$(cd "$(dirname "$0")/.." && pwd)/tests/oracle/install.sh" || rc=$?
+# versions, else installs offline from its .npm-cache, else online (filling
+# the cache, so later runs need no network). Exit 77 means "could not
+# install" outside CI: those tests then try again and skip. Under CI=true an
+# install.sh exits 1, and so does this script.
+#   npm_suite WHAT INSTALL_SH SKIP_VARIABLE
+npm_suite() {
+  [ "${!3:-0}" = 1 ] && return 0
+  local rc=0
+  bash "$(cd "$(dirname "$0")/.." && pwd)/$2" || rc=$?
   case "$rc" in
-    0) echo "install-deps: oracle SDKs present" ;;
-    77) echo "install-deps: oracle SDKs not installed; the oracle tests will skip" >&2 ;;
+    0) echo "install-deps: $1 present" ;;
+    77) echo "install-deps: $1 not installed; those tests will skip" >&2 ;;
     *) exit "$rc" ;;
   esac
-fi
+}
+# The oracle suite: openai@7.55.0, @openai/agents@0.20.0
+# (tests/oracle/package-lock.json). ABX_SKIP_ORACLE_DEPS=1 leaves the install
+# to the first oracle test run.
+npm_suite "oracle SDKs" tests/oracle/install.sh ABX_SKIP_ORACLE_DEPS
+# The package tests: ajv@8.20.0 and yaml@2.9.1
+# (tests/package/package-lock.json), which validate packaging/k8s/ against the
+# agent-sandbox CRDs. ABX_SKIP_PACKAGE_DEPS=1 leaves the install to the test.
+npm_suite "package test npm packages" tests/package/install.sh ABX_SKIP_PACKAGE_DEPS
