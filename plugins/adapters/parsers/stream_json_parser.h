@@ -42,8 +42,7 @@ class StreamJsonParser : public sdk::agents::EventParser {
  public:
   /** What differs between the CLIs without code of its own. */
   struct Options {
-    /** Text starting "[API Error" is a provider error (Qwen's form; jsonl-claude reads Qwen too).
-     */
+    /** Text starting "[API Error" is a provider error (Qwen's; jsonl-claude reads Qwen too). */
     bool api_error_text = true;
     /** A tool_result yields a tool_output with its text before the tool_end. */
     bool tool_output = true;

@@ -207,15 +207,19 @@ TEST(QwenStreamParser, ToleratesNoiseUnknownTypesAndATruncatedLastLine) {
   EXPECT_FALSE(events.back().ok);
 }
 
-TEST(QwenStreamParser, ATextBlockCutOffMidStreamIsClosedByFinish) {
-  auto lines = transcriptLines("qwen", "turn3-resume-notool");
-  // Keep init .. the three text deltas; drop the assistant line and the rest.
+// The lines of @p run before its first assistant line: qwen killed mid-block.
+std::vector<std::string> linesBeforeFirstAssistant(const std::string& run) {
   std::vector<std::string> head;
-  for (const auto& line : lines) {
+  for (const auto& line : transcriptLines("qwen", run)) {
     if (line.find(R"("type":"assistant")") != std::string::npos) break;
     head.push_back(line);
   }
-  auto events = runQwen(head, 137);
+  return head;
+}
+
+TEST(QwenStreamParser, ATextBlockCutOffMidStreamIsClosedByFinish) {
+  // Keep init .. the three text deltas; drop the assistant line and the rest.
+  auto events = runQwen(linesBeforeFirstAssistant("turn3-resume-notool"), 137);
   EXPECT_THAT(kinds(events), ElementsAre("session", "text_delta", "text_delta", "text_delta",
                                          "message", "result"));
   EXPECT_EQ(events[4].text, "Resumed fine; no tool needed this time.");
@@ -265,13 +269,8 @@ TEST(QwenStreamParser, BlocksWithoutDeltasTakeTheirIdFromTheirOwnAssistantLine) 
 }
 
 TEST(QwenStreamParser, AThinkingBlockCutOffMidStreamIsClosedByFinish) {
-  auto lines = transcriptLines("qwen", "turn1");
-  std::vector<std::string> head;
-  for (const auto& line : lines) {
-    if (line.find(R"("type":"assistant")") != std::string::npos) break;
-    head.push_back(line);
-  }
-  auto events = runQwen(head, 137);
+  // turn1 starts with a thinking block (three deltas).
+  auto events = runQwen(linesBeforeFirstAssistant("turn1"), 137);
   EXPECT_THAT(kinds(events), ElementsAre("session", "reasoning_delta", "reasoning_delta",
                                          "reasoning_delta", "reasoning", "result"));
   EXPECT_EQ(events[4].text, deltaText(events, events[4].id, ParsedKind::reasoning_delta));
