@@ -12,24 +12,6 @@ using sdk::agents::ParsedKind;
 
 namespace {
 
-StreamJsonParser::Options cursorOptions() {
-  StreamJsonParser::Options options;
-  // Cursor reports failures on stderr and in the result line, never as text.
-  options.api_error_text = false;
-  options.no_result_text = "cursor-agent exited without a result line";
-  return options;
-}
-
-// The text parts of an assistant message, joined.
-std::string messageText(const sdk::Json& message) {
-  auto content = json::arr(message, "content");
-  if (!content.isArray()) return json::str(message, "content");
-  std::string text;
-  for (const auto& part : content.elements())
-    if (json::str(part, "type") == "text") text += json::str(part, "text");
-  return text;
-}
-
 // The first member of @p o whose name is listed (the shape varies between releases).
 std::string firstString(const sdk::Json& o, std::initializer_list<const char*> keys) {
   for (const char* key : keys)
@@ -115,7 +97,10 @@ ParsedEvent toolEnd(const std::string& id, const ToolKind& tool, const sdk::Json
 
 }  // namespace
 
-CursorStreamParser::CursorStreamParser() : StreamJsonParser(cursorOptions()) {}
+// Cursor reports failures on stderr and in the result line, never as model text.
+CursorStreamParser::CursorStreamParser()
+    : StreamJsonParser({.api_error_text = false,
+                        .no_result_text = "cursor-agent exited without a result line"}) {}
 
 bool CursorStreamParser::onLine(const std::string& type, const sdk::Json& line,
                                 std::vector<ParsedEvent>& out) {
@@ -133,7 +118,7 @@ bool CursorStreamParser::onLine(const std::string& type, const sdk::Json& line,
 
 void CursorStreamParser::onAssistant(const sdk::Json& line, std::vector<ParsedEvent>& out) {
   closeOpenThinking(out);
-  std::string text = messageText(json::obj(line, "message"));
+  std::string text = contentText(json::obj(line, "message"));
   if (text.empty()) return;
   if (!openText()) openTextItem("msg_" + std::to_string(messages_++), out);
   const std::string& held = *openText();

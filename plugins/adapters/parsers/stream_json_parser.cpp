@@ -251,7 +251,7 @@ void StreamJsonParser::onUser(const sdk::Json& line, std::vector<ParsedEvent>& o
   for (const auto& block : content.elements()) {
     if (json::str(block, "type") != "tool_result") continue;
     ParsedEvent e = parsedEvent(ParsedKind::tool_end, json::str(block, "tool_use_id"));
-    e.text = toolResultText(block);
+    e.text = contentText(block);
     // The CLIs print a tool's output once, when it is done: one output delta
     // (streamed command output on the Agents wire), then the end.
     if (options_.tool_output && !e.text.empty())

@@ -69,14 +69,14 @@ std::string wireToolName(const ToolKind& kind) {
   return kind.kind;
 }
 
-std::string toolResultText(const sdk::Json& block) {
-  if (auto parts = json::arr(block, "content"); parts.isArray()) {
+std::string contentText(const sdk::Json& o) {
+  if (auto parts = json::arr(o, "content"); parts.isArray()) {
     std::string text;
     for (const auto& part : parts.elements())
       if (json::str(part, "type") == "text") text += json::str(part, "text");
     return text;
   }
-  return json::text(block, "content");
+  return json::text(o, "content");
 }
 
 }  // namespace abx::plugins::adapters

@@ -48,7 +48,10 @@ std::optional<int> exitCodeFromToolResult(std::string_view content);
  */
 std::string wireToolName(const ToolKind& kind);
 
-/** A stream-json tool_result block's content: a string, or the text of its content blocks. */
-std::string toolResultText(const sdk::Json& block);
+/**
+ * The `content` of a stream-json object (a tool_result block, an assistant
+ * message): a string as is, or the text of its text blocks, joined.
+ */
+std::string contentText(const sdk::Json& o);
 
 }  // namespace abx::plugins::adapters

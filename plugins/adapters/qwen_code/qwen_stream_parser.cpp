@@ -7,14 +7,6 @@ using sdk::agents::TokenUsage;
 
 namespace {
 
-StreamJsonParser::Options qwenOptions() {
-  StreamJsonParser::Options options;
-  options.tool_output = false;
-  // An unknown --resume id prints only to stderr; the runtime classifies it.
-  options.no_result_text = "qwen exited without a result line";
-  return options;
-}
-
 TokenUsage readUsage(const sdk::Json& u) {
   TokenUsage usage;
   usage.input_tokens = json::integer(u, "input_tokens").value_or(0);
@@ -25,9 +17,11 @@ TokenUsage readUsage(const sdk::Json& u) {
 
 }  // namespace
 
+// An unknown --resume id prints only to stderr; the runtime classifies it.
 QwenStreamParser::QwenStreamParser(std::optional<std::string> resumed_session,
                                    TokenUsage earlier_usage)
-    : StreamJsonParser(qwenOptions()),
+    : StreamJsonParser(
+          {.tool_output = false, .no_result_text = "qwen exited without a result line"}),
       resumed_session_(std::move(resumed_session)),
       earlier_usage_(earlier_usage) {}
 
