@@ -165,6 +165,8 @@ void StreamJsonParser::closeOpenThinking(std::vector<ParsedEvent>& out) {
   if (!open_thinking_) return;
   OpenBlock block = std::move(*open_thinking_);
   open_thinking_.reset();
+  // A block that said nothing yet is no item (as an empty assistant thinking block).
+  if (block.text.empty()) return;
   out.push_back(parsedEvent(ParsedKind::reasoning, std::move(block.id), std::move(block.text)));
 }
 

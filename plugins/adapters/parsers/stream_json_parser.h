@@ -79,7 +79,7 @@ class StreamJsonParser : public sdk::agents::EventParser {
   void openThinkingItem(std::string id);
   bool thinkingOpen() const { return open_thinking_.has_value(); }
   void streamThinking(std::string delta, std::vector<sdk::agents::ParsedEvent>& out);
-  /** Ends the open thinking item: reasoning{what its deltas said}. */
+  /** Ends the open thinking item: reasoning{what its deltas said}, if they said anything. */
   void closeOpenThinking(std::vector<sdk::agents::ParsedEvent>& out);
   /** tool_start{id, kind, wire name, server, arguments ("{}" when empty), command}. */
   void startTool(const std::string& id, const ToolKind& kind, std::string arguments,
