@@ -234,5 +234,20 @@ TEST(CursorStreamParser, AFailedResultIsFatalAndNamesItsCause) {
   EXPECT_EQ(failed[1].text, "usage limit reached");
 }
 
+// cursor-agent was not seen to print Claude's stream shapes; if it does, they
+// read as in every stream-json parser.
+TEST(CursorStreamParser, ClaudeShapedLinesReadAsTheSharedParserReadsThem) {
+  auto events = runCursor({
+      R"({"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}})",
+      R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"out","is_error":true}]}})",
+      R"({"type":"user","message":{"role":"user","content":[{"type":"text","text":"the prompt"}]}})",
+  });
+  ASSERT_THAT(kinds(events),
+              ElementsAre("text_delta", "tool_output", "tool_end", "message", "result"));
+  EXPECT_EQ(events[3].text, "Hi");
+  EXPECT_EQ(events[2].status, "failed");
+  EXPECT_EQ(events[2].error, "out");
+}
+
 }  // namespace
 }  // namespace abx::testing::parsers
