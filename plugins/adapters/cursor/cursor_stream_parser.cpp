@@ -1,4 +1,4 @@
-// CursorStreamParser: cursor-agent stream-json lines -> ParsedEvents.
+// CursorStreamParser: cursor-agent's own stream-json lines -> ParsedEvents.
 #include "cursor_stream_parser.h"
 
 #include <array>
@@ -11,23 +11,6 @@ using sdk::agents::ParsedEvent;
 using sdk::agents::ParsedKind;
 
 namespace {
-
-template <std::size_t N>
-bool listed(const std::array<std::string_view, N>& names, std::string_view name) {
-  for (auto n : names)
-    if (n == name) return true;
-  return false;
-}
-
-// The text parts of an assistant message, joined.
-std::string messageText(const sdk::Json& message) {
-  auto content = json::arr(message, "content");
-  if (!content.isArray()) return json::str(message, "content");
-  std::string text;
-  for (const auto& part : content.elements())
-    if (json::str(part, "type") == "text") text += json::str(part, "text");
-  return text;
-}
 
 // The first member of @p o whose name is listed (the shape varies between releases).
 std::string firstString(const sdk::Json& o, std::initializer_list<const char*> keys) {
@@ -50,29 +33,21 @@ std::string toolKey(const sdk::Json& call) {
   return {};
 }
 
-}  // namespace
-
-CursorTool classifyCursorTool(const std::string& key, const sdk::Json& call) {
+// What a cursor `tool_call` object ({"<x>ToolCall": {...}}) stands for.
+ToolKind classifyCursorTool(const std::string& key, const sdk::Json& call) {
   static constexpr std::array<std::string_view, 1> kShell{"shellToolCall"};
   static constexpr std::array<std::string_view, 5> kFiles{
       "editToolCall", "writeToolCall", "deleteToolCall", "multiEditToolCall", "applyPatchToolCall"};
   static constexpr std::array<std::string_view, 2> kWeb{"webSearchToolCall", "webFetchToolCall"};
   static constexpr std::array<std::string_view, 3> kTodo{"updateTodosToolCall", "todoToolCall",
                                                          "todoWriteToolCall"};
-  CursorTool tool;
-  tool.key = key;
-  std::string base = key;
-  if (base.ends_with("ToolCall")) base.resize(base.size() - 8);
-  tool.name = base.empty() ? "tool" : base;
-  tool.kind = listed(kShell, key)   ? "command"
-              : listed(kFiles, key) ? "file_change"
-              : listed(kWeb, key)   ? "web_search"
-              : listed(kTodo, key)  ? "todo_list"
-                                    : "other";
+  static constexpr BuiltinToolNames kCursorTools{kShell, kFiles, kWeb, kTodo};
+  ToolKind tool;
+  tool.kind = builtinToolKind(key, kCursorTools);
+  tool.name = key;
+  if (tool.name.ends_with("ToolCall")) tool.name.resize(tool.name.size() - 8);
+  if (tool.name.empty()) tool.name = "tool";
   auto body = json::obj(call, key);
-  // Built-in kinds carry the wire name agents spec §6.3 gives them.
-  if (tool.kind == "command") tool.name = "command_execution";
-  if (tool.kind != "command" && tool.kind != "other") tool.name = tool.kind;
   if (key == "mcpToolCall") {
     auto args = json::obj(body, "args");
     tool.kind = "mcp";
@@ -86,95 +61,8 @@ CursorTool classifyCursorTool(const std::string& key, const sdk::Json& call) {
   return tool;
 }
 
-void CursorStreamParser::feed(std::string_view line, std::vector<ParsedEvent>& out) {
-  if (line.empty()) return;
-  auto o = json::parseObject(line);
-  if (!o.isObject()) {
-    out.push_back(parsedEvent(ParsedKind::log, {}, std::string(line)));
-    return;
-  }
-  const std::string type = json::str(o, "type");
-  if (type == "system") {
-    if (json::str(o, "subtype") == "init" && !session_sent_) {
-      session_sent_ = true;
-      out.push_back(parsedEvent(ParsedKind::session, json::str(o, "session_id")));
-    }
-  } else if (type == "assistant") {
-    onAssistant(o, out);
-  } else if (type == "thinking") {
-    onThinking(o, out);
-  } else if (type == "tool_call") {
-    onToolCall(o, out);
-  } else if (type == "result") {
-    onResult(o, out);
-  }
-}
-
-void CursorStreamParser::onAssistant(const sdk::Json& line, std::vector<ParsedEvent>& out) {
-  closeThinking(out);
-  std::string text = messageText(json::obj(line, "message"));
-  if (text.empty()) return;
-  if (!message_open_) {
-    message_open_ = true;
-    message_id_ = "msg_" + std::to_string(messages_++);
-    message_text_.clear();
-  }
-  // With --stream-partial-output cursor sends chunks, may repeat a chunk, and
-  // ends with the whole message once more: only text not seen yet is new.
-  if (text == message_text_) return;
-  std::string delta = text;
-  if (!message_text_.empty() && text.starts_with(message_text_) && !line.has("timestamp_ms"))
-    delta = text.substr(message_text_.size());
-  message_text_ += delta;
-  out.push_back(parsedEvent(ParsedKind::text_delta, message_id_, std::move(delta)));
-}
-
-void CursorStreamParser::onThinking(const sdk::Json& line, std::vector<ParsedEvent>& out) {
-  const std::string subtype = json::str(line, "subtype");
-  if (subtype == "completed") {
-    closeThinking(out);
-    return;
-  }
-  std::string text = json::str(line, "text");
-  if (text.empty()) return;
-  if (!thinking_open_) {
-    thinking_open_ = true;
-    thinking_id_ = "rs_" + std::to_string(thoughts_++);
-    thinking_text_.clear();
-  }
-  thinking_text_ += text;
-  out.push_back(parsedEvent(ParsedKind::reasoning_delta, thinking_id_, std::move(text)));
-}
-
-void CursorStreamParser::onToolCall(const sdk::Json& line, std::vector<ParsedEvent>& out) {
-  closeMessage(out);
-  closeThinking(out);
-  const std::string subtype = json::str(line, "subtype");
-  const std::string id = json::str(line, "call_id");
-  auto call = json::obj(line, "tool_call");
-  const std::string key = toolKey(call);
-  if (key.empty()) return;
-  CursorTool tool = classifyCursorTool(key, call);
-  auto body = json::obj(call, key);
-  if (subtype == "started") {
-    ParsedEvent s = parsedEvent(ParsedKind::tool_start, id);
-    s.tool_kind = tool.kind;
-    s.name = tool.name;
-    s.server = tool.server;
-    if (key == "function") {
-      s.arguments = json::text(body, "arguments");
-    } else if (key == "mcpToolCall") {
-      s.arguments = json::dump(json::obj(body, "args"), "args");
-    } else {
-      s.arguments = json::dump(body, "args");
-    }
-    if (s.arguments.empty()) s.arguments = "{}";
-    if (tool.kind == "command") s.command = json::str(json::obj(body, "args"), "command");
-    tool_kinds_[id] = tool.kind;
-    out.push_back(std::move(s));
-    return;
-  }
-  if (subtype != "completed") return;
+// A completed tool_call's result: tool_end{status, text, exit_code, error}.
+ParsedEvent toolEnd(const std::string& id, const ToolKind& tool, const sdk::Json& body) {
   auto result = json::obj(body, "result");
   sdk::Json outcome = json::obj(result, "success");
   bool failed = false;
@@ -204,69 +92,86 @@ void CursorStreamParser::onToolCall(const sdk::Json& line, std::vector<ParsedEve
     if (e.error.empty() && e.exit_code) e.error = "exit code " + std::to_string(*e.exit_code);
   }
   e.status = failed ? "failed" : "completed";
-  out.push_back(std::move(e));
+  return e;
 }
 
-void CursorStreamParser::onResult(const sdk::Json& line, std::vector<ParsedEvent>& out) {
-  closeThinking(out);
-  closeMessage(out);
-  std::optional<sdk::agents::TokenUsage> usage;
-  if (auto u = json::obj(line, "usage"); u.isObject()) {
-    sdk::agents::TokenUsage t;
-    t.input_tokens = firstInteger(u, {"inputTokens", "input_tokens"}).value_or(0);
-    t.output_tokens = firstInteger(u, {"outputTokens", "output_tokens"}).value_or(0);
-    t.cached_input_tokens =
-        firstInteger(u, {"cacheReadTokens", "cache_read_input_tokens"}).value_or(0);
-    usage = t;
-    ParsedEvent ue = parsedEvent(ParsedKind::usage);
-    ue.usage = t;
-    out.push_back(std::move(ue));
+}  // namespace
+
+// Cursor reports failures on stderr and in the result line, never as model text.
+CursorStreamParser::CursorStreamParser()
+    : StreamJsonParser({.api_error_text = false,
+                        .no_result_text = "cursor-agent exited without a result line"}) {}
+
+bool CursorStreamParser::onLine(const std::string& type, const sdk::Json& line,
+                                std::vector<ParsedEvent>& out) {
+  if (type == "assistant") {
+    onAssistant(line, out);
+  } else if (type == "thinking") {
+    onThinking(line, out);
+  } else if (type == "tool_call") {
+    onToolCall(line, out);
+  } else {
+    return false;
   }
-  const bool is_error = json::flag(line, "is_error");
+  return true;
+}
+
+void CursorStreamParser::onAssistant(const sdk::Json& line, std::vector<ParsedEvent>& out) {
+  closeOpenThinking(out);
+  std::string text = contentText(json::obj(line, "message"));
+  if (text.empty()) return;
+  if (!openText()) openTextItem("msg_" + std::to_string(messages_++), out);
+  const std::string& held = *openText();
+  // With --stream-partial-output cursor sends chunks, may repeat a chunk, and
+  // ends with the whole message once more: only text not seen yet is new.
+  if (text == held) return;
+  if (!held.empty() && text.starts_with(held) && !line.has("timestamp_ms"))
+    text.erase(0, held.size());
+  streamText(std::move(text), out);
+}
+
+void CursorStreamParser::onThinking(const sdk::Json& line, std::vector<ParsedEvent>& out) {
+  if (json::str(line, "subtype") == "completed") {
+    closeOpenThinking(out);
+    return;
+  }
+  std::string text = json::str(line, "text");
+  if (text.empty()) return;
+  if (!thinkingOpen()) openThinkingItem("rs_" + std::to_string(thoughts_++));
+  streamThinking(std::move(text), out);
+}
+
+void CursorStreamParser::onToolCall(const sdk::Json& line, std::vector<ParsedEvent>& out) {
+  closeOpenText(out);
+  closeOpenThinking(out);
   const std::string subtype = json::str(line, "subtype");
-  std::string text = json::str(line, "result");
-  if (is_error && !fatal_error_sent_) {
-    std::string why = firstString(line, {"error", "message", "result"});
-    if (why.empty()) why = "cursor-agent reported an error (" + subtype + ")";
-    ParsedEvent e = parsedEvent(ParsedKind::error, {}, why);
-    e.fatal = true;
-    e.code = sdk::agents::classifyCommonFailure(1, why).code;
-    fatal_error_sent_ = true;
-    out.push_back(std::move(e));
+  const std::string id = json::str(line, "call_id");
+  auto call = json::obj(line, "tool_call");
+  const std::string key = toolKey(call);
+  if (key.empty()) return;
+  ToolKind tool = classifyCursorTool(key, call);
+  auto body = json::obj(call, key);
+  if (subtype == "started") {
+    std::string arguments = key == "function"      ? json::text(body, "arguments")
+                            : key == "mcpToolCall" ? json::dump(json::obj(body, "args"), "args")
+                                                   : json::dump(body, "args");
+    std::string command =
+        tool.kind == "command" ? json::str(json::obj(body, "args"), "command") : std::string();
+    startTool(id, tool, std::move(arguments), std::move(command), out);
+  } else if (subtype == "completed") {
+    out.push_back(toolEnd(id, tool, body));
   }
-  if (result_sent_) return;
-  result_sent_ = true;
-  ParsedEvent r = parsedEvent(ParsedKind::result);
-  r.ok = !is_error && (subtype.empty() || subtype == "success");
-  r.text = text.empty() ? last_message_ : text;
-  r.stop_reason = subtype;
-  r.usage = usage;
-  out.push_back(std::move(r));
 }
 
-void CursorStreamParser::closeMessage(std::vector<ParsedEvent>& out) {
-  if (!message_open_) return;
-  message_open_ = false;
-  last_message_ = message_text_;
-  out.push_back(parsedEvent(ParsedKind::message, message_id_, message_text_));
-}
-
-void CursorStreamParser::closeThinking(std::vector<ParsedEvent>& out) {
-  if (!thinking_open_) return;
-  thinking_open_ = false;
-  out.push_back(parsedEvent(ParsedKind::reasoning, thinking_id_, thinking_text_));
-}
-
-void CursorStreamParser::finish(int, std::vector<ParsedEvent>& out) {
-  closeThinking(out);
-  closeMessage(out);
-  if (result_sent_) return;
-  result_sent_ = true;
-  // cursor-agent reports failures on stderr and ends without a result line;
-  // the runtime classifies the exit code and stderr.
-  ParsedEvent r = parsedEvent(ParsedKind::result, {}, "cursor-agent exited without a result line");
-  r.ok = false;
-  out.push_back(std::move(r));
+std::optional<sdk::agents::TokenUsage> CursorStreamParser::resultUsage(const sdk::Json& line) {
+  auto u = json::obj(line, "usage");
+  if (!u.isObject()) return std::nullopt;
+  sdk::agents::TokenUsage usage;
+  usage.input_tokens = firstInteger(u, {"inputTokens", "input_tokens"}).value_or(0);
+  usage.output_tokens = firstInteger(u, {"outputTokens", "output_tokens"}).value_or(0);
+  usage.cached_input_tokens =
+      firstInteger(u, {"cacheReadTokens", "cache_read_input_tokens"}).value_or(0);
+  return usage;
 }
 
 }  // namespace abx::plugins::adapters

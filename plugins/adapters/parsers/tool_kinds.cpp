@@ -17,8 +17,7 @@ constexpr std::array<std::string_view, 5> kWebTools{"WebSearch", "WebFetch", "we
                                                     "web_fetch", "google_web_search"};
 constexpr std::array<std::string_view, 2> kTodoTools{"TodoWrite", "todo_write"};
 
-template <std::size_t N>
-bool listed(const std::array<std::string_view, N>& names, std::string_view name) {
+bool listed(std::span<const std::string_view> names, std::string_view name) {
   for (auto n : names)
     if (n == name) return true;
   return false;
@@ -34,6 +33,14 @@ std::optional<int> leadingInt(std::string_view text) {
 
 }  // namespace
 
+std::string builtinToolKind(std::string_view name, const BuiltinToolNames& names) {
+  return listed(names.command, name)       ? "command"
+         : listed(names.file_change, name) ? "file_change"
+         : listed(names.web_search, name)  ? "web_search"
+         : listed(names.todo_list, name)   ? "todo_list"
+                                           : "other";
+}
+
 ToolKind classifyToolName(std::string_view name) {
   constexpr std::string_view kMcp = "mcp__";
   if (name.starts_with(kMcp)) {
@@ -42,12 +49,9 @@ ToolKind classifyToolName(std::string_view name) {
     if (sep != std::string_view::npos)
       return {"mcp", std::string(rest.substr(0, sep)), std::string(rest.substr(sep + 2))};
   }
-  std::string kind = listed(kCommandTools, name) ? "command"
-                     : listed(kFileTools, name)  ? "file_change"
-                     : listed(kWebTools, name)   ? "web_search"
-                     : listed(kTodoTools, name)  ? "todo_list"
-                                                 : "other";
-  return {kind, "", std::string(name)};
+  static constexpr BuiltinToolNames kStreamJsonTools{kCommandTools, kFileTools, kWebTools,
+                                                     kTodoTools};
+  return {builtinToolKind(name, kStreamJsonTools), "", std::string(name)};
 }
 
 std::optional<int> exitCodeFromToolResult(std::string_view content) {
@@ -65,14 +69,14 @@ std::string wireToolName(const ToolKind& kind) {
   return kind.kind;
 }
 
-std::string toolResultText(const sdk::Json& block) {
-  if (auto parts = json::arr(block, "content"); parts.isArray()) {
+std::string contentText(const sdk::Json& o) {
+  if (auto parts = json::arr(o, "content"); parts.isArray()) {
     std::string text;
     for (const auto& part : parts.elements())
       if (json::str(part, "type") == "text") text += json::str(part, "text");
     return text;
   }
-  return json::text(block, "content");
+  return json::text(o, "content");
 }
 
 }  // namespace abx::plugins::adapters

@@ -211,5 +211,43 @@ TEST(CursorStreamParser, ErrorResultIsFatalAndTruncatedOrUnknownLinesAreTolerate
   EXPECT_FALSE(cut.back().ok);
 }
 
+// The result rules cursor shares with the other stream-json CLIs.
+TEST(CursorStreamParser, AFailedResultIsFatalAndNamesItsCause) {
+  // A subtype other than success fails the turn even without is_error; the
+  // result's text is the failure, not the last message.
+  auto capped = runCursor({
+      R"({"type":"assistant","message":{"content":[{"type":"text","text":"Working"}]}})",
+      R"({"type":"result","subtype":"error_max_turns","is_error":false})",
+  });
+  ASSERT_THAT(kinds(capped), ElementsAre("text_delta", "message", "error", "result"));
+  EXPECT_TRUE(capped[2].fatal);
+  EXPECT_FALSE(capped[3].ok);
+  EXPECT_EQ(capped[3].text, "the agent stopped at its max_turns limit");
+  EXPECT_EQ(capped[3].stop_reason, "error_max_turns");
+
+  // An `error` string is the cause, before message and result.
+  auto failed = runCursor({
+      R"({"type":"result","subtype":"error","is_error":true,"error":"usage limit reached","result":"x"})",
+  });
+  ASSERT_THAT(kinds(failed), ElementsAre("error", "result"));
+  EXPECT_EQ(failed[0].text, "usage limit reached");
+  EXPECT_EQ(failed[1].text, "usage limit reached");
+}
+
+// cursor-agent was not seen to print Claude's stream shapes; if it does, they
+// read as in every stream-json parser.
+TEST(CursorStreamParser, ClaudeShapedLinesReadAsTheSharedParserReadsThem) {
+  auto events = runCursor({
+      R"({"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}})",
+      R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"out","is_error":true}]}})",
+      R"({"type":"user","message":{"role":"user","content":[{"type":"text","text":"the prompt"}]}})",
+  });
+  ASSERT_THAT(kinds(events),
+              ElementsAre("text_delta", "tool_output", "tool_end", "message", "result"));
+  EXPECT_EQ(events[3].text, "Hi");
+  EXPECT_EQ(events[2].status, "failed");
+  EXPECT_EQ(events[2].error, "out");
+}
+
 }  // namespace
 }  // namespace abx::testing::parsers

@@ -203,5 +203,19 @@ TEST(ClaudeStreamParser, McpToolNamesSplitIntoServerAndTool) {
   EXPECT_FALSE(events[2].exit_code);  // not a shell tool
 }
 
+TEST(ClaudeStreamParser, ATurnHasOneFatalErrorAndAnOpenThinkingBlockClosesAtTheEnd) {
+  auto events = runParser(
+      "jsonl-claude",
+      {R"({"type":"assistant","error":"authentication_failed","message":{"id":"m1","content":[{"type":"text","text":"Invalid API key"}]}})",
+       R"({"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"[API Error: 401]"}]}})",
+       R"({"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me"}}})"},
+      1);
+  ASSERT_THAT(kinds(events), ElementsAre("error", "reasoning_delta", "reasoning", "result"));
+  EXPECT_EQ(events[0].code, "authentication_error");
+  EXPECT_EQ(events[2].id, events[1].id);
+  EXPECT_EQ(events[2].text, "Let me");
+  EXPECT_FALSE(events[3].ok);
+}
+
 }  // namespace
 }  // namespace abx::testing::parsers

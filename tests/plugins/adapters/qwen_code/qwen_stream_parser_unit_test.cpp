@@ -207,18 +207,73 @@ TEST(QwenStreamParser, ToleratesNoiseUnknownTypesAndATruncatedLastLine) {
   EXPECT_FALSE(events.back().ok);
 }
 
-TEST(QwenStreamParser, ATextBlockCutOffMidStreamIsClosedByFinish) {
-  auto lines = transcriptLines("qwen", "turn3-resume-notool");
-  // Keep init .. the three text deltas; drop the assistant line and the rest.
+// The lines of @p run before its first assistant line: qwen killed mid-block.
+std::vector<std::string> linesBeforeFirstAssistant(const std::string& run) {
   std::vector<std::string> head;
-  for (const auto& line : lines) {
+  for (const auto& line : transcriptLines("qwen", run)) {
     if (line.find(R"("type":"assistant")") != std::string::npos) break;
     head.push_back(line);
   }
-  auto events = runQwen(head, 137);
+  return head;
+}
+
+TEST(QwenStreamParser, ATextBlockCutOffMidStreamIsClosedByFinish) {
+  // Keep init .. the three text deltas; drop the assistant line and the rest.
+  auto events = runQwen(linesBeforeFirstAssistant("turn3-resume-notool"), 137);
   EXPECT_THAT(kinds(events), ElementsAre("session", "text_delta", "text_delta", "text_delta",
                                          "message", "result"));
   EXPECT_EQ(events[4].text, "Resumed fine; no tool needed this time.");
+  EXPECT_FALSE(events.back().ok);
+}
+
+// Shapes the shared stream-json parser reads for every CLI; qwen 0.24 was not
+// seen to print them, but reads them as Claude Code's parser does.
+TEST(QwenStreamParser, ReadsTheSharedStreamJsonShapesClaudeCodePrints) {
+  // An api_retry is a non-fatal error; killed while retrying, the retry names the cause.
+  auto retrying = runQwen(
+      {R"({"type":"system","subtype":"init","session_id":"s"})",
+       R"({"type":"system","subtype":"api_retry","attempt":1,"max_retries":3,"error_status":401,"error":"authentication_failed"})"},
+      143);
+  ASSERT_THAT(kinds(retrying), ElementsAre("session", "error", "result"));
+  EXPECT_FALSE(retrying[1].fatal);
+  EXPECT_EQ(retrying[1].code, "authentication_error");
+  EXPECT_EQ(retrying[2].code, "authentication_error");
+  EXPECT_THAT(retrying[2].text, StartsWith("ended while retrying: API request failed"));
+
+  // A subtype other than success fails the turn even without is_error.
+  auto capped = runQwen({R"({"type":"result","subtype":"error_max_turns","is_error":false})"}, 0);
+  ASSERT_THAT(kinds(capped), ElementsAre("usage", "error", "result"));
+  EXPECT_TRUE(capped[1].fatal);
+  EXPECT_FALSE(capped[2].ok);
+  EXPECT_EQ(capped[2].text, "the agent stopped at its max_turns limit");
+
+  // An assistant line marked as an API error is one fatal error, never a message.
+  auto marked = runQwen(
+      {R"({"type":"assistant","is_api_error_message":true,"message":{"id":"m","content":[{"type":"text","text":"Invalid API key"}]}})",
+       R"({"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"[API Error: 401 again]"}]}})"},
+      1);
+  ASSERT_THAT(kinds(marked), ElementsAre("error", "result"));
+  EXPECT_TRUE(marked[0].fatal);
+  EXPECT_EQ(marked[0].text, "Invalid API key");
+}
+
+TEST(QwenStreamParser, BlocksWithoutDeltasTakeTheirIdFromTheirOwnAssistantLine) {
+  auto events = runQwen(
+      {R"({"type":"stream_event","event":{"type":"message_start","message":{"id":"m1"}}})",
+       R"({"type":"assistant","message":{"id":"m1","content":[{"type":"thinking","thinking":"hm"}]}})",
+       R"({"type":"assistant","message":{"id":"u2","content":[{"type":"text","text":"Hi"}]}})"},
+      0);
+  ASSERT_THAT(kinds(events), ElementsAre("reasoning", "message", "result"));
+  EXPECT_EQ(events[0].id, "m1:0");
+  EXPECT_EQ(events[1].id, "u2:0");
+}
+
+TEST(QwenStreamParser, AThinkingBlockCutOffMidStreamIsClosedByFinish) {
+  // turn1 starts with a thinking block (three deltas).
+  auto events = runQwen(linesBeforeFirstAssistant("turn1"), 137);
+  EXPECT_THAT(kinds(events), ElementsAre("session", "reasoning_delta", "reasoning_delta",
+                                         "reasoning_delta", "reasoning", "result"));
+  EXPECT_EQ(events[4].text, deltaText(events, events[4].id, ParsedKind::reasoning_delta));
   EXPECT_FALSE(events.back().ok);
 }
 
