@@ -100,6 +100,9 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
   // variables must not pick an agent's proxy, CA bundle, locale or PATH.
   const auto startup_env = host.environment().snapshot();
   options.base_env = [startup_env] { return startup_env; };
+  options.env_protected = [environment = &host.environment()](std::string_view name) {
+    return environment->isProtected(name);
+  };
   options.redaction_for = [](const sdk::agents::AgentSpec& spec,
                              const std::vector<std::string>& extra) {
     return redactionFor(spec, extra);

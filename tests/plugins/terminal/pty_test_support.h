@@ -18,11 +18,10 @@ inline std::unique_ptr<PtyProcess> spawnOrDie(std::vector<std::string> argv, int
                                               int rows = 24,
                                               std::vector<std::string> env = {
                                                   "PATH=/usr/bin:/bin"}) {
-  PtySpawnOptions o;
+  sdk::SpawnOptions o;
   o.argv = std::move(argv);
   o.env = std::move(env);
-  o.cols = cols;
-  o.rows = rows;
+  o.terminal = sdk::TerminalSize{rows, cols};
   auto p = PtyProcess::spawn(o);
   if (!p) throw std::runtime_error(p.status().message());
   return std::move(p).value();
