@@ -45,23 +45,29 @@ std::optional<ClientFrame> parseClientFrame(std::string_view text) {
 }
 
 std::string outputFrame(std::string_view data) {
-  std::string out = R"({"type":"output","data":)";
-  out += sdk::jsonQuote(data);
-  out += '}';
-  return out;
+  sdk::JsonWriter out(data.size() + 32);
+  out.beginObject().member("type", "output").member("data", data);
+  return out.endObject().take();
 }
 
 std::string startedFrame(std::string_view session_id, pid_t pid) {
-  return R"({"type":"event","event":"started","session_id":)" + sdk::jsonQuote(session_id) +
-         ",\"pid\":" + std::to_string(pid) + "}";
+  sdk::JsonWriter out;
+  out.beginObject()
+      .member("type", "event")
+      .member("event", "started")
+      .member("session_id", session_id)
+      .member("pid", pid);
+  return out.endObject().take();
 }
 
 std::string exitedFrame(std::string_view session_id, std::optional<int> exit_code) {
-  std::string out =
-      R"({"type":"event","event":"exited","session_id":)" + sdk::jsonQuote(session_id);
-  if (exit_code) out += ",\"exit_code\":" + std::to_string(*exit_code);
-  out += '}';
-  return out;
+  sdk::JsonWriter out;
+  out.beginObject()
+      .member("type", "event")
+      .member("event", "exited")
+      .member("session_id", session_id)
+      .optionalMember("exit_code", exit_code);
+  return out.endObject().take();
 }
 
 }  // namespace abx::plugins::terminal
