@@ -7,15 +7,12 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <chrono>
 #include <string>
 #include <vector>
 
 #include "abx/sdk/subprocess.h"
+#include "support/terminal_output.h"
 
 namespace abx::kernel {
 namespace {
@@ -85,16 +82,7 @@ TEST(ChildEnvironmentStore, ATerminalChildStartedWithTheSnapshotDoesNotSeeTheTok
   o.terminal = sdk::TerminalSize{};
   auto p = sdk::Subprocess::spawn(o);
   ASSERT_TRUE(p) << p.status().message();
-  std::string out;
-  char buf[4096];
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::chrono::steady_clock::now() < deadline) {
-    pollfd fd{p->terminalFd(), POLLIN, 0};
-    if (::poll(&fd, 1, 50) <= 0) continue;
-    const ssize_t n = ::read(p->terminalFd(), buf, sizeof buf);
-    if (n <= 0 && !(n < 0 && errno == EAGAIN)) break;
-    if (n > 0) out.append(buf, static_cast<std::size_t>(n));
-  }
+  const std::string out = testing::readTerminalOutput(p->terminalFd());
   EXPECT_EQ(p->wait(), 0);
   EXPECT_THAT(out, HasSubstr("LANG=C"));  // the child did print its environment
   EXPECT_THAT(out, HasSubstr("env-done"));

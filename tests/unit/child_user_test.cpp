@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <poll.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -16,6 +15,7 @@
 #include <string>
 
 #include "abx/sdk/subprocess.h"
+#include "support/terminal_output.h"
 
 namespace {
 
@@ -107,15 +107,7 @@ TEST_F(ChildUser, TerminalChildrenToo) {
   o.terminal = TerminalSize{};
   auto p = Subprocess::spawn(o);
   ASSERT_TRUE(p.isOk()) << p.status().message();
-  std::string out;
-  char buf[256];
-  for (int tries = 0; tries < 500; ++tries) {
-    pollfd fd{p->terminalFd(), POLLIN, 0};
-    if (::poll(&fd, 1, 20) <= 0) continue;
-    const ssize_t n = ::read(p->terminalFd(), buf, sizeof buf);
-    if (n <= 0) break;  // EIO: the child closed the terminal
-    out.append(buf, static_cast<std::size_t>(n));
-  }
+  const std::string out = abx::testing::readTerminalOutput(p->terminalFd());
   EXPECT_EQ(p->wait(), 0);
   EXPECT_THAT(out, HasSubstr(std::to_string(nobody->pw_uid) + "\r\n"));
   EXPECT_THAT(out, HasSubstr("/dev/pts/"));  // the terminal is its controlling one

@@ -4,16 +4,15 @@
 // any child's; what does not apply to a terminal is refused.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <poll.h>
 #include <signal.h>
 #include <termios.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <string>
 
 #include "abx/sdk/subprocess.h"
+#include "support/terminal_output.h"
 
 namespace {
 
@@ -37,23 +36,7 @@ Subprocess spawnOrDie(const SpawnOptions& options) {
   return std::move(p).value();
 }
 
-/** What the child writes until it closes the terminal (EIO) or 10 s pass. */
-std::string readTerminal(Subprocess& p) {
-  std::string out;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  char buf[4096];
-  while (std::chrono::steady_clock::now() < deadline) {
-    pollfd fd{p.terminalFd(), POLLIN, 0};
-    if (::poll(&fd, 1, 50) <= 0) continue;
-    const ssize_t n = ::read(p.terminalFd(), buf, sizeof buf);
-    if (n > 0) {
-      out.append(buf, static_cast<std::size_t>(n));
-    } else if (n == 0 || errno != EAGAIN) {
-      break;
-    }
-  }
-  return out;
-}
+std::string readTerminal(Subprocess& p) { return abx::testing::readTerminalOutput(p.terminalFd()); }
 
 TEST(SubprocessTerminal, TheChildSeesATtyOfTheAskedSizeOnItsStdio) {
   auto p =
