@@ -5,6 +5,16 @@
 #include "abx/sdk/json.h"
 
 namespace abx::plugins::terminal {
+namespace {
+
+/** {"type":"event","event":..,"session_id":.. with the object left open for more. */
+sdk::JsonWriter eventFrame(std::string_view event, std::string_view session_id) {
+  sdk::JsonWriter out;
+  out.beginObject().member("type", "event").member("event", event).member("session_id", session_id);
+  return out;
+}
+
+}  // namespace
 
 std::optional<int> signalByName(std::string_view name) {
   if (name == "SIGINT") return SIGINT;
@@ -51,23 +61,13 @@ std::string outputFrame(std::string_view data) {
 }
 
 std::string startedFrame(std::string_view session_id, pid_t pid) {
-  sdk::JsonWriter out;
-  out.beginObject()
-      .member("type", "event")
-      .member("event", "started")
-      .member("session_id", session_id)
-      .member("pid", pid);
-  return out.endObject().take();
+  sdk::JsonWriter out = eventFrame("started", session_id);
+  return out.member("pid", pid).endObject().take();
 }
 
 std::string exitedFrame(std::string_view session_id, std::optional<int> exit_code) {
-  sdk::JsonWriter out;
-  out.beginObject()
-      .member("type", "event")
-      .member("event", "exited")
-      .member("session_id", session_id)
-      .optionalMember("exit_code", exit_code);
-  return out.endObject().take();
+  sdk::JsonWriter out = eventFrame("exited", session_id);
+  return out.optionalMember("exit_code", exit_code).endObject().take();
 }
 
 }  // namespace abx::plugins::terminal
