@@ -36,8 +36,14 @@ struct Environ {
 };
 
 Environ serverEnviron() {
-  return {{"PATH=/usr/bin:/bin", "HOME=/root", std::string("ABX_SERVER_TOKEN=") + kToken,
-           "ABX_SERVER_POLICY={}", std::string("CI_TOKEN=") + kToken, "LANG=C"}};
+  Environ server;
+  server.entries = {"PATH=/usr/bin:/bin",
+                    "HOME=/root",
+                    std::string("ABX_SERVER_TOKEN=") + kToken,
+                    "ABX_SERVER_POLICY={}",
+                    std::string("CI_TOKEN=") + kToken,
+                    "LANG=C"};
+  return server;
 }
 
 void expectNoProtectedName(const ChildEnvironmentStore& store) {
