@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,15 +44,12 @@ Result<pid_t> forkExec(const ChildUser* user, const std::string& program, char* 
     dfl.sa_handler = SIG_DFL;
     for (int s = 1; s < NSIG; ++s) ::sigaction(s, &dfl, nullptr);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (fds.tty) {
-      // Opened after setsid (no O_NOCTTY): it becomes the controlling terminal.
-      int t = ::open(fds.tty, O_RDWR);
-      if (t < 0 || ::dup2(t, 0) < 0 || ::dup2(t, 1) < 0 || ::dup2(t, 2) < 0) childFailed(report[1]);
-    } else {
-      int in = fds.in >= 0 ? fds.in : ::open("/dev/null", O_RDONLY);
-      if (in < 0 || ::dup2(in, 0) < 0 || ::dup2(fds.out, 1) < 0 || ::dup2(fds.err, 2) < 0)
-        childFailed(report[1]);
-    }
+    int in = fds.in >= 0 ? fds.in : ::open("/dev/null", O_RDONLY);
+    if (in < 0 || ::dup2(in, 0) < 0 || ::dup2(fds.out, 1) < 0 || ::dup2(fds.err, 2) < 0)
+      childFailed(report[1]);
+    // The new session has no controlling terminal yet: the slave becomes it,
+    // and the child's group the terminal's foreground group (job control).
+    if (fds.controlling_terminal && ::ioctl(0, TIOCSCTTY, 0) != 0) childFailed(report[1]);
     if (dir && ::chdir(dir) != 0) childFailed(report[1]);
     if (user && (::syscall(SYS_setgroups, user->groups.size(), user->groups.data()) != 0 ||
                  ::syscall(SYS_setresgid, user->gid, user->gid, user->gid) != 0 ||
@@ -90,26 +88,4 @@ Result<pid_t> forkExec(const ChildUser* user, const std::string& program, char* 
 }
 
 }  // namespace detail
-Result<pid_t> Subprocess::spawnOnTerminal(const std::vector<std::string>& argv,
-                                          const std::vector<std::string>& env,
-                                          const std::string& cwd, const std::string& tty_path) {
-  if (argv.empty() || argv[0].empty() || argv[0].front() != '/')
-    return Status::error("spawnOnTerminal needs an absolute program path", "ValueError");
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const std::vector<std::string> adjusted = childUserEnvironment(env);
-  std::vector<char*> envp;
-  for (const auto& e : adjusted) {
-    // The server's own secrets never reach a child, whoever built the list.
-    if (isProtectedEnvName(std::string_view(e).substr(0, e.find('=')))) continue;
-    envp.push_back(const_cast<char*>(e.c_str()));
-  }
-  envp.push_back(nullptr);
-  auto user = childUser();
-  detail::ChildFds fds;
-  fds.tty = tty_path.c_str();
-  return detail::forkExec(user ? &*user : nullptr, argv[0], args.data(), envp.data(), fds, cwd);
-}
-
 }  // namespace abx::sdk

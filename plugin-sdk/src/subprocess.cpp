@@ -1,7 +1,8 @@
 // Subprocess (see abx/sdk/subprocess.h): starting a child, its lifetime and
 // its stdin, and the environment rules. Output is subprocess_output.cpp,
-// exit and signals subprocess_exit.cpp; every Linux/glibc detail of a child
-// process lives in these files.
+// exit and signals subprocess_exit.cpp, the pseudo-terminal
+// subprocess_terminal.cpp; every Linux/glibc detail of a child process lives
+// in these files.
 #include "abx/sdk/subprocess.h"
 
 #include <fcntl.h>
@@ -19,8 +20,6 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
-#include <memory>
-#include <mutex>
 #include <system_error>
 #include <utility>
 
@@ -33,21 +32,32 @@ namespace abx::sdk {
 
 using namespace subprocess_detail;
 
-Result<Subprocess> Subprocess::spawn(const SpawnOptions& options) {
-  if (options.argv.empty()) return Status::error("Subprocess: argv is empty", "ValueError");
-  if (!options.cwd.empty()) {
-    if (Status s = checkWorkingDirectory(options.cwd); !s) return s;
-  }
-  Result<std::string> program = resolveProgram(options);
-  if (!program) return program.status();
+namespace subprocess_detail {
 
-  UniqueFd in_r, in_w, out_r, out_w, err_r, err_w;
+ExecVectors::ExecVectors(const SpawnOptions& options)
+    : env(Subprocess::childUserEnvironment(options.env)) {
+  argv.reserve(options.argv.size() + 1);
+  for (const std::string& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  envp.reserve(env.size() + 1);
+  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+}
+
+Result<pid_t> startWithPipes(const std::string& program, const SpawnOptions& options,
+                             const ExecVectors& exec, ParentEnds& ends) {
+  UniqueFd in_r, out_w, err_w;
   if (options.stdin_pipe) {
-    if (Status s = makePipe(in_r, in_w); !s) return s;
+    if (Status s = makePipe(in_r, ends.in_w); !s) return s;
   }
-  if (Status s = makePipe(out_r, out_w); !s) return s;
+  if (Status s = makePipe(ends.out_r, out_w); !s) return s;
   if (!options.merge_stderr) {
-    if (Status s = makePipe(err_r, err_w); !s) return s;
+    if (Status s = makePipe(ends.err_r, err_w); !s) return s;
+  }
+  const int err_fd = options.merge_stderr ? out_w.get() : err_w.get();
+  if (auto user = Subprocess::childUser()) {
+    return detail::forkExec(&*user, program, exec.argv.data(), exec.envp.data(),
+                            {in_r.get(), out_w.get(), err_fd}, options.cwd);
   }
 
   FileActions actions;
@@ -55,9 +65,7 @@ Result<Subprocess> Subprocess::spawn(const SpawnOptions& options) {
   int rc = options.stdin_pipe ? posix_spawn_file_actions_adddup2(fa, in_r.get(), 0)
                               : posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
   if (rc == 0) rc = posix_spawn_file_actions_adddup2(fa, out_w.get(), 1);
-  if (rc == 0) {
-    rc = posix_spawn_file_actions_adddup2(fa, options.merge_stderr ? out_w.get() : err_w.get(), 2);
-  }
+  if (rc == 0) rc = posix_spawn_file_actions_adddup2(fa, err_fd, 2);
   if (rc == 0 && !options.cwd.empty()) {
     rc = posix_spawn_file_actions_addchdir_np(fa, options.cwd.c_str());
   }
@@ -87,48 +95,44 @@ Result<Subprocess> Subprocess::spawn(const SpawnOptions& options) {
   if (rc == 0) rc = posix_spawnattr_setsigdefault(&attr.value, &all);
   if (rc != 0) return errnoStatus("posix_spawnattr", rc);
 
-  std::vector<char*> argv;
-  argv.reserve(options.argv.size() + 1);
-  for (const std::string& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  const std::vector<std::string> env = childUserEnvironment(options.env);
-  envp.reserve(env.size() + 1);
-  for (const std::string& e : env) {
-    // The server's own secrets never reach a child, whoever built the list.
-    if (isProtectedEnvName(std::string_view(e).substr(0, e.find('=')))) continue;
-    envp.push_back(const_cast<char*>(e.c_str()));
-  }
-  envp.push_back(nullptr);
-
   pid_t pid = -1;
-  if (auto user = childUser()) {
-    detail::ChildFds fds{in_r.get(), out_w.get(), options.merge_stderr ? out_w.get() : err_w.get()};
-    auto started =
-        detail::forkExec(&*user, program.value(), argv.data(), envp.data(), fds, options.cwd);
-    if (!started) return started.status();
-    pid = *started;
-  } else {
-    rc = ::posix_spawn(&pid, program.value().c_str(), fa, &attr.value, argv.data(), envp.data());
+  rc = ::posix_spawn(&pid, program.c_str(), fa, &attr.value, exec.argv.data(), exec.envp.data());
+  if (rc == ENOENT) {
+    return Status::error("No such file or directory: '" + options.argv[0] + "'",
+                         "FileNotFoundError");
   }
-  if (rc != 0) {
-    if (rc == ENOENT) {
-      return Status::error("No such file or directory: '" + options.argv[0] + "'",
-                           "FileNotFoundError");
-    }
-    return errnoStatus("cannot start '" + options.argv[0] + "'", rc);
+  if (rc != 0) return errnoStatus("cannot start '" + options.argv[0] + "'", rc);
+  return pid;
+}
+
+}  // namespace subprocess_detail
+
+Result<Subprocess> Subprocess::spawn(const SpawnOptions& options) {
+  if (options.argv.empty()) return Status::error("Subprocess: argv is empty", "ValueError");
+  if (!options.cwd.empty()) {
+    if (Status s = checkWorkingDirectory(options.cwd); !s) return s;
   }
+  Result<std::string> program = resolveProgram(options);
+  if (!program) return program.status();
+
+  const ExecVectors exec(options);
+  ParentEnds ends;
+  Result<pid_t> started = options.terminal ? startOnTerminal(*program, options, exec, ends)
+                                           : startWithPipes(*program, options, exec, ends);
+  if (!started) return started.status();
 
   Subprocess p;
-  p.pid_ = pid;
+  p.pid_ = *started;
   // Safe to open after the spawn: the pid cannot be reused before we reap it.
-  p.pid_fd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  p.pid_fd_ = static_cast<int>(::syscall(SYS_pidfd_open, p.pid_, 0));
   if (p.pid_fd_ < 0) p.pid_fd_ = -1;
-  p.stdin_fd_ = in_w.release();
-  p.out_fds_[0] = out_r.release();
-  p.out_fds_[1] = err_r.release();
-  // Non-blocking so run() can interleave stdin and output in one poll loop.
-  for (int fd : {p.stdin_fd_, p.out_fds_[0], p.out_fds_[1]}) {
+  p.stdin_fd_ = ends.in_w.release();
+  p.out_fds_[0] = ends.out_r.release();
+  p.out_fds_[1] = ends.err_r.release();
+  p.terminal_fd_ = ends.master.release();
+  // Non-blocking so run() can interleave stdin and output in one poll loop
+  // (and a terminal's reader can drain the master without blocking).
+  for (int fd : {p.stdin_fd_, p.out_fds_[0], p.out_fds_[1], p.terminal_fd_}) {
     if (fd >= 0) setNonBlocking(fd);
   }
   return p;
@@ -139,6 +143,7 @@ Subprocess::Subprocess(Subprocess&& other) noexcept
       pid_fd_(std::exchange(other.pid_fd_, -1)),
       stdin_fd_(std::exchange(other.stdin_fd_, -1)),
       out_fds_{std::exchange(other.out_fds_[0], -1), std::exchange(other.out_fds_[1], -1)},
+      terminal_fd_(std::exchange(other.terminal_fd_, -1)),
       buffers_{std::move(other.buffers_[0]), std::move(other.buffers_[1])},
       consumed_{std::exchange(other.consumed_[0], 0), std::exchange(other.consumed_[1], 0)},
       next_stream_(other.next_stream_),
@@ -160,6 +165,7 @@ Subprocess& Subprocess::operator=(Subprocess&& other) noexcept {
     other.buffers_[i].clear();
     consumed_[i] = std::exchange(other.consumed_[i], 0);
   }
+  terminal_fd_ = std::exchange(other.terminal_fd_, -1);
   next_stream_ = other.next_stream_;
   exit_code_ = std::exchange(other.exit_code_, std::nullopt);
   return *this;
@@ -196,6 +202,7 @@ void Subprocess::closeOutput() noexcept {
 void Subprocess::closeAll() noexcept {
   closeStdin();
   closeOutput();
+  if (terminal_fd_ >= 0) ::close(std::exchange(terminal_fd_, -1));
   if (pid_fd_ >= 0) ::close(std::exchange(pid_fd_, -1));
 }
 
@@ -221,34 +228,11 @@ Status Subprocess::writeStdin(std::string_view data) {
   return Status::ok();
 }
 
-namespace {
-std::mutex protected_mutex;
-// Null until the host turns protection on.
-std::shared_ptr<const std::vector<std::string>> protected_names;
-}  // namespace
-
-void Subprocess::protectEnvironment(std::vector<std::string> names) {
-  auto next = std::make_shared<const std::vector<std::string>>(std::move(names));
-  std::lock_guard lock(protected_mutex);
-  protected_names = std::move(next);
-}
-
-bool Subprocess::isProtectedEnvName(std::string_view name) {
-  std::shared_ptr<const std::vector<std::string>> names;
-  {
-    std::lock_guard lock(protected_mutex);
-    names = protected_names;
-  }
-  if (!names) return false;
-  if (name.starts_with("ABX_SERVER_")) return true;
-  return std::find(names->begin(), names->end(), name) != names->end();
-}
-
 std::vector<std::string> Subprocess::inheritEnv(std::initializer_list<std::string_view> names) {
   std::vector<std::string> out;
   for (std::string_view name : names) {
     if (name.empty() || name.find('=') != std::string_view::npos) continue;
-    if (name.starts_with("ABX_SERVER_") || isProtectedEnvName(name)) continue;
+    if (name.starts_with("ABX_SERVER_")) continue;
     const bool seen = std::any_of(out.begin(), out.end(), [&](const std::string& e) {
       return e.compare(0, name.size(), name) == 0 && e[name.size()] == '=';
     });

@@ -101,6 +101,9 @@ int Subprocess::runLadder(const KillLadder& ladder, std::size_t read_cap) {
 int Subprocess::terminate(const KillLadder& ladder) { return runLadder(ladder, kTerminateReadCap); }
 
 Result<Completed> Subprocess::run(const SpawnOptions& options, const RunLimits& limits) {
+  if (options.terminal)
+    return Status::error("Subprocess::run: a terminal child has no output to collect",
+                         "ValueError");
   Result<Subprocess> spawned = [&]() -> Result<Subprocess> {
     if (limits.stdin_data.empty() || options.stdin_pipe) return spawn(options);
     SpawnOptions with_stdin = options;

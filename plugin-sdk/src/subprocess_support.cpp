@@ -64,14 +64,19 @@ Status makePipe(UniqueFd& read_end, UniqueFd& write_end) {
   if (::pipe2(fds, O_CLOEXEC) != 0) return errnoStatus("pipe2", errno);
   read_end.reset(fds[0]);
   write_end.reset(fds[1]);
-  // A pipe end numbered 0..2 (the server closed its stdio) would be clobbered
-  // by the child's dup2 onto 0..2, or dup2'd onto itself and keep CLOEXEC.
   for (UniqueFd* end : {&read_end, &write_end}) {
-    if (end->get() > 2) continue;
-    const int moved = ::fcntl(end->get(), F_DUPFD_CLOEXEC, 3);
-    if (moved < 0) return errnoStatus("fcntl(F_DUPFD_CLOEXEC)", errno);
-    end->reset(moved);
+    if (Status s = keepAboveStdio(*end); !s) return s;
   }
+  return Status::ok();
+}
+
+// An fd numbered 0..2 (the server closed its stdio) would be clobbered by the
+// child's dup2 onto 0..2, or dup2'd onto itself and keep CLOEXEC.
+Status keepAboveStdio(UniqueFd& fd) {
+  if (fd.get() > 2) return Status::ok();
+  const int moved = ::fcntl(fd.get(), F_DUPFD_CLOEXEC, 3);
+  if (moved < 0) return errnoStatus("fcntl(F_DUPFD_CLOEXEC)", errno);
+  fd.reset(moved);
   return Status::ok();
 }
 

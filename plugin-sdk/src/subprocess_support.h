@@ -1,6 +1,7 @@
 // The pieces of Subprocess that its files share (subprocess*.cpp): errno
 // statuses, deadlines, pipes, the SIGPIPE guard, program lookup in the
-// child's PATH and posix_spawn wrappers. Private to the SDK.
+// child's PATH, posix_spawn wrappers and the two ways a child starts (pipes
+// or a pseudo-terminal). Private to the SDK.
 #pragma once
 
 #include <pthread.h>
@@ -119,5 +120,28 @@ struct SpawnAttr {
 };
 
 Status makePipe(UniqueFd& read_end, UniqueFd& write_end);
+/** Moves @p fd above 0..2 (close-on-exec), where a child's dup2 onto 0..2 cannot clobber it. */
+Status keepAboveStdio(UniqueFd& fd);
+
+/** The argv and envp arrays exec takes, pointing into the options and `env`. */
+struct ExecVectors {
+  explicit ExecVectors(const SpawnOptions& options);
+  std::vector<std::string> env; /**< SpawnOptions::env as the child user gets it */
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+};
+
+/** The server's ends of a new child's stdio: pipes, or a terminal's master. */
+struct ParentEnds {
+  UniqueFd in_w, out_r, err_r;
+  UniqueFd master;
+};
+
+/** Starts the child on pipes (posix_spawn; fork + exec for a child user). */
+Result<pid_t> startWithPipes(const std::string& program, const SpawnOptions& options,
+                             const ExecVectors& exec, ParentEnds& ends);
+/** Starts the child on a new pseudo-terminal (SpawnOptions::terminal). */
+Result<pid_t> startOnTerminal(const std::string& program, const SpawnOptions& options,
+                              const ExecVectors& exec, ParentEnds& ends);
 
 }  // namespace abx::sdk::subprocess_detail

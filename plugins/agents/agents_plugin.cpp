@@ -109,6 +109,9 @@ sdk::Status AgentsPlugin::buildRuntime(sdk::HostContext& host) {
   // pick an agent's proxy, CA bundle, locale or PATH.
   startup_env_ = host.environment().snapshot();
   options.base_env = [env = startup_env_] { return env; };
+  options.env_protected = [environment = &host.environment()](std::string_view name) {
+    return environment->isProtected(name);
+  };
   options.redaction_for = [](const sdk::agents::AgentSpec& spec,
                              const std::vector<std::string>& extra) {
     return redactionFor(spec, extra);

@@ -1,6 +1,6 @@
 // A command's child starts from the host's ChildEnvironment (the server's
 // environment without its secrets, plus POST /env updates), then what the
-// commands file declares.
+// commands file declares, minus the names the host protects.
 #include "command_runner.h"
 
 #include <algorithm>
@@ -102,7 +102,12 @@ sdk::CommandSpec toCommandSpec(DeclarativeCommand command,
     sdk::RunLimits limits;
     limits.timeout = shared->timeout;
     limits.max_output_bytes = shared->max_output_bytes;
-    auto run = sdk::Subprocess::run(spawnOptions(*shared, args, environment.snapshot()), limits);
+    sdk::SpawnOptions options = spawnOptions(*shared, args, environment.snapshot());
+    // The commands file may name any variable; the server's secrets still never pass.
+    std::erase_if(options.env, [&](const std::string& entry) {
+      return environment.isProtected(std::string_view(entry).substr(0, entry.find('=')));
+    });
+    auto run = sdk::Subprocess::run(options, limits);
     if (!run)
       return sdk::Status::error(
           "Command '" + shared->name + "' could not start: " + run.status().message(),

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "abx/sdk/json.h"
-#include "abx/sdk/subprocess.h"
 #include "env_rules.h"
 
 namespace abx::plugins::system {
@@ -24,10 +23,6 @@ int statusFor(const sdk::Status& status) {
 }
 
 }  // namespace
-
-bool hostRefusesName(std::string_view name) {
-  return name.starts_with("ABX_SERVER_") || sdk::Subprocess::isProtectedEnvName(name);
-}
 
 sdk::Response getEnv(const EnvContext& context, const sdk::Request& request) {
   auto whitelist = parseFilter(request.queryParam("filter"));

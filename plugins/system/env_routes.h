@@ -16,12 +16,10 @@ struct EnvContext {
   sdk::ChildEnvironment* environment = nullptr;
   /** Registered secrets are cut from values shown by GET /env; may be null. */
   const sdk::Redactor* redactor = nullptr;
-  /** Names the host's set() would refuse (checked before anything is set). */
+  /** Names the host's set() would refuse (checked before anything is set):
+   *  the plugin passes ChildEnvironment::isProtected. */
   std::function<bool(std::string_view)> host_refuses;
 };
-
-/** ABX_SERVER_* and the names Subprocess::isProtectedEnvName() reports (token_env). */
-bool hostRefusesName(std::string_view name);
 
 /** GET /env?filter=A,B -> {"variables": {...}} (sorted, sensitive names never shown). */
 sdk::Response getEnv(const EnvContext& context, const sdk::Request& request);

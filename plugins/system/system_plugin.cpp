@@ -28,7 +28,9 @@ sdk::Status SystemPlugin::start(sdk::HostContext& host) {
   auto env = std::make_shared<EnvContext>();
   env->environment = &host.environment();
   env->redactor = &host.redactor();
-  env->host_refuses = hostRefusesName;
+  env->host_refuses = [environment = env->environment](std::string_view name) {
+    return environment->isProtected(name);
+  };
 
   std::shared_ptr<const SystemState> facts = state;
   std::shared_ptr<const EnvContext> variables = env;

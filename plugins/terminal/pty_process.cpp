@@ -3,32 +3,16 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdlib.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <thread>
-
-#include "abx/sdk/subprocess.h"
 
 namespace abx::plugins::terminal {
 namespace {
-
-sdk::Status osError(const std::string& what, int err) {
-  return sdk::Status::error(what + ": " + std::strerror(err), "OSError");
-}
-
-int exitCodeOf(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return -WTERMSIG(status);
-  return -1;
-}
 
 bool isExecutableFile(const std::string& path) {
   struct stat st {};
@@ -60,109 +44,64 @@ std::optional<std::string> resolveExecutable(const std::string& shell,
   return std::nullopt;
 }
 
-sdk::Result<std::unique_ptr<PtyProcess>> PtyProcess::spawn(const PtySpawnOptions& options) {
-  if (options.argv.empty() || options.argv[0].empty() || options.argv[0].front() != '/')
-    return sdk::Status::error("PtyProcess: argv[0] must be an absolute path", "ValueError");
-
-  std::unique_ptr<PtyProcess> p(new PtyProcess());
-  p->master_ = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (p->master_ < 0) return osError("Could not open a pseudo-terminal", errno);
-  char slave[128];
-  if (::grantpt(p->master_) != 0 || ::unlockpt(p->master_) != 0)
-    return osError("Could not prepare the pseudo-terminal", errno);
-  // ptsname_r returns the error number instead of setting errno.
-  if (const int err = ::ptsname_r(p->master_, slave, sizeof slave); err != 0)
-    return osError("Could not name the pseudo-terminal", err);
-
-  struct winsize size {};
-  size.ws_col = static_cast<unsigned short>(options.cols);
-  size.ws_row = static_cast<unsigned short>(options.rows);
-  if (::ioctl(p->master_, TIOCSWINSZ, &size) != 0)
-    return osError("Could not size the pseudo-terminal", errno);
-  // Erase and line editing count characters, not bytes, in UTF-8.
-  struct termios tio {};
-  if (::tcgetattr(p->master_, &tio) == 0) {
-    tio.c_iflag |= IUTF8;
-    ::tcsetattr(p->master_, TCSANOW, &tio);
-  }
-
-  // grantpt gave the slave to the server's user; a child user must open it.
-  if (auto given = sdk::Subprocess::giveToChildUser(slave); !given) return given;
-  auto started = sdk::Subprocess::spawnOnTerminal(options.argv, options.env, options.cwd, slave);
+sdk::Result<std::unique_ptr<PtyProcess>> PtyProcess::spawn(sdk::SpawnOptions options) {
+  if (!options.terminal) options.terminal = sdk::TerminalSize{};
+  auto started = sdk::Subprocess::spawn(options);
   if (!started) return started.status();
-  const pid_t pid = *started;
-  p->pid_ = pid;
-  // Safe after the spawn: the pid cannot be reused before we reap it.
-  p->pid_fd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  if (p->pid_fd_ < 0) p->pid_fd_ = -1;
-  const int flags = ::fcntl(p->master_, F_GETFL);
-  if (flags >= 0) ::fcntl(p->master_, F_SETFL, flags | O_NONBLOCK);
+  std::unique_ptr<PtyProcess> p(new PtyProcess(std::move(started).value()));
   return p;
 }
 
+PtyProcess::PtyProcess(sdk::Subprocess process) : process_(std::move(process)) {
+  // A terminal child's only readiness fd is its pidfd. The copy outlives the
+  // reap (which closes the Subprocess's own), so a bridge that polls it
+  // never meets a closed or reused number.
+  for (int fd : process_.readinessFds()) exit_fd_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
 PtyProcess::~PtyProcess() {
-  if (pid_ > 0) {
+  {
     std::lock_guard lock(mutex_);
-    if (!reapLocked(false)) {
+    if (!process_.poll()) {
       signalLocked(SIGKILL);
-      reapLocked(true);
+      process_.wait();
     }
   }
-  if (pid_fd_ >= 0) ::close(pid_fd_);
-  if (master_ >= 0) ::close(master_);
+  if (exit_fd_ >= 0) ::close(exit_fd_);
 }
 
 sdk::Status PtyProcess::resize(int cols, int rows) {
-  struct winsize size {};
-  size.ws_col = static_cast<unsigned short>(cols);
-  size.ws_row = static_cast<unsigned short>(rows);
-  if (::ioctl(master_, TIOCSWINSZ, &size) != 0) return osError("Could not resize", errno);
-  return sdk::Status::ok();
+  std::lock_guard lock(mutex_);
+  return process_.resizeTerminal(rows, cols);
 }
 
 bool PtyProcess::signalLocked(int sig) noexcept {
-  if (exit_code_) return false;
-  ::kill(-pid_, sig);
+  if (!process_.signalGroup(sig)) return false;
   // The foreground job (bash puts each job in its own group): what the
   // terminal's Ctrl-C would reach.
-  const pid_t foreground = ::tcgetpgrp(master_);
-  if (foreground > 0 && foreground != pid_) ::kill(-foreground, sig);
+  const pid_t foreground = ::tcgetpgrp(process_.terminalFd());
+  if (foreground > 0 && foreground != process_.pid()) ::kill(-foreground, sig);
   return true;
 }
 
 bool PtyProcess::signal(int sig) noexcept {
   std::lock_guard lock(mutex_);
-  if (reapLocked(false)) return false;
+  if (process_.poll()) return false;
   return signalLocked(sig);
-}
-
-std::optional<int> PtyProcess::reapLocked(bool block) noexcept {
-  if (exit_code_) return exit_code_;
-  int status = 0;
-  pid_t r;
-  do {
-    r = ::waitpid(pid_, &status, block ? 0 : WNOHANG);
-  } while (r < 0 && errno == EINTR);
-  if (r == pid_) {
-    exit_code_ = exitCodeOf(status);
-  } else if (r < 0 && errno == ECHILD) {
-    exit_code_ = -1;  // reaped elsewhere (SIGCHLD ignored): gone, code unknown
-  }
-  return exit_code_;
 }
 
 std::optional<int> PtyProcess::poll() noexcept {
   std::lock_guard lock(mutex_);
-  return reapLocked(false);
+  return process_.poll();
 }
 
 bool PtyProcess::pauseUntilExitOr(std::chrono::steady_clock::time_point deadline) const noexcept {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
       deadline - std::chrono::steady_clock::now());
   if (left.count() <= 0) return false;
-  if (pid_fd_ >= 0) {
+  if (exit_fd_ >= 0) {
     struct pollfd p {
-      pid_fd_, POLLIN, 0
+      exit_fd_, POLLIN, 0
     };
     ::poll(&p, 1, static_cast<int>(left.count()));
   } else {
@@ -172,6 +111,7 @@ bool PtyProcess::pauseUntilExitOr(std::chrono::steady_clock::time_point deadline
 }
 
 std::optional<int> PtyProcess::waitFor(std::chrono::milliseconds timeout) noexcept {
+  // Not Subprocess::waitFor: that would hold the mutex for the whole wait.
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
     if (auto code = poll()) return code;
@@ -180,19 +120,19 @@ std::optional<int> PtyProcess::waitFor(std::chrono::milliseconds timeout) noexce
 }
 
 bool PtyProcess::exitedLocked() noexcept {
-  if (exit_code_) return true;
   siginfo_t info{};
   int r;
   do {
-    r = ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT);
+    r = ::waitid(P_PID, static_cast<id_t>(process_.pid()), &info, WEXITED | WNOHANG | WNOWAIT);
   } while (r < 0 && errno == EINTR);
-  return (r == 0 && info.si_pid == pid_) || (r < 0 && errno == ECHILD);
+  // ECHILD: another thread's poll() reaped it meanwhile.
+  return (r == 0 && info.si_pid == process_.pid()) || (r < 0 && errno == ECHILD);
 }
 
 int PtyProcess::terminate(std::chrono::milliseconds grace) noexcept {
   {
     std::lock_guard lock(mutex_);
-    if (reapLocked(false)) return *exit_code_;
+    if (auto code = process_.poll()) return *code;
     // SIGHUP is what a terminal hang-up sends; an interactive bash exits on
     // it (and passes it to its jobs) while it ignores SIGTERM. SIGCONT wakes
     // stopped jobs so they can receive it.
@@ -211,7 +151,7 @@ int PtyProcess::terminate(std::chrono::milliseconds grace) noexcept {
   // left of them (the shell, or jobs that outlived it), then reap.
   std::lock_guard lock(mutex_);
   signalLocked(SIGKILL);
-  return reapLocked(true).value_or(-SIGKILL);
+  return process_.wait();
 }
 
 }  // namespace abx::plugins::terminal

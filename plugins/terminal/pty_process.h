@@ -1,14 +1,10 @@
-// PtyProcess: a shell on a pseudo-terminal. The SDK's Subprocess cannot give
-// a child a controlling terminal (it wires pipes), so this is the plugin's
-// own small spawner — still posix_spawn, still no fork():
-//   posix_openpt/grantpt/unlockpt -> posix_spawn with POSIX_SPAWN_SETSID, and
-//   a file action that opens the slave as fd 0 (dup'ed to 1 and 2).
-// The file actions run after setsid() in the child, and on Linux a session
-// leader without a controlling terminal that opens a terminal without
-// O_NOCTTY acquires it as its controlling terminal (and its process group
-// becomes the terminal's foreground group), which is exactly what
-// TIOCSCTTY would do. The environment is explicit (protected names
-// dropped), the signal mask and dispositions are reset, other fds closed.
+// PtyProcess: a shell on a pseudo-terminal, started by the SDK's Subprocess
+// (SpawnOptions::terminal: new session, the slave as controlling terminal,
+// the window size, IUTF8, the child user, the explicit environment). What is
+// the terminal's own stays here: one mutex so that handlers, the WebSocket
+// bridge and the sweeper may share the process, signals that also reach the
+// terminal's foreground job, and the hang-up ladder SIGHUP -> grace ->
+// SIGKILL (an interactive bash ignores SIGTERM and SIGINT).
 #pragma once
 
 #include <sys/types.h>
@@ -21,38 +17,36 @@
 #include <vector>
 
 #include "abx/sdk/status.h"
+#include "abx/sdk/subprocess.h"
 
 namespace abx::plugins::terminal {
-
-struct PtySpawnOptions {
-  std::vector<std::string> argv; /**< argv[0]: an absolute path */
-  std::vector<std::string> env;  /**< "NAME=value": the child's whole environment */
-  std::string cwd;               /**< empty: the server's */
-  int cols = 80;
-  int rows = 24;
-};
 
 /**
  * One child on its own PTY. The destructor SIGKILLs the child's groups if it
  * still runs, reaps it and closes the master.
- * THREAD: safe (one mutex guards the reaping state).
+ * THREAD: safe (one mutex guards the Subprocess).
  */
 class PtyProcess {
  public:
-  /** Failures: OSError (the PTY or the spawn), FileNotFoundError (no such shell). */
-  static sdk::Result<std::unique_ptr<PtyProcess>> spawn(const PtySpawnOptions& options);
+  /**
+   * Spawns @p options on a terminal (SpawnOptions::terminal, 24x80 when
+   * unset). Failures: OSError (the PTY or the spawn), FileNotFoundError (no
+   * such shell), PermissionError.
+   */
+  static sdk::Result<std::unique_ptr<PtyProcess>> spawn(sdk::SpawnOptions options);
 
   PtyProcess(const PtyProcess&) = delete;
   PtyProcess& operator=(const PtyProcess&) = delete;
   ~PtyProcess();
 
-  pid_t pid() const noexcept { return pid_; }
+  pid_t pid() const noexcept { return process_.pid(); }
   /** The master side, non-blocking and close-on-exec; valid for the object's life. */
-  int masterFd() const noexcept { return master_; }
-  /** A pidfd that polls readable when the child exits, or -1 (old kernels). */
-  int exitFd() const noexcept { return pid_fd_; }
+  int masterFd() const noexcept { return process_.terminalFd(); }
+  /** A pidfd that polls readable when the child exits, or -1 (old kernels);
+   *  open for the object's life, reaped or not. */
+  int exitFd() const noexcept { return exit_fd_; }
 
-  /** TIOCSWINSZ on the master: the foreground group gets SIGWINCH. */
+  /** The terminal's new size: the foreground group gets SIGWINCH. */
   sdk::Status resize(int cols, int rows);
   /**
    * Sends @p sig to the shell's process group and, when a job runs in the
@@ -71,22 +65,19 @@ class PtyProcess {
   int terminate(std::chrono::milliseconds grace) noexcept;
 
  private:
-  PtyProcess() = default;
+  explicit PtyProcess(sdk::Subprocess process);
   bool signalLocked(int sig) noexcept;
   /** The child ended (not necessarily reaped: waitid WNOWAIT). */
   bool exitedLocked() noexcept;
-  std::optional<int> reapLocked(bool block) noexcept;
   /**
    * Sleeps until the child exits (the pidfd turns readable; without one, a
    * short nap) or @p deadline. @return false when the deadline had passed.
    */
   bool pauseUntilExitOr(std::chrono::steady_clock::time_point deadline) const noexcept;
 
-  pid_t pid_ = -1;
-  int master_ = -1;
-  int pid_fd_ = -1;
+  sdk::Subprocess process_;  // guarded by mutex_ (pid and terminalFd never change)
+  int exit_fd_ = -1;
   std::mutex mutex_;
-  std::optional<int> exit_code_;
 };
 
 /**

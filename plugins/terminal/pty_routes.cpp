@@ -1,5 +1,6 @@
 #include "pty_routes.h"
 
+#include "abx/sdk/json.h"
 #include "session_request.h"
 #include "terminal_owner.h"
 #include "ws_url.h"
@@ -68,7 +69,7 @@ sdk::Response createSession(const TerminalContext& context, const sdk::Request& 
   auto options = buildSpawnOptions(body, spawn);
   if (auto* e = std::get_if<RequestError>(&options)) return fail(*e);
 
-  auto process = PtyProcess::spawn(std::get<PtySpawnOptions>(options));
+  auto process = PtyProcess::spawn(std::move(std::get<sdk::SpawnOptions>(options)));
   if (!process) {
     const auto& s = process.status();
     if (s.type() == "FileNotFoundError") return sdk::Response::error(400, s.message(), s.type());
@@ -85,25 +86,23 @@ sdk::Response createSession(const TerminalContext& context, const sdk::Request& 
     ticket = context.tickets->issue(session->id(), request.identity.id);
   const std::string url =
       wsUrl(hostFor(context, request), context.ws_port(), session->id(), ticket);
-  return sdk::Response::json("{\"session_id\":" + sdk::jsonQuote(session->id()) +
-                             ",\"ws_url\":" + sdk::jsonQuote(url) +
-                             ",\"pid\":" + std::to_string(session->process().pid()) + "}");
+  sdk::JsonWriter out;
+  out.beginObject()
+      .member("session_id", session->id())
+      .member("ws_url", url)
+      .member("pid", session->process().pid());
+  return sdk::Response::json(out.endObject().take());
 }
 
 sdk::Response listSessions(const TerminalContext& context, const sdk::Request& request) {
   std::vector<std::shared_ptr<Session>> reaped;
   auto sessions = context.sessions->list(&reaped);
   closeSessions(context, reaped);
-  std::string body = "{\"sessions\":[";
-  bool first = true;
-  for (const auto& session : sessions) {
-    if (!mayActOn(request.identity, session->owner())) continue;
-    if (!first) body += ',';
-    first = false;
-    body += sessionJson(session->info());
-  }
-  body += "]}";
-  return sdk::Response::json(std::move(body));
+  sdk::JsonWriter out;
+  out.beginObject().key("sessions").beginArray();
+  for (const auto& session : sessions)
+    if (mayActOn(request.identity, session->owner())) out.raw(sessionJson(session->info()));
+  return sdk::Response::json(out.endArray().endObject().take());
 }
 
 sdk::Response getSession(const TerminalContext& context, const sdk::Request& request) {
@@ -120,9 +119,13 @@ sdk::Response resizeSession(const TerminalContext& context, const sdk::Request& 
   const auto [cols, rows] = std::get<std::pair<int, int>>(size);
   if (auto s = session->resize(cols, rows); !s)
     return sdk::Response::error(500, s.message(), "OSError");
-  return sdk::Response::json(
-      "{\"status\":\"resized\",\"session_id\":" + sdk::jsonQuote(session->id()) +
-      ",\"cols\":" + std::to_string(cols) + ",\"rows\":" + std::to_string(rows) + "}");
+  sdk::JsonWriter out;
+  out.beginObject()
+      .member("status", "resized")
+      .member("session_id", session->id())
+      .member("cols", cols)
+      .member("rows", rows);
+  return sdk::Response::json(out.endObject().take());
 }
 
 sdk::Response deleteSession(const TerminalContext& context, const sdk::Request& request) {
@@ -132,8 +135,9 @@ sdk::Response deleteSession(const TerminalContext& context, const sdk::Request& 
   auto session = context.sessions->remove(std::string(*id));
   if (!session) return notFound(*id);
   closeSessions(context, {session});
-  return sdk::Response::json(
-      "{\"status\":\"closed\",\"session_id\":" + sdk::jsonQuote(session->id()) + "}");
+  sdk::JsonWriter out;
+  out.beginObject().member("status", "closed").member("session_id", session->id());
+  return sdk::Response::json(out.endObject().take());
 }
 
 sdk::Response connectHint(const TerminalContext& context, const sdk::Request& request) {

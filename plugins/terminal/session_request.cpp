@@ -112,8 +112,8 @@ bool shellAllowed(const std::string& asked, const std::string& resolved,
   return false;
 }
 
-std::variant<PtySpawnOptions, RequestError> buildSpawnOptions(const SessionRequest& request,
-                                                              const SpawnContext& context) {
+std::variant<sdk::SpawnOptions, RequestError> buildSpawnOptions(const SessionRequest& request,
+                                                                const SpawnContext& context) {
   const sdk::Params* params = context.params;
   const auto shells = params ? params->strings(kShells) : std::nullopt;
   const std::vector<std::string>* allowed = shells ? &*shells : nullptr;
@@ -129,9 +129,13 @@ std::variant<PtySpawnOptions, RequestError> buildSpawnOptions(const SessionReque
   }
   vars["TERM"] = "xterm-256color";
   for (const auto& [name, value] : request.env) vars[name] = value;
-  PtySpawnOptions out;
-  for (const auto& [name, value] : vars)
-    if (!denied(name, params)) out.env.push_back(name + "=" + value);
+  sdk::SpawnOptions out;
+  for (const auto& [name, value] : vars) {
+    // The request may name anything; the server's secrets still never pass.
+    if (denied(name, params) || (context.environment && context.environment->isProtected(name)))
+      continue;
+    out.env.push_back(name + "=" + value);
+  }
 
   std::string shell;
   if (request.shell) {
@@ -181,8 +185,7 @@ std::variant<PtySpawnOptions, RequestError> buildSpawnOptions(const SessionReque
     else
       out.cwd = isDirectory(context.base_dir) ? context.base_dir : "/";
   }
-  out.cols = request.cols;
-  out.rows = request.rows;
+  out.terminal = sdk::TerminalSize{request.rows, request.cols};
   return out;
 }
 

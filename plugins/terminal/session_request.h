@@ -49,11 +49,12 @@ struct SpawnContext {
 /**
  * The shell (request, else /bin/bash, else /bin/sh, restricted by
  * params.shells), the environment (the host's ChildEnvironment, TERM, the
- * request's env, minus params.env_deny), and the cwd (through the PathGuard;
- * without one, the guard's base directory, else @p context.base_dir, else /).
+ * request's env, minus params.env_deny and the host's protected names), the
+ * cwd (through the PathGuard; without one, the guard's base directory, else
+ * @p context.base_dir, else /) and the terminal's size.
  */
-std::variant<PtySpawnOptions, RequestError> buildSpawnOptions(const SessionRequest& request,
-                                                              const SpawnContext& context);
+std::variant<sdk::SpawnOptions, RequestError> buildSpawnOptions(const SessionRequest& request,
+                                                                const SpawnContext& context);
 
 /**
  * True when @p shell (as asked, and as resolved) is on @p allowed; the file

@@ -16,13 +16,20 @@ double unixNow() {
 }  // namespace
 
 std::string sessionJson(const SessionInfo& info) {
+  // Milliseconds, always three decimals (the writer's shortest form would vary).
   char created[64];
   std::snprintf(created, sizeof created, "%.3f", info.created_at);
-  return "{\"id\":" + sdk::jsonQuote(info.id) + ",\"pid\":" + std::to_string(info.pid) +
-         ",\"created_at\":" + created + ",\"cols\":" + std::to_string(info.cols) +
-         ",\"rows\":" + std::to_string(info.rows) +
-         ",\"alive\":" + (info.alive ? "true" : "false") +
-         ",\"connected\":" + (info.connected ? "true" : "false") + "}";
+  sdk::JsonWriter out;
+  out.beginObject()
+      .member("id", info.id)
+      .member("pid", info.pid)
+      .key("created_at")
+      .raw(created)
+      .member("cols", info.cols)
+      .member("rows", info.rows)
+      .member("alive", info.alive)
+      .member("connected", info.connected);
+  return out.endObject().take();
 }
 
 Session::Session(std::string id, std::string owner, std::unique_ptr<PtyProcess> process, int cols,

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <system_error>
 
+#include "abx/sdk/route_table.h"
 #include "terminal_vocabulary.h"
 
 namespace abx::plugins::terminal {
@@ -72,36 +73,25 @@ sdk::Status TerminalPlugin::start(sdk::HostContext& host) {
   context_.ws_port = [this] { return wsPort(); };
   context_.session_opened = [this] { startSweeper(); };
 
-  using Fn = sdk::Response (*)(const TerminalContext&, const sdk::Request&);
-  struct Row {
-    const char *method, *path, *endpoint, *summary;
-    Fn fn;
-  };
-  const Row rows[] = {
-      {"POST", "/pty/sessions", "pty_create", "Start a shell on a new pseudo-terminal",
-       &createSession},
-      {"GET", "/pty/sessions", "pty_list", "List PTY sessions", &listSessions},
-      {"GET", "/pty/sessions/{id}", "pty_get", "One PTY session", &getSession},
-      {"POST", "/pty/sessions/{id}/resize", "pty_resize", "Resize a PTY session's terminal",
-       &resizeSession},
-      {"DELETE", "/pty/sessions/{id}", "pty_delete", "End a PTY session", &deleteSession},
-      {"GET", "/pty", "pty_connect",
-       "Attach to a PTY session: a WebSocket on the PTY port (this route only names it)",
-       &connectHint},
-  };
-  for (const auto& row : rows) {
-    sdk::RouteSpec spec;
-    spec.method = row.method;
-    spec.path = row.path;
-    spec.endpoint = row.endpoint;
-    spec.group = kGroup;
-    spec.summary = row.summary;
-    spec.scopes = {kScope};
-    const TerminalContext* ctx = &context_;
-    Fn fn = row.fn;
-    spec.handler = [ctx, fn](const sdk::Request& r) { return fn(*ctx, r); };
-    if (auto s = host.routes().add(std::move(spec)); !s) return s;
-  }
+  const TerminalContext* context = &context_;
+  const std::vector<std::string> use{kScope};
+  if (auto s = sdk::addRoutes(
+          host.routes(), kGroup, context,
+          {
+              {"POST", "/pty/sessions", "pty_create", "Start a shell on a new pseudo-terminal", use,
+               &createSession},
+              {"GET", "/pty/sessions", "pty_list", "List PTY sessions", use, &listSessions},
+              {"GET", "/pty/sessions/{id}", "pty_get", "One PTY session", use, &getSession},
+              {"POST", "/pty/sessions/{id}/resize", "pty_resize", "Resize a PTY session's terminal",
+               use, &resizeSession},
+              {"DELETE", "/pty/sessions/{id}", "pty_delete", "End a PTY session", use,
+               &deleteSession},
+              {"GET", "/pty", "pty_connect",
+               "Attach to a PTY session: a WebSocket on the PTY port (this route only names it)",
+               use, &connectHint},
+          });
+      !s)
+    return s;
 
   const auto quarter =
       std::chrono::duration_cast<std::chrono::milliseconds>(settings->idle_timeout / 4);

@@ -5,6 +5,16 @@
 #include "abx/sdk/json.h"
 
 namespace abx::plugins::terminal {
+namespace {
+
+/** {"type":"event","event":..,"session_id":.. with the object left open for more. */
+sdk::JsonWriter eventFrame(std::string_view event, std::string_view session_id) {
+  sdk::JsonWriter out;
+  out.beginObject().member("type", "event").member("event", event).member("session_id", session_id);
+  return out;
+}
+
+}  // namespace
 
 std::optional<int> signalByName(std::string_view name) {
   if (name == "SIGINT") return SIGINT;
@@ -45,23 +55,19 @@ std::optional<ClientFrame> parseClientFrame(std::string_view text) {
 }
 
 std::string outputFrame(std::string_view data) {
-  std::string out = R"({"type":"output","data":)";
-  out += sdk::jsonQuote(data);
-  out += '}';
-  return out;
+  sdk::JsonWriter out(data.size() + 32);
+  out.beginObject().member("type", "output").member("data", data);
+  return out.endObject().take();
 }
 
 std::string startedFrame(std::string_view session_id, pid_t pid) {
-  return R"({"type":"event","event":"started","session_id":)" + sdk::jsonQuote(session_id) +
-         ",\"pid\":" + std::to_string(pid) + "}";
+  sdk::JsonWriter out = eventFrame("started", session_id);
+  return out.member("pid", pid).endObject().take();
 }
 
 std::string exitedFrame(std::string_view session_id, std::optional<int> exit_code) {
-  std::string out =
-      R"({"type":"event","event":"exited","session_id":)" + sdk::jsonQuote(session_id);
-  if (exit_code) out += ",\"exit_code\":" + std::to_string(*exit_code);
-  out += '}';
-  return out;
+  sdk::JsonWriter out = eventFrame("exited", session_id);
+  return out.optionalMember("exit_code", exit_code).endObject().take();
 }
 
 }  // namespace abx::plugins::terminal

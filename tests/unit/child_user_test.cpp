@@ -15,11 +15,13 @@
 #include <string>
 
 #include "abx/sdk/subprocess.h"
+#include "support/terminal_output.h"
 
 namespace {
 
 using abx::sdk::SpawnOptions;
 using abx::sdk::Subprocess;
+using abx::sdk::TerminalSize;
 using ::testing::HasSubstr;
 
 class ChildUser : public ::testing::Test {
@@ -98,24 +100,19 @@ TEST_F(ChildUser, GiveToChildUserHandsAFileOver) {
 }
 
 TEST_F(ChildUser, TerminalChildrenToo) {
-  int master = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-  ASSERT_GE(master, 0);
-  ASSERT_EQ(::grantpt(master), 0);
-  ASSERT_EQ(::unlockpt(master), 0);
-  char slave[128];
-  ASSERT_EQ(::ptsname_r(master, slave, sizeof slave), 0);
-  ASSERT_TRUE(Subprocess::giveToChildUser(slave).isOk());
-  auto pid = Subprocess::spawnOnTerminal({"/bin/sh", "-c", "id -u; tty"}, {"PATH=/usr/bin:/bin"},
-                                         "/", slave);
-  ASSERT_TRUE(pid.isOk()) << pid.status().message();
-  std::string out;
-  char buf[256];
-  for (ssize_t n; (n = ::read(master, buf, sizeof buf)) > 0;) out.append(buf, n);
-  int status = 0;
-  ::waitpid(*pid, &status, 0);
-  ::close(master);
-  EXPECT_THAT(out, HasSubstr(std::to_string(nobody->pw_uid)));
-  EXPECT_THAT(out, HasSubstr(slave));  // the terminal is its controlling one
+  SpawnOptions o;
+  o.argv = {"/bin/sh", "-c", "id -u; tty; ls -ln \"$(tty)\""};
+  o.env = {"PATH=/usr/bin:/bin"};
+  o.cwd = "/";
+  o.terminal = TerminalSize{};
+  auto p = Subprocess::spawn(o);
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  const std::string out = abx::testing::readTerminalOutput(p->terminalFd());
+  EXPECT_EQ(p->wait(), 0);
+  EXPECT_THAT(out, HasSubstr(std::to_string(nobody->pw_uid) + "\r\n"));
+  EXPECT_THAT(out, HasSubstr("/dev/pts/"));  // the terminal is its controlling one
+  // ... and it belongs to the child user, like a login's.
+  EXPECT_THAT(out, HasSubstr(" " + std::to_string(nobody->pw_uid) + " "));
 }
 
 TEST_F(ChildUser, RootAndUnknownUsersAreRefused) {

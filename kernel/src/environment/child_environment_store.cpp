@@ -11,12 +11,17 @@ ChildEnvironmentStore::ChildEnvironmentStore(char** environ) {
     auto eq = entry.find('=');
     if (eq == std::string_view::npos || eq == 0) continue;
     auto name = entry.substr(0, eq);
-    if (isProtected(name)) continue;
+    if (isProtectedLocked(name)) continue;
     vars_.emplace(std::string(name), std::string(entry.substr(eq + 1)));
   }
 }
 
 bool ChildEnvironmentStore::isProtected(std::string_view name) const {
+  std::lock_guard lock(mutex_);
+  return isProtectedLocked(name);
+}
+
+bool ChildEnvironmentStore::isProtectedLocked(std::string_view name) const {
   if (name.starts_with("ABX_SERVER_")) return true;
   return std::find(protected_.begin(), protected_.end(), name) != protected_.end();
 }
@@ -56,7 +61,7 @@ sdk::Status ChildEnvironmentStore::set(std::string_view name, std::string_view v
   if (value.find('\0') != std::string_view::npos)
     return sdk::Status::error("Environment values cannot contain NUL bytes", "ValueError");
   std::lock_guard lock(mutex_);
-  if (isProtected(name))
+  if (isProtectedLocked(name))
     return sdk::Status::error("Cannot modify protected variable: " + std::string(name),
                               "PermissionError");
   vars_[std::string(name)] = std::string(value);

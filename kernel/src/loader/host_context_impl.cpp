@@ -108,9 +108,6 @@ std::optional<std::string> HostContextImpl::takeSecretEnv(std::string_view name)
   std::string key(name);
   auto value = SecretEnvironment::instance().takeSecret(key);
   services_.environment.protect({key});
-  if (std::find(services_.secret_env_names.begin(), services_.secret_env_names.end(), key) ==
-      services_.secret_env_names.end())
-    services_.secret_env_names.push_back(key);
   if (value && !value->empty()) services_.redactor.addSecret(*value);
   return value;
 }

@@ -47,8 +47,6 @@ struct KernelServices {
   /** The server's own directories (its state dir, plugins' private ones):
    *  denied to every endpoint by the PathGuard, whatever the policy says. */
   std::vector<std::string> private_dirs;
-  /** Variables plugins took as secrets (takeSecretEnv): never given to a child. */
-  std::vector<std::string> secret_env_names;
 };
 
 }  // namespace abx::kernel

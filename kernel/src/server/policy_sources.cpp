@@ -52,4 +52,13 @@ sdk::Result<PolicySources> readPolicySources(const ServerConfig& config) {
   return out;
 }
 
+std::vector<std::string> tokenEnvNames(const PolicySources& sources) {
+  std::vector<std::string> names;
+  for (const auto* doc : {&sources.preset, &sources.policy})
+    if (*doc)
+      for (const auto& token : (*doc)->tokens)
+        if (token.token_env) names.push_back(*token.token_env);
+  return names;
+}
+
 }  // namespace abx::kernel

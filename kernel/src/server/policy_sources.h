@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "abx/sdk/status.h"
 #include "policy/policy_document.h"
@@ -21,6 +22,9 @@ struct PolicySources {
 
 /** Reads every source again (a SIGHUP reload calls this too). */
 sdk::Result<PolicySources> readPolicySources(const ServerConfig& config);
+
+/** The auth.tokens[].token_env names of @p sources (variables no child may see). */
+std::vector<std::string> tokenEnvNames(const PolicySources& sources);
 
 /** The system-wide policy file consulted last. */
 inline constexpr const char* kSystemPolicyFile = "/etc/agent-sandbox/server-policy.json";

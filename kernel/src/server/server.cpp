@@ -114,12 +114,9 @@ std::optional<std::string> Server::publishPolicy() {
   dispatch->admission = std::make_unique<PolicyAdmission>(*routes_, *compiled);
   dispatch->auth = auth.get();
   dispatch->audit = audit.get();
-  // The server's own secrets never reach a child process.
-  std::vector<std::string> protected_names = policy.secret_env_names;
-  protected_names.insert(protected_names.end(), services_->secret_env_names.begin(),
-                         services_->secret_env_names.end());
-  sdk::Subprocess::protectEnvironment(protected_names);
-  services_->environment.protect(protected_names);
+  // The server's own secrets never reach a child process (taken secrets
+  // were protected when a plugin took them).
+  services_->environment.protect(policy.secret_env_names);
   for (const auto& w : policy.warnings) services_->log.write(sdk::LogLevel::warn, "policy", w);
 
   pipeline_.publish(dispatch.get());
@@ -160,6 +157,11 @@ std::optional<std::string> Server::boot() {
   routes_ = std::make_shared<RouteTable>();
   groups_.push_back(coreGroup());
   addCoreRoutes(*routes_, core_);
+  // Plugins may copy the child environment while they start (the agents
+  // keep theirs), before the policy is compiled: its token variables leave
+  // the environment first. A source that cannot be read fails below.
+  if (auto sources = readPolicySources(config_))
+    services_->environment.protect(tokenEnvNames(*sources));
   if (auto error = loadPlugins()) return error;
   if (config_.enabled_groups) {
     auto parsed = DefaultAdmission::parseEnabledGroups(*config_.enabled_groups, groups_);

@@ -4,8 +4,6 @@
 #include <array>
 #include <map>
 
-#include "abx/sdk/subprocess.h"
-
 namespace abx::plugins::agents {
 
 bool isAllowlistedEnvName(std::string_view name) {
@@ -52,7 +50,7 @@ std::vector<std::string> buildAgentEnv(const AgentEnvParts& parts) {
   std::vector<std::string> out;
   out.reserve(env.size());
   for (auto& [name, value] : env)
-    if (!sdk::Subprocess::isProtectedEnvName(name)) out.push_back(name + "=" + value);
+    if (!parts.is_protected || !parts.is_protected(name)) out.push_back(name + "=" + value);
   return out;
 }
 

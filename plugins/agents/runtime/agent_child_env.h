@@ -3,10 +3,11 @@
 // through (ABX_AGENTS_PASSTHROUGH_ENV), the adapter's credential env, the
 // definition's env and secrets, and the invocation's additions — nothing
 // else, ever. No ABX_* variable of the server is inherited, and names the
-// server protects (ABX_SERVER_*, token variables)
-// never pass, whoever asks.
+// server protects (ABX_SERVER_*, token variables: ChildEnvironment::
+// isProtected) never pass, whoever asks.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,8 @@ struct AgentEnvParts {
   sdk::agents::EnvList definition_env;
   sdk::agents::EnvList secrets;
   sdk::agents::EnvList invocation;
+  /** The host's ChildEnvironment::isProtected; unset: only base's ABX_* names are dropped. */
+  std::function<bool(std::string_view)> is_protected;
 };
 
 /** "NAME=value" entries, later parts overriding earlier ones, sorted by name. */

@@ -23,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -86,6 +87,8 @@ struct RuntimeOptions {
   std::vector<std::string> passthrough_env;
   /** The server's child environment ("NAME=value"); the allowlist is taken from it. */
   std::function<std::vector<std::string>()> base_env;
+  /** The host's ChildEnvironment::isProtected: what no part of an agent's env may set. */
+  std::function<bool(std::string_view)> env_protected;
   std::shared_ptr<const RuntimeClock> clock;
   IdFactory ids;
   /** Sees every event of every session after the turn's observer (the

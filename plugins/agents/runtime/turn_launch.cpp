@@ -144,7 +144,7 @@ std::optional<TurnError> prepareTurnLaunch(const TurnRequest& request,
   auto secrets = spec.secrets;
   secrets.insert(secrets.end(), request.secret_env.begin(), request.secret_env.end());
   spawn.env = buildAgentEnv({options.base_env(), options.passthrough_env, credentials, spec.env,
-                             secrets, launch.invocation.env});
+                             secrets, launch.invocation.env, options.env_protected});
 
   auto& limits = launch.limits;
   limits.turn_timeout = toMillis(spec.limits.turn_timeout_s);

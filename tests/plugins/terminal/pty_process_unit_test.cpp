@@ -1,5 +1,5 @@
-// PtyProcess: the shell gets the slave as its controlling terminal (no
-// fork, posix_spawn + setsid), sized as asked; signals reach its group and
+// PtyProcess: the shell gets the slave as its controlling terminal (through
+// Subprocess's terminal spawn), sized as asked; signals reach its group and
 // the foreground job; terminate() and the destructor leave no child.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -102,7 +102,7 @@ TEST(PtyProcess, DestructorKillsAndReaps) {
 }
 
 TEST(PtyProcess, SpawnFailures) {
-  PtySpawnOptions o;
+  sdk::SpawnOptions o;
   o.argv = {"/nonexistent/shell"};
   auto missing = PtyProcess::spawn(o);
   ASSERT_FALSE(missing);

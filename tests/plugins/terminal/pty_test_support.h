@@ -2,15 +2,13 @@
 // and read its master until the child closes the terminal.
 #pragma once
 
-#include <poll.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "pty_process.h"
+#include "support/terminal_output.h"
 
 namespace abx::plugins::terminal::testing {
 
@@ -18,11 +16,10 @@ inline std::unique_ptr<PtyProcess> spawnOrDie(std::vector<std::string> argv, int
                                               int rows = 24,
                                               std::vector<std::string> env = {
                                                   "PATH=/usr/bin:/bin"}) {
-  PtySpawnOptions o;
+  sdk::SpawnOptions o;
   o.argv = std::move(argv);
   o.env = std::move(env);
-  o.cols = cols;
-  o.rows = rows;
+  o.terminal = sdk::TerminalSize{rows, cols};
   auto p = PtyProcess::spawn(o);
   if (!p) throw std::runtime_error(p.status().message());
   return std::move(p).value();
@@ -31,20 +28,7 @@ inline std::unique_ptr<PtyProcess> spawnOrDie(std::vector<std::string> argv, int
 /** Everything the child writes until the terminal closes (EIO) or @p timeout. */
 inline std::string readAll(PtyProcess& p,
                            std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
-  std::string out;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  char buf[4096];
-  while (std::chrono::steady_clock::now() < deadline) {
-    pollfd fd{p.masterFd(), POLLIN, 0};
-    if (::poll(&fd, 1, 50) <= 0) continue;
-    const ssize_t n = ::read(p.masterFd(), buf, sizeof buf);
-    if (n > 0) {
-      out.append(buf, static_cast<std::size_t>(n));
-    } else if (n == 0 || errno != EAGAIN) {
-      break;
-    }
-  }
-  return out;
+  return abx::testing::readTerminalOutput(p.masterFd(), timeout);
 }
 
 }  // namespace abx::plugins::terminal::testing

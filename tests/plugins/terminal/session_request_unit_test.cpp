@@ -23,10 +23,10 @@ RequestError parseError(const std::string& body) {
   return std::get<RequestError>(r);
 }
 
-bool hasEnv(const PtySpawnOptions& o, const std::string& entry) {
+bool hasEnv(const sdk::SpawnOptions& o, const std::string& entry) {
   return std::find(o.env.begin(), o.env.end(), entry) != o.env.end();
 }
-bool hasName(const PtySpawnOptions& o, const std::string& name) {
+bool hasName(const sdk::SpawnOptions& o, const std::string& name) {
   return std::any_of(o.env.begin(), o.env.end(),
                      [&](const std::string& e) { return e.starts_with(name + "="); });
 }
@@ -95,11 +95,11 @@ struct Fixture {
   }
 };
 
-PtySpawnOptions build(Fixture& f, const std::string& body) {
+sdk::SpawnOptions build(Fixture& f, const std::string& body) {
   auto req = parseSessionRequest(json(body));
   auto out = buildSpawnOptions(std::get<SessionRequest>(req), f.context());
   if (auto* e = std::get_if<RequestError>(&out)) throw std::runtime_error(e->message);
-  return std::get<PtySpawnOptions>(out);
+  return std::get<sdk::SpawnOptions>(out);
 }
 
 RequestError buildError(Fixture& f, const std::string& body) {
@@ -188,8 +188,19 @@ TEST(SpawnOptions, SizeIsCarried) {
   Fixture f;
   f.env.vars = {{"PATH", "/usr/bin:/bin"}};
   auto o = build(f, R"({"cols":100,"rows":30})");
-  EXPECT_EQ(o.cols, 100);
-  EXPECT_EQ(o.rows, 30);
+  ASSERT_TRUE(o.terminal);
+  EXPECT_EQ(o.terminal->cols, 100);
+  EXPECT_EQ(o.terminal->rows, 30);
+}
+
+TEST(SpawnOptions, ProtectedNamesNeverPassWhoeverNamesThem) {
+  Fixture f;
+  f.env.vars = {{"PATH", "/usr/bin:/bin"}, {"CI_TOKEN", "planted"}};
+  f.env.refused = {"CI_TOKEN"};
+  auto o = build(f, R"({"env":{"ABX_SERVER_TOKEN":"x","CI_TOKEN":"y","FOO":"bar"}})");
+  EXPECT_FALSE(hasName(o, "ABX_SERVER_TOKEN"));
+  EXPECT_FALSE(hasName(o, "CI_TOKEN"));
+  EXPECT_TRUE(hasEnv(o, "FOO=bar"));
 }
 
 }  // namespace

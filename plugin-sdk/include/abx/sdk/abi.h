@@ -97,7 +97,7 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // EventParser, abx.agent_adapter.v1). 1.2 — TurnContext::session_usage.
 // 1.3 — HostContext::admit (admission.h), privateDirectory, takeSecretEnv;
 // Subprocess's child user (setChildUser, childUser, giveToChildUser) and
-// spawnOnTerminal; randomHex (random.h); identifyProgramFile
+// spawnOnTerminal (gone in 2.0); randomHex (random.h); identifyProgramFile
 // (program_identity.h). 1.4 — detached streams: SseStream::detach and
 // frames (trailing virtuals; only the kernel implements SseStream), SseFeed,
 // SseWaker, appendSseFrame; SseStream::defer and DeferredAnswer;
@@ -118,3 +118,12 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // helper, addRoutes (route_table.h). One redactor: SecretRedactor
 // (secret_redactor.h, redaction_patterns.h, secret_spellings.h) behind
 // HostContext::redactor() and the log, with token shapes.
+//
+// 2.0, also: one spawner: SpawnOptions::terminal (TerminalSize) starts a child on a new
+// pseudo-terminal (setsid, TIOCSCTTY, window size, IUTF8, the child user,
+// cwd and env like any spawn), with Subprocess::terminalFd() and
+// resizeTerminal(); spawnOnTerminal is gone. One keeper of the protected
+// environment names: ChildEnvironment::isProtected (a new pure virtual) and
+// a snapshot() that never holds one; the process-global
+// Subprocess::protectEnvironment / isProtectedEnvName are gone, and spawn()
+// passes SpawnOptions::env as given.

@@ -2,7 +2,8 @@
 // posix_spawn in a new session and process group, an explicit environment
 // (nothing inherited), pipes for stdin/stdout/stderr, poll-based reading,
 // and a kill ladder on the whole group: SIGINT -> grace -> SIGTERM -> grace
-// -> SIGKILL.
+// -> SIGKILL. With SpawnOptions::terminal the child gets a pseudo-terminal
+// instead of the pipes (a shell for the terminal plugin).
 #pragma once
 
 #include <sys/types.h>
@@ -20,6 +21,12 @@
 
 namespace abx::sdk {
 
+/** The window size of a child's pseudo-terminal (since 2.0). */
+struct TerminalSize {
+  int rows = 24;
+  int cols = 80;
+};
+
 struct SpawnOptions {
   /** argv[0] without a '/' is looked up in the PATH of `env` (not the server's). */
   std::vector<std::string> argv;
@@ -31,6 +38,14 @@ struct SpawnOptions {
   bool merge_stderr = false;
   /** false: the child's stdin is /dev/null. */
   bool stdin_pipe = true;
+  /**
+   * Since 2.0. Set: the child runs on a new pseudo-terminal of this size
+   * instead of pipes (merge_stderr and stdin_pipe do not apply). It leads a
+   * new session whose controlling terminal is the slave, on its stdin,
+   * stdout and stderr; the terminal has IUTF8 and belongs to childUser()
+   * when set. The server talks to it through terminalFd().
+   */
+  std::optional<TerminalSize> terminal;
 };
 
 /** Grace periods of the kill ladder; tests shorten them. */
@@ -84,9 +99,15 @@ struct RunLimits {
  */
 class ABX_SDK_API Subprocess {
  public:
-  /** Spawns; failures have type FileNotFoundError (no such program) or OSError. */
+  /**
+   * Spawns; failures have type FileNotFoundError (no such program),
+   * PermissionError or OSError. SpawnOptions::env is passed as given: build
+   * it from the host's ChildEnvironment::snapshot(), which holds none of the
+   * server's secrets, and filter additions with ChildEnvironment::isProtected.
+   */
   static Result<Subprocess> spawn(const SpawnOptions& options);
-  /** Spawn, feed stdin, collect output under limits, and reap. */
+  /** Spawn, feed stdin, collect output under limits, and reap. Refuses
+   *  SpawnOptions::terminal (ValueError): a terminal has no output to collect. */
   static Result<Completed> run(const SpawnOptions& options, const RunLimits& limits = {});
 
   /**
@@ -95,18 +116,6 @@ class ABX_SDK_API Subprocess {
    * secrets do not reach children.
    */
   static std::vector<std::string> inheritEnv(std::initializer_list<std::string_view> names);
-
-  /**
-   * From now on, names that never reach a child whatever a caller puts in
-   * SpawnOptions::env: every ABX_SERVER_* name, plus @p names (the server
-   * passes the policy's token_env names). Replaces the previous set. The
-   * server calls this at start-up; a process that never calls it (a test
-   * starting the server, say) passes its environment lists through as given.
-   * THREAD: safe; spawns already running keep the set they read.
-   */
-  static void protectEnvironment(std::vector<std::string> names);
-  /** True for a name protectEnvironment() keeps from children. */
-  static bool isProtectedEnvName(std::string_view name);
 
   /**
    * Since 1.3. From now on every child starts as @p user (its uid, gid and
@@ -132,17 +141,6 @@ class ABX_SDK_API Subprocess {
    * child can use it. A no-op when children run as the server's user.
    */
   static Status giveToChildUser(const std::string& path);
-  /**
-   * Since 1.3. Starts @p argv (argv[0] an absolute path) on the terminal
-   * @p tty_path (the slave of a pseudo-terminal, which becomes its
-   * controlling terminal) in a new session, with @p env (filtered and
-   * adjusted like spawn()'s) in @p cwd, as childUser() when set. The caller
-   * owns the returned pid: it signals and reaps it. For the terminal plugin,
-   * whose children talk to a PTY master instead of pipes.
-   */
-  static Result<pid_t> spawnOnTerminal(const std::vector<std::string>& argv,
-                                       const std::vector<std::string>& env, const std::string& cwd,
-                                       const std::string& tty_path);
 
   Subprocess(Subprocess&&) noexcept;
   Subprocess& operator=(Subprocess&&) noexcept;
@@ -151,6 +149,15 @@ class ABX_SDK_API Subprocess {
   ~Subprocess();
 
   pid_t pid() const noexcept { return pid_; }
+  /**
+   * Since 2.0. The master side of the child's pseudo-terminal (non-blocking,
+   * close-on-exec; read the child's output and write its input there), or
+   * -1 without SpawnOptions::terminal. Owned by this object: never close it.
+   */
+  int terminalFd() const noexcept { return terminal_fd_; }
+  /** Since 2.0. Sets the terminal's window size; the foreground group gets
+   *  SIGWINCH. ValueError without SpawnOptions::terminal. */
+  Status resizeTerminal(int rows, int cols);
 
   /** Writes all of @p data to stdin (blocking). Fails once stdin is closed. */
   Status writeStdin(std::string_view data);
@@ -184,6 +191,8 @@ class ABX_SDK_API Subprocess {
    * readLine / readChunk / poll with a zero timeout. Owned by this object:
    * never read or close them; the set shrinks as pipes reach EOF. Without
    * a pidfd the exit is noticed only by polling poll(). Since ABI 1.4.
+   * A terminal child has no pipes: only the pidfd (its output comes on
+   * terminalFd(), which the caller reads itself).
    */
   std::vector<int> readinessFds() const;
 
@@ -211,6 +220,7 @@ class ABX_SDK_API Subprocess {
   int pid_fd_ = -1; /**< pidfd when the kernel has one: poll()able exit notification */
   int stdin_fd_ = -1;
   int out_fds_[2] = {-1, -1};
+  int terminal_fd_ = -1; /**< the pseudo-terminal's master (SpawnOptions::terminal) */
   std::string buffers_[2];
   std::size_t consumed_[2] = {0, 0};
   int next_stream_ = 0; /**< round-robin start, so a chatty stream cannot starve the other */

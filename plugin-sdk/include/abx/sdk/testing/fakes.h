@@ -32,8 +32,9 @@ namespace abx::sdk::testing {
 
 /**
  * The child environment as a plain map. Like the host's, set() refuses
- * ABX_SERVER_* and the names in `refused` (PermissionError); `set_calls`
- * counts every set(), refused or not.
+ * ABX_SERVER_* and the names in `refused` (PermissionError) and
+ * isProtected() names them; `set_calls` counts every set(), refused or not.
+ * snapshot() gives `vars` as they are, so a test can plant a protected name.
  */
 class FakeEnvironment final : public ChildEnvironment {
  public:
@@ -49,11 +50,14 @@ class FakeEnvironment final : public ChildEnvironment {
   }
   Status set(std::string_view name, std::string_view value) override {
     ++set_calls;
-    if (name.starts_with("ABX_SERVER_") || refused.count(std::string(name)))
+    if (isProtected(name))
       return Status::error("Cannot modify protected variable: " + std::string(name),
                            "PermissionError");
     vars[std::string(name)] = std::string(value);
     return Status::ok();
+  }
+  bool isProtected(std::string_view name) const override {
+    return name.starts_with("ABX_SERVER_") || refused.count(std::string(name)) > 0;
   }
 
   std::map<std::string, std::string> vars;
