@@ -21,7 +21,7 @@
 
 #include "abx/sdk/http.h"
 #include "abx/sdk/routes.h"
-#include "admission/admission.h"
+#include "pipeline/admission.h"
 #include "policy/policy_document.h"
 #include "policy/policy_engine.h"
 #include "routing/route_table.h"

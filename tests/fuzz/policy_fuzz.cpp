@@ -28,7 +28,7 @@
 #include "abx/sdk/path_guard.h"
 #include "abx/sdk/policy.h"
 #include "policy/policy_document.h"
-#include "security/path_rules_guard.h"
+#include "policy/path_rules_guard.h"
 
 namespace {
 

@@ -47,8 +47,8 @@ case "$TARGET" in
       tests/fuzz/policy_fuzz.cpp
       kernel/src/policy/policy_document.cpp
       kernel/src/policy/yaml_reads.cpp
-      kernel/src/security/path_rules_guard.cpp
-      kernel/src/text/did_you_mean.cpp
+      kernel/src/policy/path_rules_guard.cpp
+      kernel/src/support/did_you_mean.cpp
     )
     LIBS=(-lyaml-cpp)
     SEEDS="$SRC/tests/fuzz/corpus"

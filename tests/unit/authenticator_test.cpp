@@ -1,6 +1,6 @@
 // Authenticator tests: constant-time comparison, X-Access-Token and Bearer
 // parsing, ambiguity, and the identities of open and token mode.
-#include "auth/authenticator.h"
+#include "policy/authenticator.h"
 
 #include <gtest/gtest.h>
 

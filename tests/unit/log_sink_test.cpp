@@ -1,6 +1,6 @@
 // LogSink: every line passes the server's one redactor (sdk::SecretRedactor):
 // registered secrets in their spellings and the common token shapes.
-#include "logging/log_sink.h"
+#include "support/log_sink.h"
 
 #include <gtest/gtest.h>
 

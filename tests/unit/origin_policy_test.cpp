@@ -1,6 +1,6 @@
 // OriginPolicy: which Host headers name the server and which Origins are its
 // own, allowed cross-origin callers, or foreign.
-#include "http/origin_policy.h"
+#include "pipeline/origin_policy.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // base dir removed), symlinks follow vs deny, files and directories swapped
 // for symlinks between the check and the open, no-existence-oracle pairs,
 // allow/deny/read_only prefix and glob rules, and BaseDirPathGuard delegating.
-#include "security/path_rules_guard.h"
+#include "policy/path_rules_guard.h"
 
 #include <fcntl.h>
 #include <gmock/gmock.h>
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "security/base_dir_path_guard.h"
+#include "policy/base_dir_path_guard.h"
 
 namespace {
 

@@ -26,10 +26,10 @@
 #include <variant>
 #include <vector>
 
-#include "admission/admission.h"
-#include "auth/authenticator.h"
+#include "pipeline/admission.h"
+#include "policy/authenticator.h"
 #include "core/policy_decision.h"
-#include "http/api_error.h"
+#include "support/api_error.h"
 #include "pipeline/pipeline.h"
 #include "policy/policy_document.h"
 #include "routing/route_table.h"

@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-#include "auth/authenticator.h"
+#include "policy/authenticator.h"
 
 namespace abx::kernel {
 namespace {

@@ -17,11 +17,11 @@
 #include "cli/health_probe.h"
 #include "core/core_endpoints.h"
 #include "core/policy_decision.h"
-#include "http/origin_policy.h"
+#include "pipeline/origin_policy.h"
 #include "loader/manifest.h"
 #include "loader/plugin_loader.h"
 #include "server/server.h"
-#include "text/did_you_mean.h"
+#include "support/did_you_mean.h"
 
 namespace abx::kernel {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "abx/sdk/json.h"
 #include "core/policy_decision.h"
-#include "text/did_you_mean.h"
+#include "support/did_you_mean.h"
 
 namespace abx::kernel {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "abx/sdk/json.h"
-#include "admission/admission.h"
+#include "pipeline/admission.h"
 #include "loader/plugin_loader.h"
 #include "pipeline/pipeline.h"
 #include "routing/route_table.h"

@@ -4,7 +4,7 @@
 #include <variant>
 
 #include "abx/sdk/json.h"
-#include "security/path_rules_guard.h"
+#include "policy/path_rules_guard.h"
 
 namespace abx::kernel {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "auth/authenticator.h"
+#include "support/token_digest.h"
 
 extern char** environ;
 

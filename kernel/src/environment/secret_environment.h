@@ -14,9 +14,10 @@
 #include <string>
 #include <string_view>
 
+#include "support/token_digest.h"
+
 namespace abx::kernel {
 
-using TokenDigest = std::array<unsigned char, 32>;
 
 class SecretEnvironment {
  public:

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "abx/sdk/host_context.h"
-#include "admission/admission.h"
+#include "pipeline/admission.h"
 #include "loader/kernel_services.h"
 #include "routing/route_table.h"
 

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "text/did_you_mean.h"
+#include "support/did_you_mean.h"
 
 namespace abx::kernel {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "abx/sdk/json.h"
-#include "text/did_you_mean.h"
+#include "support/did_you_mean.h"
 
 namespace abx::kernel {
 namespace {

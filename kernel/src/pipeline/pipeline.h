@@ -11,11 +11,11 @@
 #include <string_view>
 
 #include "abx/sdk/admission.h"
-#include "admission/admission.h"
-#include "audit/audit_log.h"
-#include "auth/authenticator.h"
-#include "http/api_error.h"
-#include "http/origin_policy.h"
+#include "pipeline/admission.h"
+#include "pipeline/audit_log.h"
+#include "policy/authenticator.h"
+#include "support/api_error.h"
+#include "pipeline/origin_policy.h"
 #include "pipeline/exchange.h"
 #include "routing/route_table.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "policy/yaml_reads.h"
-#include "text/did_you_mean.h"
+#include "support/did_you_mean.h"
 
 namespace abx::kernel {
 namespace {

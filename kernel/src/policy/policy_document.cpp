@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "policy/yaml_reads.h"
-#include "text/did_you_mean.h"
+#include "support/did_you_mean.h"
 
 namespace abx::kernel {
 namespace {

@@ -5,9 +5,9 @@
 #include <deque>
 #include <filesystem>
 
-#include "auth/authenticator.h"
+#include "policy/authenticator.h"
 #include "policy/param_rules.h"
-#include "text/did_you_mean.h"
+#include "support/did_you_mean.h"
 
 namespace abx::kernel {
 namespace {

@@ -13,7 +13,7 @@
 #include <limits>
 
 #include "policy/policy_document.h"
-#include "text/did_you_mean.h"
+#include "support/did_you_mean.h"
 
 namespace abx::kernel::yaml_reads {
 

@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "audit/audit_log.h"
-#include "auth/authenticator.h"
+#include "pipeline/audit_log.h"
+#include "policy/authenticator.h"
 #include "core/core_endpoints.h"
-#include "http/origin_policy.h"
+#include "pipeline/origin_policy.h"
 #include "loader/kernel_services.h"
 #include "loader/manifest.h"
 #include "loader/plugin_loader.h"
 #include "pipeline/pipeline.h"
-#include "security/policy_path_guard.h"
+#include "pipeline/policy_path_guard.h"
 #include "server/server_config.h"
 
 namespace abx::kernel {

@@ -127,3 +127,7 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // a snapshot() that never holds one; the process-global
 // Subprocess::protectEnvironment / isProtectedEnvName are gone, and spawn()
 // passes SpawnOptions::env as given.
+// 2.0, also: helpers several groups wrote alike: utf8.h (utf8SafeCut,
+// completeUtf8Length, leadingContinuationBytes, messageTail) and
+// policy_limits.h (policyTimeout, policyOutputCap, requestTimeout,
+// secondsToMilliseconds, secondsText).

@@ -1,6 +1,6 @@
-#include "security/policy_path_guard.h"
+#include "pipeline/policy_path_guard.h"
 
-#include "security/path_rules_guard.h"
+#include "policy/path_rules_guard.h"
 
 namespace abx::kernel {
 namespace {

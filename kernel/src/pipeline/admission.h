@@ -18,7 +18,7 @@
 #include "abx/sdk/policy.h"
 #include "abx/sdk/routes.h"
 #include "abx/sdk/status.h"
-#include "http/api_error.h"
+#include "support/api_error.h"
 #include "policy/compiled_policy.h"
 #include "routing/route_table.h"
 

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "http/api_error.h"
+#include "support/api_error.h"
 
 namespace abx::kernel {
 

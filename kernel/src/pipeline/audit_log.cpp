@@ -1,4 +1,4 @@
-#include "audit/audit_log.h"
+#include "pipeline/audit_log.h"
 
 #include <fcntl.h>
 

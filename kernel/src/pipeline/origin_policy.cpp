@@ -1,4 +1,4 @@
-#include "http/origin_policy.h"
+#include "pipeline/origin_policy.h"
 
 #include <arpa/inet.h>
 

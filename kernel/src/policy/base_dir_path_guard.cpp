@@ -1,4 +1,4 @@
-#include "security/base_dir_path_guard.h"
+#include "policy/base_dir_path_guard.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "abx/sdk/policy.h"
-#include "security/path_rules_guard.h"
+#include "policy/path_rules_guard.h"
 
 namespace abx::kernel {
 namespace {

@@ -1,31 +1,9 @@
-#include "auth/authenticator.h"
-
-#include <Poco/SHA2Engine.h>
+#include "policy/authenticator.h"
 
 #include <algorithm>
 #include <cctype>
 
 namespace abx::kernel {
-
-bool constantTimeEquals(std::string_view a, std::string_view b) {
-  // Walk the expected length every time; a length mismatch is folded into
-  // the result instead of returning early.
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
-    diff |= static_cast<unsigned char>(x ^ static_cast<unsigned char>(b[i]));
-  }
-  return diff == 0;
-}
-
-std::array<unsigned char, 32> sha256Digest(std::string_view text) {
-  Poco::SHA2Engine engine(Poco::SHA2Engine::SHA_256);
-  engine.update(text.data(), static_cast<unsigned>(text.size()));
-  const auto& d = engine.digest();
-  std::array<unsigned char, 32> out{};
-  std::copy_n(d.begin(), std::min<std::size_t>(d.size(), out.size()), out.begin());
-  return out;
-}
 
 namespace {
 std::vector<TokenIdentity> legacyIdentity(const std::optional<std::string>& token) {

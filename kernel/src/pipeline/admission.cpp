@@ -1,10 +1,10 @@
-#include "admission/admission.h"
+#include "pipeline/admission.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "policy/policy_engine.h"
-#include "text/did_you_mean.h"
+#include "support/did_you_mean.h"
 
 namespace abx::kernel {
 

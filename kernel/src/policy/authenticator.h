@@ -13,7 +13,8 @@
 #include <vector>
 
 #include "abx/sdk/http.h"
-#include "http/api_error.h"
+#include "support/api_error.h"
+#include "support/token_digest.h"
 #include "policy/compiled_policy.h"
 
 namespace abx::kernel {
@@ -49,11 +50,5 @@ class Authenticator {
   std::vector<sdk::Identity> callers_;  // parallel to identities_
   sdk::Identity open_identity_;
 };
-
-/** SHA-256 of @p text. */
-std::array<unsigned char, 32> sha256Digest(std::string_view text);
-
-/** Equal contents, in time that depends only on the lengths. */
-bool constantTimeEquals(std::string_view a, std::string_view b);
 
 }  // namespace abx::kernel

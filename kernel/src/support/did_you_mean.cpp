@@ -1,4 +1,4 @@
-#include "text/did_you_mean.h"
+#include "support/did_you_mean.h"
 
 #include <algorithm>
 

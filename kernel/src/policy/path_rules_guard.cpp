@@ -1,4 +1,4 @@
-#include "security/path_rules_guard.h"
+#include "policy/path_rules_guard.h"
 
 #include <fcntl.h>
 #include <limits.h>

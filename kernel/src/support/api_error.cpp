@@ -1,4 +1,4 @@
-#include "http/api_error.h"
+#include "support/api_error.h"
 
 namespace abx::kernel {
 

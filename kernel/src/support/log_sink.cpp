@@ -1,4 +1,4 @@
-#include "logging/log_sink.h"
+#include "support/log_sink.h"
 
 namespace abx::kernel {
 
