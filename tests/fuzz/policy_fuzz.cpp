@@ -27,8 +27,8 @@
 
 #include "abx/sdk/path_guard.h"
 #include "abx/sdk/policy.h"
-#include "policy/policy_document.h"
 #include "policy/path_rules_guard.h"
+#include "policy/policy_document.h"
 
 namespace {
 

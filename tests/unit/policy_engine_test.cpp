@@ -26,13 +26,13 @@
 #include <variant>
 #include <vector>
 
-#include "pipeline/admission.h"
-#include "policy/authenticator.h"
 #include "core/policy_decision.h"
-#include "support/api_error.h"
+#include "pipeline/admission.h"
 #include "pipeline/pipeline.h"
+#include "policy/authenticator.h"
 #include "policy/policy_document.h"
 #include "routing/route_table.h"
+#include "support/api_error.h"
 
 namespace {
 

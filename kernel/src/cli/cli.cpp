@@ -17,9 +17,9 @@
 #include "cli/health_probe.h"
 #include "core/core_endpoints.h"
 #include "core/policy_decision.h"
-#include "pipeline/origin_policy.h"
 #include "loader/manifest.h"
 #include "loader/plugin_loader.h"
+#include "pipeline/origin_policy.h"
 #include "server/server.h"
 #include "support/did_you_mean.h"
 

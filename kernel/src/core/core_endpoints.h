@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "abx/sdk/json.h"
-#include "pipeline/admission.h"
 #include "loader/plugin_loader.h"
+#include "pipeline/admission.h"
 #include "pipeline/pipeline.h"
 #include "routing/route_table.h"
 

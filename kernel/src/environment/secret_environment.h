@@ -18,7 +18,6 @@
 
 namespace abx::kernel {
 
-
 class SecretEnvironment {
  public:
   /** The process's one instance (the environment is process-wide). */

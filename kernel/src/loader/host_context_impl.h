@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "abx/sdk/host_context.h"
-#include "pipeline/admission.h"
 #include "loader/kernel_services.h"
+#include "pipeline/admission.h"
 #include "routing/route_table.h"
 
 namespace abx::kernel {

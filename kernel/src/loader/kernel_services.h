@@ -9,12 +9,12 @@
 #include "abx/sdk/secret_redactor.h"
 #include "abx/sdk/settings.h"
 #include "environment/child_environment_store.h"
-#include "support/log_sink.h"
 #include "pipeline/pipeline.h"
+#include "policy/base_dir_path_guard.h"
 #include "policy/code_toggle.h"
 #include "routing/command_registry.h"
 #include "routing/service_registry.h"
-#include "policy/base_dir_path_guard.h"
+#include "support/log_sink.h"
 
 namespace abx::kernel {
 

@@ -18,9 +18,9 @@
 #include "abx/sdk/policy.h"
 #include "abx/sdk/routes.h"
 #include "abx/sdk/status.h"
-#include "support/api_error.h"
 #include "policy/compiled_policy.h"
 #include "routing/route_table.h"
+#include "support/api_error.h"
 
 namespace abx::kernel {
 

@@ -13,11 +13,11 @@
 #include "abx/sdk/admission.h"
 #include "pipeline/admission.h"
 #include "pipeline/audit_log.h"
-#include "policy/authenticator.h"
-#include "support/api_error.h"
-#include "pipeline/origin_policy.h"
 #include "pipeline/exchange.h"
+#include "pipeline/origin_policy.h"
+#include "policy/authenticator.h"
 #include "routing/route_table.h"
+#include "support/api_error.h"
 
 namespace abx::kernel {
 

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "abx/sdk/http.h"
+#include "policy/compiled_policy.h"
 #include "support/api_error.h"
 #include "support/token_digest.h"
-#include "policy/compiled_policy.h"
 
 namespace abx::kernel {
 

@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/audit_log.h"
-#include "policy/authenticator.h"
 #include "core/core_endpoints.h"
-#include "pipeline/origin_policy.h"
 #include "loader/kernel_services.h"
 #include "loader/manifest.h"
 #include "loader/plugin_loader.h"
+#include "pipeline/audit_log.h"
+#include "pipeline/origin_policy.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/policy_path_guard.h"
+#include "policy/authenticator.h"
 #include "server/server_config.h"
 
 namespace abx::kernel {
