@@ -15,6 +15,10 @@ packages=(
   curl wrk hyperfine python3 procps
   chromium  # the browser group and its tests (label browser)
   busybox   # tests/security: `busybox sh -c ...` must not pass a command policy
+  # The package tests (label package): Debian packages built with CPack and
+  # checked by lintian, installed with apt into an mmdebstrap root; preset
+  # images built with buildah/podman (--isolation chroot).
+  dpkg-dev fakeroot file lintian mmdebstrap podman buildah
 )
 # The benchmark installs its peer (rivet sandbox-agent) from npm; keep an
 # existing Node.js/npm (a newer one may be installed outside Debian).

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -136,12 +137,15 @@ TEST_F(ShellPumpTest, StopEndsEveryStreamAndItsCommand) {
   const pid_t pid = std::stoi(out.substr(out.find("data\":\"") + 7));
   const auto t0 = Clock::now();
   pump_.stop();  // the disconnect ladder, at most 1.5 s, then SIGKILL
-  EXPECT_LT(Clock::now() - t0, milliseconds(3000));
-  EXPECT_FALSE(alive(pid));
+  const auto took = std::chrono::duration_cast<milliseconds>(Clock::now() - t0);
+  // Generous for a loaded CI machine: the bound is the 1.5 s grace, not speed.
+  EXPECT_LT(took, milliseconds(5000)) << took.count() << " ms";
+  EXPECT_FALSE(alive(pid)) << "pid " << pid << ": " << abx::testing::procStatText(pid);
   EXPECT_FALSE(pumpThreadRuns());
   out.clear();
-  EXPECT_EQ(feed->pull(out, 1024), sdk::SseFeed::Pull::end);
-  EXPECT_TRUE(out.empty());
+  const auto pulled = feed->pull(out, 1024);
+  EXPECT_EQ(pulled, sdk::SseFeed::Pull::end) << static_cast<int>(pulled) << " " << out;
+  EXPECT_TRUE(out.empty()) << out;
   ASSERT_TRUE(pump_.ready().has_value());
   EXPECT_EQ(pump_.ready()->status, 503);
 }
