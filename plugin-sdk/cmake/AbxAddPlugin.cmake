@@ -3,9 +3,11 @@
 #                SOURCES <files>...         # entry.cpp (ABX_DECLARE_PLUGIN) and the rest
 #                [LINK <libs>...])
 # Builds <target>.so as a MODULE with hidden visibility, no undefined symbols,
-# linked against AgentSandbox::PluginSDK, and installs it into
-# <libdir>/agent-sandbox/plugins. With CORE_SOURCES, <target>_core is a static
-# library that the module and the plugin's tests link.
+# linked against AgentSandbox::PluginSDK, and installs it where the server
+# looks: ABX_PLUGIN_INSTALL_DIR (set by find_package(AgentSandboxPluginSDK)
+# to the server install's plugin dir), else <libdir>/agent-sandbox/plugins.
+# With CORE_SOURCES, <target>_core is a static library that the module and
+# the plugin's tests link.
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 
@@ -39,5 +41,10 @@ function(abx_add_plugin target)
     target_link_libraries(${target} PRIVATE ${target}_core)
   endif()
   target_link_options(${target} PRIVATE -Wl,-z,defs -Wl,--exclude-libs,ALL)
-  install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/agent-sandbox/plugins)
+  if(DEFINED ABX_PLUGIN_INSTALL_DIR)
+    set(destination ${ABX_PLUGIN_INSTALL_DIR})
+  else()
+    set(destination ${CMAKE_INSTALL_LIBDIR}/agent-sandbox/plugins)
+  endif()
+  install(TARGETS ${target} LIBRARY DESTINATION ${destination})
 endfunction()

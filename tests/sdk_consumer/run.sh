@@ -61,6 +61,30 @@ fi
 echo "sdk consumer: out-of-tree plugin built against the installed SDK answered $body"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 
+# Installed as a third party's package would: abx_add_plugin() puts the
+# plugin in the server's plugin dir (ABX_PLUGIN_INSTALL_DIR from the SDK),
+# a drop-in in ABX_MANIFEST_DROP_IN_DIR lists it, and the installed server
+# loads it with no --plugins or --plugin-dir.
+cmake --install "$work/build" > "$work/plugin-install.log"
+test -f "$work/prefix/lib/agent-sandbox/plugins/com_example_hello.so"
+drop_ins="$work/prefix/etc/agent-sandbox/plugins.d"
+test -d "$drop_ins"
+printf 'plugins:\n  - name: hello\n    file: com_example_hello.so\n    id: com.example.hello\n' \
+  > "$drop_ins/90-hello.yaml"
+: > "$work/out.txt"
+HOME="$work" ABX_SERVER_STATE_DIR="$work/default-state" \
+  "$work/prefix/bin/agent-sandbox-server" serve --host 127.0.0.1 --port 0 --pty-port 0 \
+  > "$work/out.txt" 2> "$work/err.txt" &
+server_pid=$!
+wait_for_port "server with the plugin's drop-in did not start"
+body=$(curl -sS "http://127.0.0.1:$port/example/hello/world")
+if [ "$body" != '{"greeting":"Hello, world!"}' ]; then
+  echo "the drop-in's plugin did not answer: $body"; exit 1
+fi
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+rm "$drop_ins/90-hello.yaml"
+echo "sdk consumer: installed into the server's plugin dir and loaded through a drop-in"
+
 # Its own policy parameter and its setting from the environment
 # (ABX_HELLO_GREETING beats the manifest's greeting).
 cat > "$work/policy.yaml" <<YAML

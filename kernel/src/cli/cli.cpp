@@ -42,7 +42,7 @@ const std::vector<Command>& commands() {
        "      [--allowed-host NAMES] [--cors-origin ORIGINS] [--child-user USER]\n"
        "      [--insecure-no-auth]",
        "Start the server (default 127.0.0.1:9000). Plugins come from the manifest\n"
-       "(default <prefix>/config/plugins.yaml, then /etc/agent-sandbox/plugins.yaml)\n"
+       "(default plugins.yaml and plugins.d/*.yaml of the install's config dir)\n"
        "and ABX_AGENTS_ADAPTER_MODULES. --port 0 picks a free port; the chosen one is\n"
        "printed as 'listening on HOST:PORT' once every plugin has started.\n"
        "Binding a non-loopback host requires ABX_SERVER_TOKEN or --insecure-no-auth.\n"
@@ -53,8 +53,9 @@ const std::vector<Command>& commands() {
        "ABX_SERVER_CORS_ORIGINS (comma list of scheme://host[:port]).\n"
        "--child-user / ABX_CHILD_USER: when the server runs as root, every child it\n"
        "starts runs as that user. --state-dir / ABX_SERVER_STATE_DIR: the server's own\n"
-       "state (default /var/lib/agent-sandbox if writable, else\n"
-       "$XDG_STATE_HOME/agent-sandbox), never reachable through the file API.",
+       "state (default: the install's, /var/lib/agent-sandbox for a /usr install, if\n"
+       "writable, else $XDG_STATE_HOME/agent-sandbox), never reachable through the file\n"
+       "API. The config dir is /etc/agent-sandbox for a /usr install.",
        {"--host", "--port", "--pty-port", "--plugins", "--plugin-dir", "--policy", "--preset",
         "--base-dir", "--state-dir", "--threads", "--allowed-host", "--cors-origin",
         "--child-user"},
@@ -69,7 +70,7 @@ const std::vector<Command>& commands() {
        "      [--strict] [--json] [--explain ENDPOINT [--path P] [--scopes S,S] [--op read]]",
        "Load and start every plugin as serve would, read the policy from the same\n"
        "sources (--policy/--preset, ABX_SERVER_POLICY, ABX_SERVER_POLICY_FILE,\n"
-       "/etc/agent-sandbox/server-policy.json) and compile it. Exit 0 when the\n"
+       "server-policy.json of the config dir) and compile it. Exit 0 when the\n"
        "configuration is valid, 2 otherwise. --strict turns warnings (a glob that\n"
        "matches no endpoint) into errors. --explain prints the verdict the server\n"
        "would give a caller holding --scopes (default *) on ENDPOINT, for --path\n"

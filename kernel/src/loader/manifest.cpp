@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "support/did_you_mean.h"
@@ -48,12 +49,52 @@ std::optional<std::string> readSettings(const YAML::Node& node, sdk::Settings& o
   return std::nullopt;
 }
 
-}  // namespace
+// Appends @p entry, or replaces the earlier one of its name when it says
+// `override: true`.
+sdk::Status addEntry(Manifest& manifest, const std::string& path, ManifestEntry entry) {
+  for (auto& existing : manifest.entries) {
+    if (existing.name != entry.name) continue;
+    if (!entry.override_)
+      return bad(path, "plugin '" + entry.name + "' (" + entry.origin +
+                           ") is already defined; add 'override: true' to replace it");
+    existing = std::move(entry);
+    return sdk::Status::ok();
+  }
+  manifest.entries.push_back(std::move(entry));
+  return sdk::Status::ok();
+}
 
-sdk::Result<Manifest> loadManifest(const std::string& path,
-                                   const std::optional<std::string>& adapter_modules) {
-  Manifest manifest;
-  manifest.path = path;
+sdk::Result<ManifestEntry> readEntry(const YAML::Node& node, const std::string& path,
+                                     const std::string& where) {
+  static const std::vector<std::string> kEntryKeys = {"name",     "file",     "id",      "enabled",
+                                                      "required", "override", "settings"};
+  if (!node.IsMap()) return bad(path, where + " must be a mapping");
+  for (const auto& kv : node) {
+    auto key = kv.first.as<std::string>();
+    if (std::find(kEntryKeys.begin(), kEntryKeys.end(), key) == kEntryKeys.end())
+      return bad(path, where + ": unknown key '" + key + "'" + didYouMean(key, kEntryKeys));
+  }
+  ManifestEntry entry;
+  if (!node["name"] || !node["name"].IsScalar()) return bad(path, where + ": 'name' is required");
+  if (!node["file"] || !node["file"].IsScalar()) return bad(path, where + ": 'file' is required");
+  entry.name = node["name"].as<std::string>();
+  entry.file = node["file"].as<std::string>();
+  if (node["id"]) entry.id = node["id"].as<std::string>();
+  std::string error;
+  entry.enabled = readBool(node, "enabled", true, error);
+  entry.required = readBool(node, "required", true, error);
+  entry.override_ = readBool(node, "override", false, error);
+  if (!error.empty()) return bad(path, where + " (" + entry.name + "): " + error);
+  if (auto e = readSettings(node["settings"], entry.settings))
+    return bad(path, where + " (" + entry.name + "): " + *e);
+  return entry;
+}
+
+// Reads one manifest file's `plugins` list into @p manifest. Relative
+// settings paths resolve against @p settings_dir (the main manifest's
+// directory, for a drop-in too).
+sdk::Status readManifestFile(Manifest& manifest, const std::string& path, const std::string& origin,
+                             const std::string& settings_dir) {
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
@@ -62,10 +103,7 @@ sdk::Result<Manifest> loadManifest(const std::string& path,
   } catch (const YAML::Exception& e) {
     return bad(path, std::string("invalid YAML: ") + e.what());
   }
-  std::string dir = fs::absolute(fs::path(path)).parent_path().string();
   static const std::vector<std::string> kTopKeys = {"plugins"};
-  static const std::vector<std::string> kEntryKeys = {"name",     "file",     "id",      "enabled",
-                                                      "required", "override", "settings"};
   if (root && !root.IsNull()) {
     if (!root.IsMap()) return bad(path, "the manifest must be a mapping with a 'plugins' list");
     for (const auto& kv : root) {
@@ -77,67 +115,68 @@ sdk::Result<Manifest> loadManifest(const std::string& path,
   YAML::Node plugins = root ? root["plugins"] : YAML::Node();
   if (plugins && !plugins.IsNull() && !plugins.IsSequence())
     return bad(path, "'plugins' must be a list");
-
-  auto add = [&](ManifestEntry entry) -> sdk::Status {
-    for (auto& existing : manifest.entries) {
-      if (existing.name != entry.name) continue;
-      if (!entry.override_)
-        return bad(path, "plugin '" + entry.name + "' (" + entry.origin +
-                             ") is already defined; add 'override: true' to replace it");
-      existing = std::move(entry);
-      return sdk::Status::ok();
-    }
-    manifest.entries.push_back(std::move(entry));
-    return sdk::Status::ok();
-  };
-
   std::size_t index = 0;
   for (const auto& node : plugins) {
-    ++index;
-    std::string where = "plugins[" + std::to_string(index - 1) + "]";
-    if (!node.IsMap()) return bad(path, where + " must be a mapping");
-    for (const auto& kv : node) {
-      auto key = kv.first.as<std::string>();
-      if (std::find(kEntryKeys.begin(), kEntryKeys.end(), key) == kEntryKeys.end())
-        return bad(path, where + ": unknown key '" + key + "'" + didYouMean(key, kEntryKeys));
-    }
-    ManifestEntry entry;
-    entry.origin = "manifest";
-    if (!node["name"] || !node["name"].IsScalar()) return bad(path, where + ": 'name' is required");
-    if (!node["file"] || !node["file"].IsScalar()) return bad(path, where + ": 'file' is required");
-    entry.name = node["name"].as<std::string>();
-    entry.file = node["file"].as<std::string>();
-    if (node["id"]) entry.id = node["id"].as<std::string>();
-    std::string error;
-    entry.enabled = readBool(node, "enabled", true, error);
-    entry.required = readBool(node, "required", true, error);
-    entry.override_ = readBool(node, "override", false, error);
-    if (!error.empty()) return bad(path, where + " (" + entry.name + "): " + error);
-    if (auto e = readSettings(node["settings"], entry.settings))
-      return bad(path, where + " (" + entry.name + "): " + *e);
-    entry.settings.manifest_dir = dir;
-    if (auto s = add(std::move(entry)); !s) return s;
+    auto entry = readEntry(node, path, "plugins[" + std::to_string(index++) + "]");
+    if (!entry) return entry.status();
+    entry->origin = origin;
+    entry->settings.manifest_dir = settings_dir;
+    if (auto s = addEntry(manifest, path, std::move(entry).value()); !s) return s;
   }
+  return sdk::Status::ok();
+}
 
+// <stem>.d/*.yaml beside the manifest, in name order: what a plugin package
+// adds without editing the one file an operator owns.
+std::vector<fs::path> dropIns(const fs::path& manifest) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  const fs::path dir = manifest.parent_path() / (manifest.stem().string() + ".d");
+  for (const auto& item : fs::directory_iterator(dir, ec)) {
+    const auto ext = item.path().extension();
+    if ((ext == ".yaml" || ext == ".yml") && item.is_regular_file(ec)) out.push_back(item.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+sdk::Status addAdapterModules(Manifest& manifest, std::string_view list, const std::string& dir) {
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t end = list.find(',', start);
+    if (end == std::string_view::npos) end = list.size();
+    std::string file(list.substr(start, end - start));
+    start = end + 1;
+    while (!file.empty() && file.front() == ' ') file.erase(file.begin());
+    while (!file.empty() && file.back() == ' ') file.pop_back();
+    if (file.empty()) continue;
+    ManifestEntry entry;
+    entry.origin = "ABX_AGENTS_ADAPTER_MODULES";
+    entry.file = file;
+    entry.name = fs::path(file).stem().string();
+    entry.required = true;
+    entry.settings.manifest_dir = dir;
+    if (auto s = addEntry(manifest, manifest.path, std::move(entry)); !s) return s;
+  }
+  return sdk::Status::ok();
+}
+
+}  // namespace
+
+sdk::Result<Manifest> loadManifest(const std::string& path,
+                                   const std::optional<std::string>& adapter_modules) {
+  Manifest manifest;
+  manifest.path = path;
+  const fs::path absolute = fs::absolute(fs::path(path));
+  const std::string dir = absolute.parent_path().string();
+  if (auto s = readManifestFile(manifest, path, "manifest", dir); !s) return s;
+  for (const auto& drop_in : dropIns(absolute)) {
+    const std::string origin =
+        drop_in.parent_path().filename().string() + "/" + drop_in.filename().string();
+    if (auto s = readManifestFile(manifest, drop_in.string(), origin, dir); !s) return s;
+  }
   if (adapter_modules) {
-    std::string_view list = *adapter_modules;
-    std::size_t start = 0;
-    while (start <= list.size()) {
-      std::size_t end = list.find(',', start);
-      if (end == std::string_view::npos) end = list.size();
-      std::string file(list.substr(start, end - start));
-      start = end + 1;
-      while (!file.empty() && file.front() == ' ') file.erase(file.begin());
-      while (!file.empty() && file.back() == ' ') file.pop_back();
-      if (file.empty()) continue;
-      ManifestEntry entry;
-      entry.origin = "ABX_AGENTS_ADAPTER_MODULES";
-      entry.file = file;
-      entry.name = fs::path(file).stem().string();
-      entry.required = true;
-      entry.settings.manifest_dir = dir;
-      if (auto s = add(std::move(entry)); !s) return s;
-    }
+    if (auto s = addAdapterModules(manifest, *adapter_modules, dir); !s) return s;
   }
   return manifest;
 }

@@ -1,6 +1,6 @@
-// Manifest: config/plugins.yaml (name, file, id, enabled, required,
-// override, settings) plus ABX_AGENTS_ADAPTER_MODULES, merged into the list
-// of plugins to load, in order.
+// Manifest: config/plugins.yaml, then its drop-ins plugins.d/*.yaml in name
+// order (entries: name, file, id, enabled, required, override, settings),
+// then ABX_AGENTS_ADAPTER_MODULES, merged into the list of plugins to load.
 #pragma once
 
 #include <optional>
@@ -20,7 +20,7 @@ struct ManifestEntry {
   bool required = true;
   bool override_ = false;
   sdk::Settings settings;
-  std::string origin; /**< "manifest" or "ABX_AGENTS_ADAPTER_MODULES" */
+  std::string origin; /**< "manifest", "plugins.d/<file>" or "ABX_AGENTS_ADAPTER_MODULES" */
 };
 
 struct Manifest {
@@ -29,9 +29,10 @@ struct Manifest {
 };
 
 /**
- * Reads @p path, then appends one required entry per comma-separated module
- * of @p adapter_modules. A name seen twice is an error unless the later
- * entry says `override: true`, which replaces the earlier one in place.
+ * Reads @p path, then each YAML file of the `<stem>.d` folder beside it in
+ * name order, then appends one required entry per comma-separated module of
+ * @p adapter_modules. A name seen twice is an error unless the later entry
+ * says `override: true`, which replaces the earlier one in place.
  */
 sdk::Result<Manifest> loadManifest(const std::string& path,
                                    const std::optional<std::string>& adapter_modules);

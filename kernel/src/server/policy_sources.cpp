@@ -28,9 +28,10 @@ sdk::Result<PolicySources> readPolicySources(const ServerConfig& config) {
     auto doc = loadPolicyFile(file);
     if (!doc) return doc.status();
     out.policy = std::move(doc).value();
-  } else if (std::filesystem::exists(kSystemPolicyFile)) {
-    out.origin = kSystemPolicyFile;
-    auto doc = loadPolicyFile(kSystemPolicyFile);
+  } else if (!config.system_policy_file.empty() &&
+             std::filesystem::exists(config.system_policy_file)) {
+    out.origin = config.system_policy_file;
+    auto doc = loadPolicyFile(config.system_policy_file);
     if (!doc) return doc.status();
     out.policy = std::move(doc).value();
   }

@@ -1,6 +1,7 @@
 // Finds the policy in force, first match wins: serve --policy FILE / --preset
 // NAME -> ABX_SERVER_POLICY (inline JSON) -> ABX_SERVER_POLICY_FILE ->
-// /etc/agent-sandbox/server-policy.json -> none (the default layer alone).
+// server-policy.json in the install's config dir (/etc/agent-sandbox for a
+// /usr install) -> none (the default layer alone).
 // The preset comes from --preset, else from the policy's `preset:` key.
 #pragma once
 
@@ -25,8 +26,5 @@ sdk::Result<PolicySources> readPolicySources(const ServerConfig& config);
 
 /** The auth.tokens[].token_env names of @p sources (variables no child may see). */
 std::vector<std::string> tokenEnvNames(const PolicySources& sources);
-
-/** The system-wide policy file consulted last. */
-inline constexpr const char* kSystemPolicyFile = "/etc/agent-sandbox/server-policy.json";
 
 }  // namespace abx::kernel

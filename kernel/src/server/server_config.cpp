@@ -29,34 +29,46 @@ std::string executableDir() {
   return ec ? std::string(".") : exe.parent_path().string();
 }
 
+namespace {
+
+// The install layout (kernel/CMakeLists.txt): relative to the binary first,
+// so a DESTDIR or moved tree finds its own files, then the absolute place.
+// The build tree's own layout (bin/, config/, lib/agent-sandbox/plugins)
+// comes before both, so a binary run where it was built uses its build.
+std::vector<std::string> configDirs(const std::string& exe_dir) {
+  return {exe_dir + "/../config", exe_dir + "/" ABX_INSTALL_CONFIG_DIR_REL, ABX_INSTALL_CONFIG_DIR};
+}
+
+std::string firstExisting(const std::vector<std::string>& dirs, const char* name, bool directory) {
+  for (const auto& dir : dirs) {
+    const std::string candidate = dir + "/" + name;
+    if (directory ? fs::is_directory(candidate) : fs::exists(candidate))
+      return fs::weakly_canonical(candidate).string();
+  }
+  return {};
+}
+
+std::string defaultPluginDir(const std::string& exe_dir) {
+  for (const auto& candidate :
+       {exe_dir + "/../lib/agent-sandbox/plugins", exe_dir + "/" ABX_INSTALL_PLUGIN_DIR_REL}) {
+    if (fs::is_directory(candidate)) return fs::weakly_canonical(candidate).string();
+  }
+  return fs::weakly_canonical(exe_dir + "/" ABX_INSTALL_PLUGIN_DIR_REL).string();
+}
+
+}  // namespace
+
 void applyEnvironmentDefaults(ServerConfig& c) {
-  std::string exe_dir = executableDir();
-  if (c.manifest.empty()) {
-    for (const auto& candidate :
-         {exe_dir + "/../config/plugins.yaml", exe_dir + "/../etc/agent-sandbox/plugins.yaml",
-          std::string("/etc/agent-sandbox/plugins.yaml")}) {
-      if (fs::exists(candidate)) {
-        c.manifest = fs::weakly_canonical(candidate).string();
-        break;
-      }
-    }
-  }
-  if (c.preset_dir.empty()) {
-    for (const auto& candidate :
-         {exe_dir + "/../config/presets", exe_dir + "/../etc/agent-sandbox/presets",
-          std::string("/etc/agent-sandbox/presets")}) {
-      if (fs::is_directory(candidate)) {
-        c.preset_dir = fs::weakly_canonical(candidate).string();
-        break;
-      }
-    }
-  }
+  const std::string exe_dir = executableDir();
+  if (c.manifest.empty()) c.manifest = firstExisting(configDirs(exe_dir), "plugins.yaml", false);
+  if (c.preset_dir.empty()) c.preset_dir = firstExisting(configDirs(exe_dir), "presets", true);
+  if (c.system_policy_file.empty())
+    c.system_policy_file = firstExisting(configDirs(exe_dir), "server-policy.json", false);
   if (c.plugin_dir.empty()) {
-    if (auto v = env("ABX_PLUGIN_DIR"); v && !v->empty()) {
+    if (auto v = env("ABX_PLUGIN_DIR"); v && !v->empty())
       c.plugin_dir = *v;
-    } else {
-      c.plugin_dir = fs::weakly_canonical(exe_dir + "/../lib/agent-sandbox/plugins").string();
-    }
+    else
+      c.plugin_dir = defaultPluginDir(exe_dir);
   }
   if (auto v = env("ABX_SERVER_BASE_DIR"); v && !v->empty() && c.base_dir == "/home/user")
     c.base_dir = *v;
@@ -106,13 +118,18 @@ std::vector<std::string> commaList(std::string_view text) {
 }
 
 std::string defaultStateDir() {
-  // The system location when this process may write there (root, or a
-  // package that created it for the service user); never inside $HOME's
-  // usual work area, which is the file API's base dir in the images.
-  const std::string system_dir = "/var/lib/agent-sandbox";
-  const bool usable = fs::is_directory(system_dir) ? ::access(system_dir.c_str(), W_OK | X_OK) == 0
-                                                   : ::access("/var/lib", W_OK | X_OK) == 0;
-  if (usable) return system_dir;
+  // The install's state dir (/var/lib/agent-sandbox for --prefix /usr) when
+  // this process may write there (root, or a package that created it for the
+  // service user); never inside $HOME's usual work area, which is the file
+  // API's base dir in the images.
+  const std::string system_dir = ABX_INSTALL_STATE_DIR;
+  // Writable where it exists, or where it would be created.
+  fs::path existing = system_dir;
+  std::error_code ec;
+  while (!fs::exists(existing, ec) && existing.has_relative_path())
+    existing = existing.parent_path();
+  if (fs::is_directory(existing, ec) && ::access(existing.c_str(), W_OK | X_OK) == 0)
+    return system_dir;
   if (auto xdg = env("XDG_STATE_HOME"); xdg && xdg->starts_with("/"))
     return *xdg + "/agent-sandbox";
   return env("HOME").value_or("/tmp") + "/.local/state/agent-sandbox";

@@ -28,7 +28,9 @@ struct ServerConfig {
   std::optional<std::string> policy_file; /**< --policy */
   std::optional<std::string> preset;      /**< --preset */
   std::string preset_dir;                 /**< where <name>.yaml presets live */
-  bool strict = false;                    /**< check-config --strict */
+  /** server-policy.json of the install's config dir, the last policy source. */
+  std::string system_policy_file;
+  bool strict = false; /**< check-config --strict */
   /** Host names beyond the built-in ones (--allowed-host, ABX_SERVER_ALLOWED_HOSTS). */
   std::vector<std::string> allowed_hosts;
   /** Cross-origin callers allowed (--cors-origin, ABX_SERVER_CORS_ORIGINS). */
