@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
 
 #include "abx/sdk/subprocess.h"
 #include "abx/sdk/version.h"
@@ -13,11 +16,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-sdk::Completed cli(std::vector<std::string> args) {
+sdk::Completed cli(std::vector<std::string> args, std::vector<std::string> env = {}) {
   sdk::SpawnOptions o;
   o.argv = {serverBinary()};
   o.argv.insert(o.argv.end(), args.begin(), args.end());
   o.env = sdk::Subprocess::inheritEnv({"PATH", "HOME"});
+  o.env.insert(o.env.end(), env.begin(), env.end());
   o.stdin_pipe = false;
   auto r = sdk::Subprocess::run(o, {std::chrono::seconds(20)});
   EXPECT_TRUE(r.isOk());
@@ -77,6 +81,58 @@ TEST(Cli, HealthcheckExitCodes) {
   server.stop();
   EXPECT_EQ(
       cli({"healthcheck", "--port", std::to_string(server.port()), "--timeout", "1"}).exit_code, 1);
+}
+
+TEST(Cli, EnvironmentValuesAreCheckedLikeTheirFlags) {
+  struct Case {
+    std::string variable, value, reason;
+  };
+  const std::vector<Case> cases = {
+      {"ABX_PTY_PORT", "abc", "ABX_PTY_PORT must be a port number 0-65535, got 'abc'"},
+      {"ABX_PTY_PORT", "70000", "ABX_PTY_PORT must be a port number 0-65535, got '70000'"},
+      {"ABX_SERVER_THREADS", "1", "ABX_SERVER_THREADS must be an integer 2-4096, got '1'"},
+      {"ABX_SERVER_MAX_CONNECTIONS", "many",
+       "ABX_SERVER_MAX_CONNECTIONS must be an integer 1-2147483647, got 'many'"},
+      {"ABX_SERVER_HEAD_TIMEOUT_S", "0",
+       "ABX_SERVER_HEAD_TIMEOUT_S must be an integer 1-2147483647, got '0'"},
+      {"ABX_SERVER_IDLE_TIMEOUT_S", "-3",
+       "ABX_SERVER_IDLE_TIMEOUT_S must be an integer 1-2147483647, got '-3'"},
+  };
+  for (const auto& c : cases) {
+    for (const auto& args :
+         std::vector<std::vector<std::string>>{{"serve", "--port", "0"}, {"check-config"}}) {
+      const std::string& command = args[0];
+      auto r = cli(args, {c.variable + "=" + c.value});
+      EXPECT_EQ(r.exit_code, 2) << command << " " << c.variable << "=" << c.value;
+      EXPECT_EQ(r.err, "agent-sandbox-server: " + c.reason + "\n") << command;
+    }
+  }
+  // The flag's own wording is the same.
+  auto flag = cli({"serve", "--pty-port", "abc"});
+  EXPECT_EQ(flag.err,
+            "agent-sandbox-server: --pty-port must be a port number 0-65535, got 'abc'\n");
+}
+
+TEST(Cli, HelpListsEveryVariableTheConfigurationPageDocuments) {
+  std::ifstream page(std::string(ABX_SOURCE_DIR) + "/docs/configuration.md");
+  std::stringstream text;
+  text << page.rdbuf();
+  const std::string doc = text.str();
+  const auto table = doc.substr(doc.find("## Environment variables"));
+  std::set<std::string> documented;
+  const std::regex row(R"(\n\| `(ABX_[A-Z_<>]+)`)");
+  for (std::sregex_iterator it(table.begin(), table.end(), row), end; it != end; ++it)
+    documented.insert((*it)[1]);
+  ASSERT_GE(documented.size(), 20u);
+  auto help = cli({"serve", "--help"});
+  ASSERT_EQ(help.exit_code, 0);
+  // A plugin's own variables are covered by ABX_<PLUGIN>_<KEY>.
+  for (const auto& name : documented) {
+    if (name.starts_with("ABX_AGENTS_") && name != "ABX_AGENTS_ADAPTER_MODULES") continue;
+    if (name == "ABX_MAX_UPLOAD_SIZE") continue;
+    EXPECT_THAT(help.out, HasSubstr(name)) << name << " is documented but not in serve --help";
+  }
+  EXPECT_THAT(cli({"check-config", "--help"}).out, HasSubstr("ABX_SERVER_TOKEN"));
 }
 
 }  // namespace

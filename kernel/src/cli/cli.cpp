@@ -34,6 +34,34 @@ struct Command {
   std::vector<std::string> flags;    // take none
 };
 
+// The variables serve, check-config and plugins read; a flag beats its
+// variable, and a bad value stops them (exit 2) as a bad flag does.
+constexpr const char* kEnvironmentHelp =
+    "\nEnvironment (docs/configuration.md has each in full):\n"
+    "  ABX_SERVER_TOKEN                     the access token (unset: open, loopback only)\n"
+    "  ABX_SERVER_ALLOWED_HOSTS             --allowed-host\n"
+    "  ABX_SERVER_CORS_ORIGINS              --cors-origin\n"
+    "  ABX_CHILD_USER                       --child-user\n"
+    "  ABX_SERVER_BASE_DIR                  --base-dir (default /home/user)\n"
+    "  ABX_SERVER_STATE_DIR                 --state-dir\n"
+    "  ABX_PLUGIN_DIR                       --plugin-dir\n"
+    "  ABX_PTY_PORT                         --pty-port (default 9001)\n"
+    "  ABX_SERVER_THREADS                   --threads (default 64, 2-4096)\n"
+    "  ABX_SERVER_MAX_CONNECTIONS           open connections at once (default 16384)\n"
+    "  ABX_SERVER_MAX_CONNECTIONS_PER_PEER  the same per client address (default 4096)\n"
+    "  ABX_SERVER_HEAD_TIMEOUT_S            seconds for a request's head (default 10)\n"
+    "  ABX_SERVER_IDLE_TIMEOUT_S            seconds a keep-alive connection waits (default 30)\n"
+    "  ABX_SERVER_POLICY                    the policy inline (after --policy/--preset)\n"
+    "  ABX_SERVER_POLICY_FILE               a policy file (after ABX_SERVER_POLICY)\n"
+    "  ABX_SERVER_ENABLED_GROUPS            comma list of opt-in groups to turn on\n"
+    "  ABX_AGENTS_ADAPTER_MODULES           comma list of adapter .so files to load\n"
+    "  ABX_<PLUGIN>_<KEY>                   a plugin's setting (ABX_AGENTS_MAX_SESSIONS, ...)\n";
+
+bool readsEnvironment(const Command& cmd) {
+  const std::string name = cmd.name;
+  return name == "serve" || name == "check-config" || name == "plugins";
+}
+
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
       {"serve",
@@ -108,7 +136,8 @@ std::optional<Parsed> parse(const Command& cmd, int argc, char** argv, int& exit
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
-      std::printf("usage: agent-sandbox-server %s\n\n%s\n", cmd.usage, cmd.help);
+      std::printf("usage: agent-sandbox-server %s\n\n%s\n%s", cmd.usage, cmd.help,
+                  readsEnvironment(cmd) ? kEnvironmentHelp : "");
       exit_code = 0;
       return std::nullopt;
     }
@@ -143,20 +172,21 @@ std::optional<Parsed> parse(const Command& cmd, int argc, char** argv, int& exit
 }
 
 bool parsePort(const std::string& text, int& port, const char* what) {
-  char* end = nullptr;
-  long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v < 0 || v > 65535) {
-    std::fprintf(stderr, "agent-sandbox-server: %s must be a port number 0-65535, got '%s'\n", what,
-                 text.c_str());
+  if (auto error = readPort(text, what, port)) {
+    std::fprintf(stderr, "agent-sandbox-server: %s\n", error->c_str());
     return false;
   }
-  port = static_cast<int>(v);
   return true;
 }
 
-ServerConfig baseConfig(const Parsed& p) {
+// The environment's settings, then the manifest flags; nullopt (exit 2)
+// after printing why a variable's value is refused.
+std::optional<ServerConfig> baseConfig(const Parsed& p) {
   ServerConfig c;
-  applyEnvironmentDefaults(c);
+  if (auto error = applyEnvironmentDefaults(c)) {
+    std::fprintf(stderr, "agent-sandbox-server: %s\n", error->c_str());
+    return std::nullopt;
+  }
   if (auto it = p.options.find("--plugins"); it != p.options.end()) {
     c.manifest = it->second;
     c.manifest_explicit = true;
@@ -175,7 +205,9 @@ int serve(const Parsed& p) {
   // Not dumpable: a child running as the same user cannot read this
   // process's memory or /proc/<pid>/{environ,maps,mem}, nor ptrace it.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  ServerConfig c = baseConfig(p);
+  auto base = baseConfig(p);
+  if (!base) return 2;
+  ServerConfig c = std::move(*base);
   applyPolicyOptions(p, c);
   if (c.manifest_explicit && !std::filesystem::exists(c.manifest)) {
     std::fprintf(stderr, "agent-sandbox-server: %s: no such plugin manifest\n", c.manifest.c_str());
@@ -203,11 +235,12 @@ int serve(const Parsed& p) {
   }
   if (auto it = p.options.find("--child-user"); it != p.options.end()) c.child_user = it->second;
   if (auto it = p.options.find("--threads"); it != p.options.end()) {
-    c.threads = std::atoi(it->second.c_str());
-    if (c.threads < 2 || c.threads > 4096) {
-      std::fprintf(stderr, "agent-sandbox-server: --threads must be 2-4096\n");
+    long long threads = 0;
+    if (auto error = readInteger(it->second, "--threads", 2, 4096, threads)) {
+      std::fprintf(stderr, "agent-sandbox-server: %s\n", error->c_str());
       return 2;
     }
+    c.threads = static_cast<int>(threads);
   }
   c.insecure_no_auth = p.flags.count("--insecure-no-auth") > 0;
   Server server(std::move(c));
@@ -238,7 +271,9 @@ int healthcheck(const Parsed& p) {
 // Probes each enabled plugin; prints a table or JSON. @return count of
 // required plugins that would fail, or -1 when the manifest itself fails.
 int probeAll(const Parsed& p, bool json) {
-  ServerConfig c = baseConfig(p);
+  auto base = baseConfig(p);
+  if (!base) return -1;
+  ServerConfig c = std::move(*base);
   if (c.manifest.empty()) {
     std::fprintf(stderr, "agent-sandbox-server: no plugin manifest found (pass --plugins)\n");
     return -1;
@@ -326,7 +361,9 @@ const std::vector<sdk::ParamSpec>& declaredParamsOf(const std::vector<GroupRecor
 
 int checkConfig(const Parsed& p) {
   bool json = p.flags.count("--json") > 0;
-  ServerConfig c = baseConfig(p);
+  auto base = baseConfig(p);
+  if (!base) return 2;
+  ServerConfig c = std::move(*base);
   applyPolicyOptions(p, c);
   if (c.manifest_explicit && !std::filesystem::exists(c.manifest)) {
     std::fprintf(stderr, "agent-sandbox-server: %s: no such plugin manifest\n", c.manifest.c_str());

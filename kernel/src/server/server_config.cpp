@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <type_traits>
@@ -58,7 +60,54 @@ std::string defaultPluginDir(const std::string& exe_dir) {
 
 }  // namespace
 
-void applyEnvironmentDefaults(ServerConfig& c) {
+std::optional<std::string> readInteger(std::string_view text, const char* what, long long min,
+                                       long long max, long long& out) {
+  const std::string value(text);
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || errno == ERANGE || n < min || n > max)
+    return std::string(what) + " must be an integer " + std::to_string(min) + "-" +
+           std::to_string(max) + ", got '" + value + "'";
+  out = n;
+  return std::nullopt;
+}
+
+std::optional<std::string> readPort(std::string_view text, const char* what, int& port) {
+  long long n = 0;
+  if (readInteger(text, what, 0, 65535, n))
+    return std::string(what) + " must be a port number 0-65535, got '" + std::string(text) + "'";
+  port = static_cast<int>(n);
+  return std::nullopt;
+}
+
+namespace {
+
+// The numeric variables, each checked like its flag: a bad value is an error.
+std::optional<std::string> applyNumericEnvironment(ServerConfig& c) {
+  if (auto v = env("ABX_PTY_PORT"); v && !v->empty())
+    if (auto error = readPort(*v, "ABX_PTY_PORT", c.pty_port)) return error;
+  long long n = 0;
+  if (auto v = env("ABX_SERVER_THREADS"); v && !v->empty()) {
+    if (auto error = readInteger(*v, "ABX_SERVER_THREADS", 2, 4096, n)) return error;
+    c.threads = static_cast<int>(n);
+  }
+  auto count = [&](const char* name, auto& field) -> std::optional<std::string> {
+    auto v = env(name);
+    if (!v || v->empty()) return std::nullopt;
+    if (auto error = readInteger(*v, name, 1, INT_MAX, n)) return error;
+    field = static_cast<std::remove_reference_t<decltype(field)>>(n);
+    return std::nullopt;
+  };
+  if (auto e = count("ABX_SERVER_MAX_CONNECTIONS", c.max_connections)) return e;
+  if (auto e = count("ABX_SERVER_MAX_CONNECTIONS_PER_PEER", c.max_connections_per_peer)) return e;
+  if (auto e = count("ABX_SERVER_HEAD_TIMEOUT_S", c.head_timeout_s)) return e;
+  return count("ABX_SERVER_IDLE_TIMEOUT_S", c.idle_timeout_s);
+}
+
+}  // namespace
+
+std::optional<std::string> applyEnvironmentDefaults(ServerConfig& c) {
   const std::string exe_dir = executableDir();
   if (c.manifest.empty()) c.manifest = firstExisting(configDirs(exe_dir), "plugins.yaml", false);
   if (c.preset_dir.empty()) c.preset_dir = firstExisting(configDirs(exe_dir), "presets", true);
@@ -70,35 +119,20 @@ void applyEnvironmentDefaults(ServerConfig& c) {
     else
       c.plugin_dir = defaultPluginDir(exe_dir);
   }
-  if (auto v = env("ABX_SERVER_BASE_DIR"); v && !v->empty() && c.base_dir == "/home/user")
-    c.base_dir = *v;
+  if (auto v = env("ABX_SERVER_BASE_DIR"); v && !v->empty()) c.base_dir = *v;
   if (c.state_dir.empty()) {
     if (auto v = env("ABX_SERVER_STATE_DIR"); v && !v->empty())
       c.state_dir = *v;
     else
       c.state_dir = defaultStateDir();
   }
-  if (auto v = env("ABX_PTY_PORT"); v && !v->empty() && c.pty_port == 9001)
-    c.pty_port = std::atoi(v->c_str());
   c.token = SecretEnvironment::instance().takeTokenDigest("ABX_SERVER_TOKEN");
   if (auto v = env("ABX_SERVER_ALLOWED_HOSTS")) c.allowed_hosts = commaList(*v);
   if (auto v = env("ABX_SERVER_CORS_ORIGINS")) c.cors_origins = commaList(*v);
   if (auto v = env("ABX_CHILD_USER"); v && !v->empty()) c.child_user = *v;
   if (auto v = env("ABX_SERVER_ENABLED_GROUPS")) c.enabled_groups = *v;
   if (auto v = env("ABX_AGENTS_ADAPTER_MODULES"); v && !v->empty()) c.adapter_modules = *v;
-  if (auto v = env("ABX_SERVER_THREADS"); v && !v->empty()) c.threads = std::atoi(v->c_str());
-  // Positive integers; anything else keeps the default.
-  auto count = [](const char* name, auto& field) {
-    if (auto v = env(name); v && !v->empty()) {
-      char* end = nullptr;
-      long long n = std::strtoll(v->c_str(), &end, 10);
-      if (*end == '\0' && n > 0) field = static_cast<std::remove_reference_t<decltype(field)>>(n);
-    }
-  };
-  count("ABX_SERVER_MAX_CONNECTIONS", c.max_connections);
-  count("ABX_SERVER_MAX_CONNECTIONS_PER_PEER", c.max_connections_per_peer);
-  count("ABX_SERVER_HEAD_TIMEOUT_S", c.head_timeout_s);
-  count("ABX_SERVER_IDLE_TIMEOUT_S", c.idle_timeout_s);
+  return applyNumericEnvironment(c);
 }
 
 std::vector<std::string> commaList(std::string_view text) {

@@ -49,8 +49,19 @@ struct ServerConfig {
 /** Directory of the running executable (for default manifest/plugin dir). */
 std::string executableDir();
 
-/** Fills manifest/plugin_dir/base_dir/state_dir/ports/token from env and defaults. */
-void applyEnvironmentDefaults(ServerConfig& config);
+/**
+ * Fills manifest/plugin_dir/base_dir/state_dir/ports/token from env and
+ * defaults. @return the one-line reason when a variable's value is refused
+ * (checked as its flag is), else nullopt.
+ */
+std::optional<std::string> applyEnvironmentDefaults(ServerConfig& config);
+
+/** Reads a decimal integer in [min, max]; @return the reason it is refused, naming @p what. */
+std::optional<std::string> readInteger(std::string_view text, const char* what, long long min,
+                                       long long max, long long& out);
+
+/** Reads a port number 0-65535; @return the reason it is refused, naming @p what. */
+std::optional<std::string> readPort(std::string_view text, const char* what, int& port);
 
 /** "a, b,,c" -> {"a", "b", "c"}. */
 std::vector<std::string> commaList(std::string_view text);
