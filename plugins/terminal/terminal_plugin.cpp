@@ -121,7 +121,8 @@ int TerminalPlugin::wsPort() const {
 }
 
 void TerminalPlugin::policyApplied() noexcept {
-  if (!ws_) return;
+  // check-config: the port may belong to a server that runs beside it.
+  if (!ws_ || host_.info().checking) return;
   try {
     auto policy = host_.endpointPolicy("pty_connect");
     const bool enabled = policy && policy->enabled;

@@ -1,6 +1,10 @@
 // Integration: the agent-sandbox-server command line (exit codes and output).
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <regex>
@@ -133,6 +137,27 @@ TEST(Cli, HelpListsEveryVariableTheConfigurationPageDocuments) {
     EXPECT_THAT(help.out, HasSubstr(name)) << name << " is documented but not in serve --help";
   }
   EXPECT_THAT(cli({"check-config", "--help"}).out, HasSubstr("ABX_SERVER_TOKEN"));
+}
+
+TEST(Cli, CheckConfigBindsNothing) {
+  // A port held here, as a running server holds its PTY port: check-config
+  // with every plugin (terminal included) must not even try to bind it.
+  const int held = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(held, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(held, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(held, 1), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(held, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const std::string port = std::to_string(ntohs(addr.sin_port));
+  auto manifest = writeManifest("plugins:\n  - name: terminal\n    file: abx_terminal.so\n");
+  auto check = cli({"check-config", "--plugins", manifest, "--plugin-dir", pluginDir()},
+                   {"ABX_PTY_PORT=" + port});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_THAT(check.err, ::testing::Not(HasSubstr("pty websocket")));
+  ::close(held);
 }
 
 }  // namespace

@@ -369,7 +369,9 @@ int checkConfig(const Parsed& p) {
     std::fprintf(stderr, "agent-sandbox-server: %s: no such plugin manifest\n", c.manifest.c_str());
     return 2;
   }
-  // Plugins start for real: their routes are what the policy is checked against.
+  // Plugins start (their routes are what the policy is checked against), told
+  // to bind nothing: a check beside a running server must not disturb it.
+  c.checking = true;
   Server server(c);
   if (auto error = server.boot()) {
     if (json)

@@ -22,6 +22,7 @@ Server::Server(ServerConfig config)
   info.pty_port = config_.pty_port;
   info.base_dir = config_.base_dir;
   info.state_dir = config_.state_dir;
+  info.checking = config_.checking;
   services_ = std::make_unique<KernelServices>(std::move(info));
   path_guard_ = std::make_unique<PolicyPathGuard>(pipeline_);
   services_->paths = path_guard_.get();

@@ -30,7 +30,8 @@ struct ServerConfig {
   std::string preset_dir;                 /**< where <name>.yaml presets live */
   /** server-policy.json of the install's config dir, the last policy source. */
   std::string system_policy_file;
-  bool strict = false; /**< check-config --strict */
+  bool strict = false;   /**< check-config --strict */
+  bool checking = false; /**< check-config: plugins bind no port, start no child */
   /** Host names beyond the built-in ones (--allowed-host, ABX_SERVER_ALLOWED_HOSTS). */
   std::vector<std::string> allowed_hosts;
   /** Cross-origin callers allowed (--cors-origin, ABX_SERVER_CORS_ORIGINS). */

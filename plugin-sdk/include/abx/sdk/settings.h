@@ -43,6 +43,12 @@ struct HostInfo {
   int pty_port = 9001;
   std::string base_dir;  /**< ABX_SERVER_BASE_DIR or --base-dir */
   std::string state_dir; /**< where plugins may persist state */
+  /**
+   * Since ABI 2.1. True under `check-config`: the plugin starts so that its
+   * routes and groups can be checked, and binds no port and starts no child
+   * (it is stopped right after).
+   */
+  bool checking = false;
 };
 
 }  // namespace abx::sdk
