@@ -6,10 +6,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "abx/sdk/subprocess.h"
 #include "abx/sdk/version.h"
@@ -158,6 +160,44 @@ TEST(Cli, CheckConfigBindsNothing) {
   EXPECT_EQ(check.exit_code, 0) << check.err;
   EXPECT_THAT(check.err, ::testing::Not(HasSubstr("pty websocket")));
   ::close(held);
+}
+
+// A one-connection HTTP responder: 200 for /health, 503 for /ready (a
+// server that is up but draining), so the probe's path is what decides.
+TEST(Cli, HealthcheckReadyProbesReadiness) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  const std::string port = std::to_string(ntohs(addr.sin_port));
+  std::vector<std::string> paths;
+  std::thread responder([&] {
+    for (int i = 0; i < 2; ++i) {
+      const int fd = ::accept(listener, nullptr, nullptr);
+      if (fd < 0) return;
+      char buffer[1024];
+      const ssize_t n = ::read(fd, buffer, sizeof buffer);
+      const std::string head(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
+      const std::string path = head.substr(4, head.find(' ', 4) - 4);
+      paths.push_back(path);
+      const std::string answer = path == "/health" ? "HTTP/1.1 200 OK\r\n\r\n"
+                                                   : "HTTP/1.1 503 Service Unavailable\r\n\r\n";
+      const ssize_t ignored = ::write(fd, answer.data(), answer.size());
+      (void)ignored;
+      ::close(fd);
+    }
+  });
+  EXPECT_EQ(cli({"healthcheck", "--port", port}).exit_code, 0);
+  auto ready = cli({"healthcheck", "--port", port, "--ready"});
+  responder.join();
+  ::close(listener);
+  EXPECT_EQ(ready.exit_code, 1);
+  EXPECT_EQ(ready.err, "healthcheck: HTTP 503\n");
+  EXPECT_EQ(paths, (std::vector<std::string>{"/health", "/ready"}));
 }
 
 }  // namespace

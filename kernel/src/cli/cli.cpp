@@ -51,6 +51,7 @@ constexpr const char* kEnvironmentHelp =
     "  ABX_SERVER_MAX_CONNECTIONS_PER_PEER  the same per client address (default 4096)\n"
     "  ABX_SERVER_HEAD_TIMEOUT_S            seconds for a request's head (default 10)\n"
     "  ABX_SERVER_IDLE_TIMEOUT_S            seconds a keep-alive connection waits (default 30)\n"
+    "  ABX_SERVER_DRAIN_TIMEOUT_S           --drain-timeout (default 10)\n"
     "  ABX_SERVER_POLICY                    the policy inline (after --policy/--preset)\n"
     "  ABX_SERVER_POLICY_FILE               a policy file (after ABX_SERVER_POLICY)\n"
     "  ABX_SERVER_ENABLED_GROUPS            comma list of opt-in groups to turn on\n"
@@ -68,7 +69,7 @@ const std::vector<Command>& commands() {
        "serve [--host H] [--port P] [--pty-port P] [--plugins MANIFEST] [--plugin-dir DIR]\n"
        "      [--policy FILE] [--preset NAME] [--base-dir DIR] [--state-dir DIR] [--threads N]\n"
        "      [--allowed-host NAMES] [--cors-origin ORIGINS] [--child-user USER]\n"
-       "      [--insecure-no-auth]",
+       "      [--drain-timeout SECONDS] [--insecure-no-auth]",
        "Start the server (default 127.0.0.1:9000). Plugins come from the manifest\n"
        "(default plugins.yaml and plugins.d/*.yaml of the install's config dir)\n"
        "and ABX_AGENTS_ADAPTER_MODULES. --port 0 picks a free port; the chosen one is\n"
@@ -83,16 +84,17 @@ const std::vector<Command>& commands() {
        "starts runs as that user. --state-dir / ABX_SERVER_STATE_DIR: the server's own\n"
        "state (default: the install's, /var/lib/agent-sandbox for a /usr install, if\n"
        "writable, else $XDG_STATE_HOME/agent-sandbox), never reachable through the file\n"
-       "API. The config dir is /etc/agent-sandbox for a /usr install.",
+       "API. The config dir is /etc/agent-sandbox for a /usr install. On SIGTERM the\n"
+       "server drains: requests in flight get up to --drain-timeout seconds (10).",
        {"--host", "--port", "--pty-port", "--plugins", "--plugin-dir", "--policy", "--preset",
-        "--base-dir", "--state-dir", "--threads", "--allowed-host", "--cors-origin",
-        "--child-user"},
+        "--base-dir", "--state-dir", "--threads", "--allowed-host", "--cors-origin", "--child-user",
+        "--drain-timeout"},
        {"--insecure-no-auth"}},
       {"healthcheck",
-       "healthcheck [--host H] [--port P] [--timeout SECONDS]",
+       "healthcheck [--host H] [--port P] [--timeout SECONDS] [--ready]",
        "GET /health; exit 0 on 200, 1 otherwise (for Docker HEALTHCHECK and ready_cmd).",
        {"--host", "--port", "--timeout"},
-       {}},
+       {"--ready"}},
       {"check-config",
        "check-config [--plugins MANIFEST] [--plugin-dir DIR] [--policy FILE] [--preset NAME]\n"
        "      [--strict] [--json] [--explain ENDPOINT [--path P] [--scopes S,S] [--op read]]",
@@ -242,6 +244,14 @@ int serve(const Parsed& p) {
     }
     c.threads = static_cast<int>(threads);
   }
+  if (auto it = p.options.find("--drain-timeout"); it != p.options.end()) {
+    long long seconds = 0;
+    if (auto error = readInteger(it->second, "--drain-timeout", 1, 3600, seconds)) {
+      std::fprintf(stderr, "agent-sandbox-server: %s\n", error->c_str());
+      return 2;
+    }
+    c.drain_timeout_s = static_cast<int>(seconds);
+  }
   c.insecure_no_auth = p.flags.count("--insecure-no-auth") > 0;
   Server server(std::move(c));
   return server.run();
@@ -256,7 +266,10 @@ int healthcheck(const Parsed& p) {
     if (!parsePort(it->second, port, "--port")) return 1;
   if (auto it = p.options.find("--timeout"); it != p.options.end())
     timeout = std::atof(it->second.c_str());
-  auto probe = probeHealth(host, port, std::chrono::milliseconds(static_cast<long>(timeout * 1e3)));
+  // --ready: the readiness probe (503 while starting or draining).
+  const std::string path = p.flags.count("--ready") ? "/ready" : "/health";
+  auto probe =
+      probeHealth(host, port, path, std::chrono::milliseconds(static_cast<long>(timeout * 1e3)));
   if (probe.status == 200) {
     std::printf("ok\n");
     return 0;

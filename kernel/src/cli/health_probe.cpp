@@ -55,7 +55,7 @@ int connectBefore(const std::string& host, int port, Clock::time_point deadline,
 
 }  // namespace
 
-HealthProbeResult probeHealth(const std::string& host, int port,
+HealthProbeResult probeHealth(const std::string& host, int port, const std::string& path,
                               std::chrono::milliseconds timeout) {
   HealthProbeResult result;
   const auto deadline = Clock::now() + timeout;
@@ -63,8 +63,9 @@ HealthProbeResult probeHealth(const std::string& host, int port,
   if (fd < 0) return result;
   setIoTimeout(std::chrono::milliseconds(millisLeft(deadline)));
   const bool v6 = host.find(':') != std::string::npos;
-  const std::string request = "GET /health HTTP/1.1\r\nHost: " + (v6 ? "[" + host + "]" : host) +
-                              ":" + std::to_string(port) + "\r\nConnection: close\r\n\r\n";
+  const std::string request = "GET " + path +
+                              " HTTP/1.1\r\nHost: " + (v6 ? "[" + host + "]" : host) + ":" +
+                              std::to_string(port) + "\r\nConnection: close\r\n\r\n";
   std::string answer;
   if (writeAll(fd, {request})) {
     char buffer[512];

@@ -1,4 +1,4 @@
-// The `healthcheck` command's client: one `GET /health` over a plain socket
+// The `healthcheck` command's client: one `GET /health` (or `/ready`) over a plain socket
 // (the kernel's own I/O, no HTTP client library), bounded by one timeout
 // that covers name lookup, connect, send and the answer's status line.
 #pragma once
@@ -13,6 +13,8 @@ struct HealthProbeResult {
   std::string error; /**< why no status was read */
 };
 
-HealthProbeResult probeHealth(const std::string& host, int port, std::chrono::milliseconds timeout);
+/** GET @p path ("/health" or "/ready") and read the status line. */
+HealthProbeResult probeHealth(const std::string& host, int port, const std::string& path,
+                              std::chrono::milliseconds timeout);
 
 }  // namespace abx::kernel

@@ -276,7 +276,7 @@ int Server::run() {
   }
   core_.readiness = Readiness::draining;
   services_->log.write(sdk::LogLevel::info, "kernel", "draining");
-  http.drain(std::chrono::seconds(10));
+  http.drain(std::chrono::seconds(config_.drain_timeout_s));
   stopPlugins();
   return 0;
 }

@@ -92,6 +92,10 @@ std::optional<std::string> applyNumericEnvironment(ServerConfig& c) {
     if (auto error = readInteger(*v, "ABX_SERVER_THREADS", 2, 4096, n)) return error;
     c.threads = static_cast<int>(n);
   }
+  if (auto v = env("ABX_SERVER_DRAIN_TIMEOUT_S"); v && !v->empty()) {
+    if (auto error = readInteger(*v, "ABX_SERVER_DRAIN_TIMEOUT_S", 1, 3600, n)) return error;
+    c.drain_timeout_s = static_cast<int>(n);
+  }
   auto count = [&](const char* name, auto& field) -> std::optional<std::string> {
     auto v = env(name);
     if (!v || v->empty()) return std::nullopt;

@@ -43,6 +43,7 @@ struct ServerConfig {
   std::size_t max_connections = 16384;         /**< ABX_SERVER_MAX_CONNECTIONS */
   std::size_t max_connections_per_peer = 4096; /**< ABX_SERVER_MAX_CONNECTIONS_PER_PEER */
   int head_timeout_s = 10;                     /**< ABX_SERVER_HEAD_TIMEOUT_S */
+  int drain_timeout_s = 10;                    /**< --drain-timeout, ABX_SERVER_DRAIN_TIMEOUT_S */
   int idle_timeout_s = 30;                     /**< ABX_SERVER_IDLE_TIMEOUT_S */
   std::size_t max_request_bytes = 10u << 20;
 };
