@@ -103,6 +103,10 @@ TEST(Cli, EnvironmentValuesAreCheckedLikeTheirFlags) {
        "ABX_SERVER_HEAD_TIMEOUT_S must be an integer 1-2147483647, got '0'"},
       {"ABX_SERVER_IDLE_TIMEOUT_S", "-3",
        "ABX_SERVER_IDLE_TIMEOUT_S must be an integer 1-2147483647, got '-3'"},
+      {"ABX_SERVER_DRAIN_TIMEOUT_S", "0",
+       "ABX_SERVER_DRAIN_TIMEOUT_S must be an integer 1-3600, got '0'"},
+      {"ABX_LOG_LEVEL", "loud", "ABX_LOG_LEVEL must be debug, info, warn or error, got 'loud'"},
+      {"ABX_LOG_FORMAT", "xml", "ABX_LOG_FORMAT must be text or json, got 'xml'"},
   };
   for (const auto& c : cases) {
     for (const auto& args :

@@ -56,6 +56,8 @@ constexpr const char* kEnvironmentHelp =
     "  ABX_SERVER_POLICY_FILE               a policy file (after ABX_SERVER_POLICY)\n"
     "  ABX_SERVER_ENABLED_GROUPS            comma list of opt-in groups to turn on\n"
     "  ABX_AGENTS_ADAPTER_MODULES           comma list of adapter .so files to load\n"
+    "  ABX_LOG_LEVEL                        debug, info (default), warn or error\n"
+    "  ABX_LOG_FORMAT                       text (default) or json: one object per line\n"
     "  ABX_<PLUGIN>_<KEY>                   a plugin's setting (ABX_AGENTS_MAX_SESSIONS, ...)\n";
 
 bool readsEnvironment(const Command& cmd) {

@@ -24,6 +24,7 @@ Server::Server(ServerConfig config)
   info.state_dir = config_.state_dir;
   info.checking = config_.checking;
   services_ = std::make_unique<KernelServices>(std::move(info));
+  services_->log.configure(config_.log_level, config_.log_format);
   path_guard_ = std::make_unique<PolicyPathGuard>(pipeline_);
   services_->paths = path_guard_.get();
   services_->pipeline = &pipeline_;

@@ -136,6 +136,16 @@ std::optional<std::string> applyEnvironmentDefaults(ServerConfig& c) {
   if (auto v = env("ABX_CHILD_USER"); v && !v->empty()) c.child_user = *v;
   if (auto v = env("ABX_SERVER_ENABLED_GROUPS")) c.enabled_groups = *v;
   if (auto v = env("ABX_AGENTS_ADAPTER_MODULES"); v && !v->empty()) c.adapter_modules = *v;
+  if (auto v = env("ABX_LOG_LEVEL"); v && !v->empty()) {
+    auto level = parseLogLevel(*v);
+    if (!level) return "ABX_LOG_LEVEL must be debug, info, warn or error, got '" + *v + "'";
+    c.log_level = *level;
+  }
+  if (auto v = env("ABX_LOG_FORMAT"); v && !v->empty()) {
+    auto format = parseLogFormat(*v);
+    if (!format) return "ABX_LOG_FORMAT must be text or json, got '" + *v + "'";
+    c.log_format = *format;
+  }
   return applyNumericEnvironment(c);
 }
 

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "support/log_sink.h"
+
 namespace abx::kernel {
 
 struct ServerConfig {
@@ -40,11 +42,13 @@ struct ServerConfig {
   std::optional<std::string> child_user;
   int threads = 64;
   /** The HTTP front end's limits (docs/http.md, "Connections and shutdown"). */
-  std::size_t max_connections = 16384;         /**< ABX_SERVER_MAX_CONNECTIONS */
-  std::size_t max_connections_per_peer = 4096; /**< ABX_SERVER_MAX_CONNECTIONS_PER_PEER */
-  int head_timeout_s = 10;                     /**< ABX_SERVER_HEAD_TIMEOUT_S */
-  int drain_timeout_s = 10;                    /**< --drain-timeout, ABX_SERVER_DRAIN_TIMEOUT_S */
-  int idle_timeout_s = 30;                     /**< ABX_SERVER_IDLE_TIMEOUT_S */
+  std::size_t max_connections = 16384;           /**< ABX_SERVER_MAX_CONNECTIONS */
+  std::size_t max_connections_per_peer = 4096;   /**< ABX_SERVER_MAX_CONNECTIONS_PER_PEER */
+  int head_timeout_s = 10;                       /**< ABX_SERVER_HEAD_TIMEOUT_S */
+  int drain_timeout_s = 10;                      /**< --drain-timeout, ABX_SERVER_DRAIN_TIMEOUT_S */
+  sdk::LogLevel log_level = sdk::LogLevel::info; /**< ABX_LOG_LEVEL */
+  LogFormat log_format = LogFormat::text;        /**< ABX_LOG_FORMAT */
+  int idle_timeout_s = 30;                       /**< ABX_SERVER_IDLE_TIMEOUT_S */
   std::size_t max_request_bytes = 10u << 20;
 };
 
