@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <thread>
 
 #include "support/server_process.h"
@@ -21,6 +24,33 @@ std::string echoManifest(const std::string& extra = "") {
          "  - name: echo\n"
          "    file: " +
          fixtureDir() + "/abx_test_echo.so\n" + extra;
+}
+
+TEST(Server, RequestIdsAreEchoedAndAudited) {
+  ServerOptions o;
+  o.manifest = echoManifest();
+  o.files["policy.yaml"] = "audit_log: {dir}/audit.jsonl\nendpoints:\n  echo_post: {audit: all}\n";
+  o.args = {"--policy", "{dir}/policy.yaml"};
+  ServerProcess server(o);
+  // The caller's id is kept; a missing or insane one is replaced by a new one.
+  auto given = http(server.port(), "POST", "/echo", "{}", {{"X-Request-Id", "trace-42/a:b"}});
+  EXPECT_EQ(given.headers["x-request-id"], "trace-42/a:b");
+  auto made = http(server.port(), "POST", "/echo", "{}");
+  const std::regex generated("[0-9a-f]{32}");
+  EXPECT_TRUE(std::regex_match(made.headers["x-request-id"], generated))
+      << made.headers["x-request-id"];
+  auto insane = http(server.port(), "POST", "/echo", "{}", {{"X-Request-Id", "a b\"c"}});
+  EXPECT_TRUE(std::regex_match(insane.headers["x-request-id"], generated));
+  EXPECT_NE(insane.headers["x-request-id"], made.headers["x-request-id"]);
+  // Every answer carries one, errors and core routes too.
+  EXPECT_FALSE(http(server.port(), "GET", "/nowhere").headers["x-request-id"].empty());
+  EXPECT_FALSE(http(server.port(), "GET", "/health").headers["x-request-id"].empty());
+  server.stop();
+  std::ifstream in(server.dir() + "/audit.jsonl");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_THAT(text.str(), HasSubstr(R"("request_id":"trace-42/a:b","identity":)"));
+  EXPECT_THAT(text.str(), HasSubstr(R"("request_id":")" + made.headers["x-request-id"] + "\""));
 }
 
 TEST(Server, HealthIsOpenAndCapabilitiesNeedTheToken) {

@@ -10,6 +10,7 @@
 
 #include "abx/sdk/json.h"
 #include "loader/kernel_services.h"
+#include "support/request_id.h"
 
 namespace abx::kernel {
 namespace {
@@ -85,6 +86,24 @@ TEST(LogSink, LinesBelowTheLevelAreDropped) {
   EXPECT_EQ(parseLogLevel("WARN"), std::nullopt);
   EXPECT_EQ(parseLogFormat("json"), LogFormat::json);
   EXPECT_EQ(parseLogFormat("yaml"), std::nullopt);
+}
+
+TEST(LogSink, LinesWrittenWhileARequestIsHandledCarryItsId) {
+  KernelServices services(sdk::HostInfo{});
+  EXPECT_EQ(logged(services.redactor, "before").find("request_id"), std::string::npos);
+  {
+    const std::string id = requestIdFor("trace-7");
+    const RequestIdScope scope(id);
+    EXPECT_EQ(currentRequestId(), "trace-7");
+    const auto text = logged(services.redactor, "inside");
+    EXPECT_TRUE(text.ends_with("test: inside request_id=trace-7\n")) << text;
+    const auto json = logged(services.redactor, "inside", LogFormat::json);
+    EXPECT_NE(json.find(R"("message":"inside","request_id":"trace-7"})"), std::string::npos)
+        << json;
+  }
+  EXPECT_EQ(currentRequestId(), "");
+  EXPECT_EQ(requestIdFor(std::string(129, 'a')).size(), 32u);
+  EXPECT_NE(requestIdFor(""), requestIdFor(""));
 }
 
 }  // namespace

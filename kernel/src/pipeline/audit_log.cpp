@@ -2,34 +2,25 @@
 
 #include <fcntl.h>
 
-#include <chrono>
 #include <cstdio>
-#include <ctime>
 
 #include "abx/sdk/json.h"
+#include "support/utc_time.h"
 
 namespace abx::kernel {
 
 std::string AuditLog::format(const AuditEntry& e) {
-  auto now = std::chrono::system_clock::now();
-  auto secs = std::chrono::system_clock::to_time_t(now);
-  auto millis =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char stamp[64];
-  std::snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(millis.count()));
+  const std::string stamp = utcTimestamp();
   char duration[32];
   std::snprintf(duration, sizeof duration, "%.3f", e.duration_ms);
   // One writer sized for the whole line: two allocations a record (the text
   // and the writer's nesting stack), where concatenating quoted pieces took one
   // per field. The duration keeps its fixed three decimals, hence raw().
-  sdk::JsonWriter line(e.identity.size() + e.endpoint.size() + e.path.size() + e.rule.size() +
-                       e.code.size() + 192);
+  sdk::JsonWriter line(e.request_id.size() + e.identity.size() + e.endpoint.size() + e.path.size() +
+                       e.rule.size() + e.code.size() + 192);
   line.beginObject()
-      .member("time", std::string_view(stamp))
+      .member("time", stamp)
+      .member("request_id", e.request_id)
       .member("identity", e.identity)
       .member("endpoint", e.endpoint)
       .member("method", e.method)

@@ -18,6 +18,7 @@ namespace abx::kernel {
 using AuditMode = sdk::AuditLevel;
 
 struct AuditEntry {
+  std::string_view request_id;
   std::string_view identity;
   std::string_view endpoint;
   std::string_view method;

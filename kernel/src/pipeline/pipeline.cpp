@@ -3,6 +3,8 @@
 #include <chrono>
 #include <exception>
 
+#include "support/request_id.h"
+
 namespace abx::kernel {
 namespace {
 
@@ -113,9 +115,14 @@ class ExchangeBodyReader final : public sdk::BodyReader {
  * the admission it holds, and the one exit that answers and audits.
  */
 struct Pipeline::Call {
-  explicit Call(Exchange& e) : ex(e), method(e.method()), path(normalisePath(e.target())) {}
+  explicit Call(Exchange& e) : ex(e), method(e.method()), path(normalisePath(e.target())) {
+    const auto incoming = e.headerValues("x-request-id");
+    request_id = requestIdFor(incoming.empty() ? std::string_view() : incoming.front());
+    e.addResponseHeader("X-Request-Id", request_id);
+  }
 
   Exchange& ex;
+  std::string request_id;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::string_view method;
   std::string path;
@@ -136,6 +143,7 @@ struct Pipeline::Call {
     AuditLog& log = *dispatch->audit;
     if (!log.wants(allowed, policy->audit)) return;
     AuditEntry entry;
+    entry.request_id = request_id;
     entry.identity = identity ? std::string_view(identity->id) : "unauthenticated";
     entry.endpoint = route->spec.endpoint;
     entry.method = method;
@@ -162,6 +170,7 @@ struct Pipeline::Call {
 
 void Pipeline::handle(Exchange& ex) const {
   Call call(ex);
+  const RequestIdScope logged_as(call.request_id);
   if (call.method == "OPTIONS") return preflight(ex, call.path);
   if (!knownMethod(call.method)) {
     ApiError e;
