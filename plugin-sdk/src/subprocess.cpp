@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "fork_exec.h"
+#include "owned_children.h"
 
 extern char** environ;
 #include "subprocess_support.h"
@@ -117,8 +118,15 @@ Result<Subprocess> Subprocess::spawn(const SpawnOptions& options) {
 
   const ExecVectors exec(options);
   ParentEnds ends;
-  Result<pid_t> started = options.terminal ? startOnTerminal(*program, options, exec, ends)
-                                           : startWithPipes(*program, options, exec, ends);
+  Result<pid_t> started = [&] {
+    // Until the pid is registered the orphan reaper waits: a child that
+    // exits at once would look like an orphan and lose its exit code.
+    const auto spawning = holdForSpawn();
+    Result<pid_t> pid = options.terminal ? startOnTerminal(*program, options, exec, ends)
+                                         : startWithPipes(*program, options, exec, ends);
+    if (pid) addOwned(*pid);
+    return pid;
+  }();
   if (!started) return started.status();
 
   Subprocess p;
@@ -180,10 +188,7 @@ void Subprocess::killAndReap() noexcept {
   if (pid_ <= 0 || exit_code_) return;
   if (::kill(-pid_, SIGKILL) != 0) ::kill(pid_, SIGKILL);
   int status = 0;
-  pid_t r;
-  do {
-    r = ::waitpid(pid_, &status, 0);
-  } while (r < 0 && errno == EINTR);
+  const pid_t r = reapOwned(pid_, status, 0);
   exit_code_ = r == pid_ ? decodeWaitStatus(status) : -SIGKILL;
 }
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 
 #include "abx/sdk/subprocess.h"
+#include "owned_children.h"
 #include "subprocess_support.h"
 
 namespace abx::sdk {
@@ -30,10 +31,7 @@ std::optional<int> Subprocess::tryReap(bool sweep) {
     if (r == 0) ::kill(-pid_, SIGKILL);
   }
   int status = 0;
-  pid_t r;
-  do {
-    r = ::waitpid(pid_, &status, WNOHANG);
-  } while (r < 0 && errno == EINTR);
+  const pid_t r = reapOwned(pid_, status, WNOHANG);
   if (r == 0) return std::nullopt;
   // ECHILD: someone else reaped it (SIGCHLD ignored); like Python, report 0.
   exit_code_ = r == pid_ ? decodeWaitStatus(status) : 0;
@@ -70,10 +68,7 @@ std::optional<int> Subprocess::waitFor(std::chrono::milliseconds timeout) {
 int Subprocess::wait() {
   if (exit_code_ || pid_ <= 0) return exit_code_.value_or(-1);
   int status = 0;
-  pid_t r;
-  do {
-    r = ::waitpid(pid_, &status, 0);
-  } while (r < 0 && errno == EINTR);
+  const pid_t r = reapOwned(pid_, status, 0);
   exit_code_ = r == pid_ ? decodeWaitStatus(status) : 0;
   if (pid_fd_ >= 0) ::close(std::exchange(pid_fd_, -1));
   return *exit_code_;

@@ -9,6 +9,7 @@
 #include "abx/sdk/version.h"
 #include "http/http_server.h"
 #include "policy/policy_engine.h"
+#include "server/orphan_reaper.h"
 #include "server/policy_sources.h"
 
 namespace abx::kernel {
@@ -179,13 +180,15 @@ std::optional<std::string> Server::reload() { return publishPolicy(); }
 namespace {
 
 // SIGTERM/SIGINT/SIGHUP are blocked in every thread and taken by sigwait()
-// on the main thread, so no handler runs on a worker mid-request.
+// on the main thread, so no handler runs on a worker mid-request. So is
+// SIGCHLD: the main thread reaps the orphans the server adopts.
 sigset_t controlSignals() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGHUP);
+  sigaddset(&set, SIGCHLD);
   return set;
 }
 
@@ -195,6 +198,7 @@ int Server::run() {
   sigset_t signals = controlSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
+  const bool adopting = adoptOrphans();
 
   if (config_.child_user) {
     if (auto status = sdk::Subprocess::setChildUser(*config_.child_user); !status) {
@@ -261,9 +265,12 @@ int Server::run() {
                            std::to_string(plugins_.size()) + " plugin(s); auth " +
                            (pipeline_.current()->auth->enabled() ? "on" : "off"));
 
+  if (!adopting)
+    services_->log.write(sdk::LogLevel::warn, "kernel",
+                         "cannot become a child subreaper: orphans of commands go to init");
+
   while (true) {
-    int sig = 0;
-    if (sigwait(&signals, &sig) != 0) continue;
+    const int sig = waitReapingOrphans(signals);
     if (sig == SIGHUP) {
       if (auto error = reload())
         services_->log.write(sdk::LogLevel::error, "policy",

@@ -69,7 +69,9 @@ TEST(ProcessOrphans, AGrandchildKilledByTheGroupSweepIsReaped) {
   auto answer = shell(server, "(sleep 0.3 & echo $!); exit 0");
   ASSERT_EQ(answer->getValue<int>("exit_code"), 0);
   const int orphan = std::stoi(answer->getValue<std::string>("stdout"));
-  if (const auto seen = procStat(orphan)) EXPECT_EQ(seen->ppid, server.pid());
+  if (const auto seen = procStat(orphan)) {
+    EXPECT_EQ(seen->ppid, server.pid());
+  }
   EXPECT_TRUE(eventually([&] { return !procStat(orphan); })) << "left a zombie";
   EXPECT_THAT(zombieChildren(server.pid()), ::testing::IsEmpty());
 }

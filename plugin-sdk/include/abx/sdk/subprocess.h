@@ -141,6 +141,14 @@ class ABX_SDK_API Subprocess {
    * child can use it. A no-op when children run as the server's user.
    */
   static Status giveToChildUser(const std::string& path);
+  /**
+   * For the kernel, which is a child subreaper: reaps every exited child of
+   * this process that no Subprocess owns (the orphans its children left),
+   * never one whose exit code a Subprocess will read. Does not block.
+   * @return how many it reaped, or nullopt while a spawn was under way
+   * (call again shortly). An addition to ABI 2.0; plugins need not call it.
+   */
+  static std::optional<std::size_t> reapOrphans();
 
   Subprocess(Subprocess&&) noexcept;
   Subprocess& operator=(Subprocess&&) noexcept;

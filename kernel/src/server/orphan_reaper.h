@@ -1,0 +1,26 @@
+// The server adopts the orphans its commands leave and reaps them: a
+// grandchild whose parent exits becomes the server's child (a child
+// subreaper), and the main thread reaps it when SIGCHLD says a child ended.
+// Without this, a server running as PID 1 (a container's entrypoint) would
+// collect zombies, and elsewhere orphans would escape to the host's init.
+#pragma once
+
+#include <signal.h>
+
+namespace abx::kernel {
+
+/**
+ * Makes this process a child subreaper (PR_SET_CHILD_SUBREAPER): orphaned
+ * descendants are reparented to it rather than to init. @return false if
+ * the kernel refused (they still go to init, which reaps them).
+ */
+bool adoptOrphans();
+
+/**
+ * sigwait() for @p signals, which must include SIGCHLD and be blocked in
+ * every thread: on SIGCHLD the exited children no Subprocess owns are
+ * reaped and the wait goes on. @return the first other signal.
+ */
+int waitReapingOrphans(const sigset_t& signals);
+
+}  // namespace abx::kernel
