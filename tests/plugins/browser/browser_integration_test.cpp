@@ -76,7 +76,11 @@ HttpResult post(const ServerProcess& s, const std::string& target, const std::st
   return http(s.port(), "POST", target, body);
 }
 
-/** Pids of the chromium processes whose command line names our profiles. */
+/**
+ * Pids of the Chromiums the server started: its children that lead their
+ * own process group. Chromium's crashpad handlers detach with a double fork
+ * and so are the server's children too (it adopts orphans), not leaders.
+ */
 std::vector<int> chromiumPids(int server_pid) {
   std::vector<int> out;
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
@@ -88,9 +92,10 @@ std::vector<int> chromiumPids(int server_pid) {
     if (paren == std::string::npos) continue;
     std::istringstream rest(text.substr(paren + 1));
     char state;
-    int ppid;
-    rest >> state >> ppid;
-    if (ppid == server_pid && state != 'Z') out.push_back(std::stoi(name));
+    int ppid, pgrp;
+    rest >> state >> ppid >> pgrp;
+    if (ppid == server_pid && state != 'Z' && pgrp == std::stoi(name))
+      out.push_back(std::stoi(name));
   }
   return out;
 }
