@@ -18,9 +18,8 @@ namespace abx::sdk::subprocess_detail {
 std::shared_lock<std::shared_mutex> holdForSpawn();
 void addOwned(pid_t pid);
 /**
- * waitpid(@p pid, &@p status, @p options), retried on EINTR. Once it reaped
- * @p pid, or the pid is no longer this process's child (ECHILD), it is no
- * longer owned.
+ * waitpid(@p pid, &@p status, @p options), retried on EINTR. Unless it
+ * answered 0 (WNOHANG: still running), @p pid is no longer owned.
  */
 pid_t reapOwned(pid_t pid, int& status, int options);
 

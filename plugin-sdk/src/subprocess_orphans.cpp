@@ -25,7 +25,12 @@ struct Registry {
   /** Shared: spawns under way; exclusive: the reaper. */
   std::shared_mutex spawning;
   std::mutex pids_mutex;
-  std::unordered_set<pid_t> pids;
+  /**
+   * A multiset: a pid the kernel hands out again between its owner's reap
+   * and the owner's removal is registered twice, and the late removal must
+   * not unregister the new owner's child.
+   */
+  std::unordered_multiset<pid_t> pids;
 };
 
 // Never destroyed: Subprocess destructors may run during static destruction.
@@ -128,9 +133,7 @@ std::size_t reapNamed() {
 
 namespace subprocess_detail {
 
-std::shared_lock<std::shared_mutex> holdForSpawn() {
-  return std::shared_lock(registry().spawning);
-}
+std::shared_lock<std::shared_mutex> holdForSpawn() { return std::shared_lock(registry().spawning); }
 
 void addOwned(pid_t pid) {
   Registry& r = registry();
@@ -143,12 +146,13 @@ pid_t reapOwned(pid_t pid, int& status, int options) {
   do {
     r = ::waitpid(pid, &status, options);
   } while (r < 0 && errno == EINTR);
-  // Removed after the reap: meanwhile the reaper leaves the pid alone, which
-  // is harmless even if it was reused already.
-  if (r == pid || (r < 0 && errno == ECHILD)) {
+  // Removed after the reap (or a failure, after which the owner never asks
+  // again): meanwhile the reaper leaves the pid alone, which is harmless
+  // even if it was reused already.
+  if (r != 0) {
     Registry& reg = registry();
     std::lock_guard lock(reg.pids_mutex);
-    reg.pids.erase(pid);
+    if (auto it = reg.pids.find(pid); it != reg.pids.end()) reg.pids.erase(it);
   }
   return r;
 }

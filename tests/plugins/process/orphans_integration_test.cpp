@@ -92,7 +92,8 @@ TEST(ProcessOrphans, ExitCodesStayRightWhileOrphansAreReaped) {
       request.stringify(body);
       auto start = http(server.port(), "POST", "/process/start", body.str());
       ASSERT_EQ(start.status, 200) << start.body;
-      const std::string path = "/process/" + std::to_string(object(start.body)->getValue<int>("pid"));
+      const std::string path =
+          "/process/" + std::to_string(object(start.body)->getValue<int>("pid"));
       ASSERT_TRUE(eventually([&] {
         return http(server.port(), "GET", path).body.find(R"("state":"exited")") !=
                std::string::npos;
@@ -104,8 +105,8 @@ TEST(ProcessOrphans, ExitCodesStayRightWhileOrphansAreReaped) {
   });
   for (int i = 0; i < kRounds; ++i) {
     const int code = (i * 7) % 120 + 1;
-    auto answer = shell(server, "(true &); setsid true </dev/null >/dev/null 2>&1 & exit " +
-                                    std::to_string(code));
+    auto answer = shell(
+        server, "(true &); setsid true </dev/null >/dev/null 2>&1 & exit " + std::to_string(code));
     EXPECT_EQ(answer->getValue<int>("exit_code"), code) << "round " << i;
   }
   background.join();
