@@ -9,8 +9,10 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -55,16 +57,46 @@ pid_t exitedChild() {
   return r == 0 ? info.si_pid : 0;
 }
 
-/** A whole /proc file, or "" (a process that ends mid-read fails with ESRCH). */
-std::string readProc(const std::string& path) {
-  std::string text;
+/**
+ * Calls @p each with every number in the /proc file @p path, read piece by
+ * piece. @return false if it cannot be opened.
+ */
+template <class Each>
+bool forEachNumberIn(const std::string& path, Each each) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return text;
-  char buffer[4096];
-  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;)
-    text.append(buffer, static_cast<std::size_t>(n));
+  if (fd < 0) return false;
+  long value = -1;
+  char buffer[1024];
+  // A process that ends mid-read fails the read with ESRCH: what came counts.
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) {
+    for (const char c : std::string_view(buffer, static_cast<std::size_t>(n))) {
+      if (c >= '0' && c <= '9') {
+        value = (value < 0 ? 0 : value * 10) + (c - '0');
+      } else if (value >= 0) {
+        each(value);
+        value = -1;
+      }
+    }
+  }
+  if (value >= 0) each(value);
   ::close(fd);
-  return text;
+  return true;
+}
+
+/** The parent of process @p pid (its stat line's fourth field), or -1. */
+long parentOf(const std::string& pid) {
+  const int fd = ::open(("/proc/" + pid + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  // "pid (comm) state ppid ...": comm has at most 15 bytes, so the ppid is
+  // in the first few dozen.
+  char head[256];
+  const ssize_t n = ::read(fd, head, sizeof head - 1);
+  ::close(fd);
+  if (n <= 0) return -1;
+  head[n] = '\0';
+  const char* paren = std::strrchr(head, ')');
+  if (paren == nullptr || paren + 4 >= head + n) return -1;
+  return std::strtol(paren + 4, nullptr, 10);
 }
 
 /** The numeric names in the directory @p path: the tasks or the processes. */
@@ -87,23 +119,13 @@ std::vector<pid_t> children() {
   std::vector<pid_t> out;
   bool have_files = false;
   for (const std::string& task : numericEntries("/proc/self/task")) {
-    const std::string path = "/proc/self/task/" + task + "/children";
-    if (::access(path.c_str(), F_OK) != 0) continue;
-    have_files = true;
-    const std::string text = readProc(path);
-    const char* p = text.c_str();
-    char* end = nullptr;
-    for (long pid; (pid = std::strtol(p, &end, 10)) > 0; p = end) out.push_back(pid_t(pid));
+    have_files |= forEachNumberIn("/proc/self/task/" + task + "/children",
+                                  [&](long pid) { out.push_back(static_cast<pid_t>(pid)); });
   }
   if (have_files) return out;
-  const pid_t self = ::getpid();
+  const long self = ::getpid();
   for (const std::string& name : numericEntries("/proc")) {
-    const std::string stat = readProc("/proc/" + name + "/stat");
-    const auto paren = stat.rfind(')');
-    // "pid (comm) state ppid ...": the ppid follows the state letter.
-    if (paren == std::string::npos || paren + 4 >= stat.size()) continue;
-    if (std::strtol(stat.c_str() + paren + 4, nullptr, 10) == self)
-      out.push_back(pid_t(std::atol(name.c_str())));
+    if (parentOf(name) == self) out.push_back(static_cast<pid_t>(std::atol(name.c_str())));
   }
   return out;
 }

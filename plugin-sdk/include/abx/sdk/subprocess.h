@@ -142,11 +142,11 @@ class ABX_SDK_API Subprocess {
    */
   static Status giveToChildUser(const std::string& path);
   /**
-   * For the kernel, which is a child subreaper: reaps every exited child of
-   * this process that no Subprocess owns (the orphans its children left),
-   * never one whose exit code a Subprocess will read. Does not block.
-   * @return how many it reaped, or nullopt while a spawn was under way
-   * (call again shortly). An addition to ABI 2.0; plugins need not call it.
+   * Since 2.1. For the kernel, which is a child subreaper: reaps every
+   * exited child of this process that no Subprocess owns (the orphans its
+   * children left), never one whose exit code a Subprocess will read. Does
+   * not block. @return how many it reaped, or nullopt while a spawn was
+   * under way (call again shortly). Plugins need not call it.
    */
   static std::optional<std::size_t> reapOrphans();
 
