@@ -204,5 +204,30 @@ TEST(Cli, HealthcheckReadyProbesReadiness) {
   EXPECT_EQ(paths, (std::vector<std::string>{"/health", "/ready"}));
 }
 
+TEST(Cli, DrainTimeoutBoundsTheWaitForRequestsInFlight) {
+  ServerOptions o;
+  o.args = {"--drain-timeout", "2"};
+  ServerProcess server(o);
+  HttpResult answer;
+  std::thread request([&] {
+    answer = http(server.port(), "POST", "/shell", R"({"command":"sleep 30"})",
+                  {{"Content-Type", "application/json"}});
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(server.stop(), 0);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  request.join();
+  // It waited for the request about 2 s, then ended its command: not the
+  // default 10 s, nor the command's 30.
+  EXPECT_GE(took, std::chrono::milliseconds(1500));
+  EXPECT_LT(took, std::chrono::milliseconds(8000));
+  EXPECT_EQ(answer.status, 200) << answer.body;
+  EXPECT_THAT(answer.body, HasSubstr(R"("exit_code":-9)"));
+  EXPECT_THAT(server.stderrText(), HasSubstr("killed 1 command(s) still running"));
+  EXPECT_EQ(cli({"serve", "--drain-timeout", "0"}).err,
+            "agent-sandbox-server: --drain-timeout must be an integer 1-3600, got '0'\n");
+}
+
 }  // namespace
 }  // namespace abx::testing

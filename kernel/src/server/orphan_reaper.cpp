@@ -5,6 +5,8 @@
 
 #include <cerrno>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 
 #include "abx/sdk/subprocess.h"
 
@@ -36,6 +38,23 @@ int waitReapingOrphans(const sigset_t& signals) {
     // SIGCHLDs merge while pending; one pass reaps every orphan there is.
     retry = !sdk::Subprocess::reapOrphans().has_value();
   }
+}
+
+std::size_t endChildrenLeft() {
+  std::size_t signalled = 0;
+  std::error_code ec;
+  // Each thread's children: a child belongs to the thread that spawned it.
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream children(task.path() / "children");
+    long pid = 0;
+    while (children >> pid) {
+      if (pid <= 0) continue;
+      // A Subprocess child leads its own group; kill the group, or the child.
+      if (::kill(static_cast<pid_t>(-pid), SIGKILL) != 0) ::kill(static_cast<pid_t>(pid), SIGKILL);
+      ++signalled;
+    }
+  }
+  return signalled;
 }
 
 }  // namespace abx::kernel

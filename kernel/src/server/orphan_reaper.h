@@ -7,6 +7,8 @@
 
 #include <signal.h>
 
+#include <cstddef>
+
 namespace abx::kernel {
 
 /**
@@ -22,5 +24,13 @@ bool adoptOrphans();
  * reaped and the wait goes on. @return the first other signal.
  */
 int waitReapingOrphans(const sigset_t& signals);
+
+/**
+ * At shutdown, after the drain and the plugins' stop: SIGKILLs the process
+ * group of every child still running (the commands of requests that
+ * outlived the drain timeout), so their handlers return and the server
+ * exits. Their owners reap them. @return how many children it signalled.
+ */
+std::size_t endChildrenLeft();
 
 }  // namespace abx::kernel

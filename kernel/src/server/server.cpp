@@ -286,6 +286,11 @@ int Server::run() {
   services_->log.write(sdk::LogLevel::info, "kernel", "draining");
   http.drain(std::chrono::seconds(config_.drain_timeout_s));
   stopPlugins();
+  // What plugins did not end (a request's command past the drain timeout)
+  // would hold its worker, and the exit, until it finished by itself.
+  if (const std::size_t left = endChildrenLeft())
+    services_->log.write(sdk::LogLevel::warn, "kernel",
+                         "killed " + std::to_string(left) + " command(s) still running");
   return 0;
 }
 
