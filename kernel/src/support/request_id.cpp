@@ -1,11 +1,10 @@
 #include "support/request_id.h"
 
-#include <sys/random.h>
-
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
-#include <ctime>
+
+#include "abx/sdk/random.h"
 
 namespace abx::kernel {
 namespace {
@@ -22,25 +21,18 @@ bool saneToken(std::string_view text) {
   return true;
 }
 
-// A random prefix per process and a counter: unique within a run and across
-// restarts, without a system call per request.
-std::uint64_t processPrefix() {
-  std::uint64_t prefix = 0;
-  if (::getrandom(&prefix, sizeof prefix, 0) != sizeof prefix)
-    prefix = static_cast<std::uint64_t>(std::time(nullptr)) * 0x9E3779B97F4A7C15ull;
-  return prefix;
-}
-
 }  // namespace
 
 std::string requestIdFor(std::string_view incoming) {
   if (saneToken(incoming)) return std::string(incoming);
-  static const std::uint64_t prefix = processPrefix();
+  // A random prefix per process and a counter: unique within a run and
+  // across restarts, without a system call per request.
+  static const std::string prefix = sdk::randomHex(8);
   static std::atomic<std::uint64_t> counter{0};
-  char text[40];
-  std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(prefix),
+  char count[20];
+  std::snprintf(count, sizeof count, "%016llx",
                 static_cast<unsigned long long>(counter.fetch_add(1, std::memory_order_relaxed)));
-  return text;
+  return prefix + count;
 }
 
 std::string_view currentRequestId() { return t_current ? std::string_view(*t_current) : ""; }

@@ -131,3 +131,6 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // completeUtf8Length, leadingContinuationBytes, messageTail) and
 // policy_limits.h (policyTimeout, policyOutputCap, requestTimeout,
 // secondsToMilliseconds, secondsText).
+// 2.1 — additions: HostInfo::checking (check-config starts plugins to check
+// them; they bind no port and start no child) and Subprocess::reapOrphans
+// (the kernel, a child subreaper, reaps the children no Subprocess owns).
