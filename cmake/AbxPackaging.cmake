@@ -26,6 +26,10 @@ set(ABX_DEB_RELEASE 1 CACHE STRING "Debian revision of the packages (the part af
 set(ABX_DEB_VERSION "${PROJECT_VERSION}-${ABX_DEB_RELEASE}")
 set(abx_deb_src ${PROJECT_SOURCE_DIR}/packaging/debian)
 set(abx_deb_out ${CMAKE_BINARY_DIR}/debian)
+# Read below with file(READ) or gzip: a change configures anew.
+file(GLOB abx_deb_read CONFIGURE_DEPENDS ${abx_deb_src}/lintian-overrides/*)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+  ${abx_deb_read} ${abx_deb_src}/agent-sandbox-server.1)
 
 # component -> package name, Section
 set(abx_deb_components server files agents dev_tools browser sdk sdk_dev)
@@ -52,7 +56,8 @@ endfunction()
 abx_deb_package_of_soname(${ABX_LIBARCHIVE_SONAME} abx_deb_libarchive)
 abx_deb_package_of_soname(${ABX_ICU_UC_SONAME} abx_deb_libicu)
 
-# What every package carries: copyright, changelog, lintian overrides.
+# What every package carries: copyright, changelog, lintian overrides
+# (packaging/debian/lintian-overrides: common, then the package's own file).
 configure_file(${abx_deb_src}/changelog.in ${abx_deb_out}/changelog @ONLY)
 execute_process(COMMAND gzip -9n -c ${abx_deb_out}/changelog
   OUTPUT_FILE ${abx_deb_out}/changelog.Debian.gz COMMAND_ERROR_IS_FATAL ANY)
@@ -62,10 +67,15 @@ foreach(component IN LISTS abx_deb_components)
   set(package ${abx_deb_${component}_name})
   install(FILES ${abx_deb_src}/copyright ${abx_deb_out}/changelog.Debian.gz
     DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${package} COMPONENT ${component})
+  # The overrides every package has, then the package's own.
+  file(READ ${abx_deb_src}/lintian-overrides/common overrides)
   if(EXISTS ${abx_deb_src}/lintian-overrides/${package})
-    install(FILES ${abx_deb_src}/lintian-overrides/${package}
-      DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/lintian/overrides COMPONENT ${component})
+    file(READ ${abx_deb_src}/lintian-overrides/${package} own)
+    string(APPEND overrides "${own}")
   endif()
+  file(WRITE ${abx_deb_out}/${component}/lintian/${package} "${overrides}")
+  install(FILES ${abx_deb_out}/${component}/lintian/${package}
+    DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/lintian/overrides COMPONENT ${component})
 endforeach()
 
 # The server package: the unit, its environment file (root only: it holds
@@ -114,7 +124,6 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME agent-sandbox-server)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "${ABX_DEB_MAINTAINER}")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "HTTP sandbox server for coding agents")
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_ALL ${abx_deb_components})
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
