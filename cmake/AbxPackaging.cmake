@@ -87,6 +87,10 @@ install(FILES ${abx_deb_src}/agent-sandbox-server.default DESTINATION /etc/defau
 set_property(GLOBAL APPEND PROPERTY ABX_CONFFILES_server /etc/default/agent-sandbox-server)
 install(FILES ${abx_deb_out}/agent-sandbox-server.1.gz
   DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT server)
+# The plugin packages' maintainer scripts, for third-party plugin packages
+# too: ${AgentSandboxPluginSDK_DIR}/debian/ after find_package().
+install(FILES ${abx_deb_src}/plugin.preinst.in ${abx_deb_src}/plugin.postrm.in
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/AgentSandboxPluginSDK/debian COMPONENT sdk_dev)
 
 # Control files: conffiles of each component, the server's maintainer
 # scripts and triggers, each plugin package's preinst/postrm for its drop-in.
