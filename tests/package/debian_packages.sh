@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The Debian packages of a /usr build (made and installed by build_prefix.sh):
+# builds them with cpack, checks what each carries (every installed file in
+# exactly one package, /etc files as conffiles, the expected Depends), runs
+# lintian (errors and warnings fail unless the package overrides them), then
+# installs them with apt into a fresh minbase bookworm root and serves from
+# the installed unit's command line there (debian_chroot.sh).
+#
+#   debian_packages.sh BUILD_DIR CACHE_DIR   (CACHE_DIR: base_rootfs.sh's)
+#
+# Exit codes: 0 pass, 1 fail, 77 skip (a tool missing or not root, and CI is
+# not set; under CI=true that is a failure).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build=$(cd "${1:?usage: debian_packages.sh BUILD_DIR CACHE_DIR}" && pwd)
+cache=${2:?usage: debian_packages.sh BUILD_DIR CACHE_DIR}
+out="$build/debian-packages"
+start_s=$(date +%s)
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "debian_packages: $*" >&2; [ "${CI:-}" = true ] && exit 1; exit 77; }
+step() { echo "[$(($(date +%s) - start_s))s] $*"; }
+
+for tool in cpack dpkg-deb dpkg-shlibdeps lintian mmdebstrap unshare chroot curl python3; do
+  command -v "$tool" > /dev/null || skip "$tool not installed (packaging/install-deps.sh)"
+done
+[ "$(id -u)" -eq 0 ] || skip "needs root (a chroot with mounts)"
+[ -d "$build/destdir/usr/bin" ] || fail "no /usr install in $build/destdir (build_prefix.sh)"
+
+step "cpack"
+rm -rf "$out"
+mkdir -p "$out"
+(cd "$build" && cpack -G DEB -B "$out" > "$out/cpack.log" 2>&1) || { tail -30 "$out/cpack.log"; fail "cpack"; }
+version=$(sed -n 's/^set(CPACK_PACKAGE_VERSION "\(.*\)")$/\1/p' "$build/CPackConfig.cmake")
+packages="agent-sandbox-server agent-sandbox-files agent-sandbox-agents agent-sandbox-dev-tools
+  agent-sandbox-browser libabx-plugin-sdk2 libabx-plugin-sdk-dev"
+for p in $packages; do
+  ls "$out/${p}_${version}-"*.deb > /dev/null 2>&1 || fail "no $p .deb in $out"
+done
+[ "$(ls "$out"/*.deb | wc -l)" -eq 7 ] || fail "$(ls "$out"/*.deb | wc -l) .debs, want 7"
+deb() { ls "$out/${1}_"*.deb; }
+
+step "contents"
+# Every file `cmake --install` puts down is in exactly one package.
+(cd "$build/destdir" && find . ! -type d | sort) > "$out/installed.txt"
+for f in "$out"/*.deb; do
+  dpkg-deb --fsys-tarfile "$f" | tar -t | grep -v '/$' || true
+done | sort > "$out/packaged.txt"
+uniq -d "$out/packaged.txt" | grep . && fail "files in more than one package"
+diff "$out/installed.txt" "$out/packaged.txt" > "$out/contents.diff" ||
+  { cat "$out/contents.diff"; fail "installed files and packaged files differ (< installed, > packaged)"; }
+# Each package: its /etc files are its conffiles, nothing else is.
+for f in "$out"/*.deb; do
+  etc=$(dpkg-deb --fsys-tarfile "$f" | tar -t | grep '^\./etc/.*[^/]$' | sed 's/^\.//' | sort || true)
+  conf=$(dpkg-deb --info "$f" conffiles 2> /dev/null | sort || true)
+  [ "$etc" = "$conf" ] || fail "$(basename "$f"): /etc files and conffiles differ: [$etc] vs [$conf]"
+done
+contains() { dpkg-deb --fsys-tarfile "$(deb "$1")" | tar -t | grep -q -- "$2" || fail "$1 lacks $2"; }
+contains agent-sandbox-server ./usr/bin/agent-sandbox-server
+contains agent-sandbox-server ./usr/lib/systemd/system/agent-sandbox-server.service
+for p in commands system process terminal; do contains agent-sandbox-server "/abx_$p.so$"; done
+contains agent-sandbox-files /abx_files.so
+contains agent-sandbox-files ./etc/agent-sandbox/plugins.d/10-files.yaml
+for p in agents adapter_command adapter_claude_code adapter_qwen_code adapter_cursor adapter_codex; do
+  contains agent-sandbox-agents "/abx_$p.so$"
+done
+contains libabx-plugin-sdk2 "/libabx_plugin_sdk.so.2$"
+contains libabx-plugin-sdk-dev "/libabx_plugin_sdk.so$"
+contains libabx-plugin-sdk-dev /AgentSandboxPluginSDKConfig.cmake
+contains libabx-plugin-sdk-dev /AbxAddPlugin.cmake
+contains libabx-plugin-sdk-dev ./usr/include/abx/sdk/plugin.h
+# The token file is root's alone (the sandboxed programs run as the service user).
+dpkg-deb --fsys-tarfile "$(deb agent-sandbox-server)" | tar -tv |
+  grep -q '^-rw------- root/root .* \./etc/default/agent-sandbox-server$' ||
+  fail "/etc/default/agent-sandbox-server is not 0600 root:root"
+depends() {
+  local d
+  d=$(dpkg-deb -f "$(deb "$1")" Depends)
+  echo "$d" | grep -q -- "$2" || fail "$1 Depends lacks '$2': $d"
+}
+depends agent-sandbox-server "libabx-plugin-sdk2 (= $version-"
+depends agent-sandbox-server adduser
+depends agent-sandbox-server libpocofoundation
+for p in files agents dev-tools browser; do depends "agent-sandbox-$p" "agent-sandbox-server (= $version-"; done
+depends agent-sandbox-files libarchive13
+depends agent-sandbox-dev-tools git
+depends agent-sandbox-browser chromium
+depends agent-sandbox-browser libicu
+depends libabx-plugin-sdk-dev "libabx-plugin-sdk2 (= $version-"
+dpkg-deb -I "$(deb libabx-plugin-sdk2)" shlibs | grep -q '^libabx_plugin_sdk 2 libabx-plugin-sdk2' ||
+  fail "libabx-plugin-sdk2 has no shlibs entry"
+
+step "lintian"
+lintian --fail-on error,warning --no-tag-display-limit "$out"/*.deb > "$out/lintian.txt" 2>&1 ||
+  { grep -v '^N:' "$out/lintian.txt"; fail "lintian (errors or warnings not overridden)"; }
+grep -E '^[EW]: ' "$out/lintian.txt" && fail "lintian reported errors or warnings"
+grep -E '^[IP]: ' "$out/lintian.txt" | sort | uniq -c | sort -rn | head -5 || true
+
+step "base root"
+rc=0
+tarball=$(bash "$here/base_rootfs.sh" "$cache") || rc=$?
+[ "$rc" -eq 77 ] && skip "no base root"
+[ "$rc" -eq 0 ] || fail "base_rootfs.sh: exit $rc"
+
+step "install into a minbase root"
+root=$(mktemp -d "$build/debian-root.XXXXXX")
+cleanup() {
+  # The chroot's mounts live in debian_chroot.sh's own mount namespace; never
+  # delete a tree that still has something mounted below it.
+  if grep -q " $root[/ ]" /proc/self/mountinfo; then
+    echo "left $root: still mounted" >&2
+  else
+    rm -rf "$root"
+  fi
+}
+trap cleanup EXIT
+tar -C "$root" -xpf "$tarball"
+unshare --mount --propagation private -- bash "$here/debian_chroot.sh" "$root" "$out" "$version"
+step "done: packages built, lintian clean, installed, served and removed"
