@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Builds the four preset images (packaging/images/build.sh) from the .debs
+# of the package_debs fixture, on a base imported from the minbase bookworm
+# root of base_rootfs.sh (this machine's Debian mirror, no registry needed).
+# image_check.sh then checks each image. Layers are cached in the machine's
+# container storage: a rebuild with new .debs installs only the .debs again.
+# The previous images of this .deb folder and their untagged layers are
+# removed once the new ones are built.
+#
+#   images_build.sh DEB_DIR CACHE_DIR   (CACHE_DIR: base_rootfs.sh's)
+#
+# Exit codes: 0 pass, 1 fail, 77 skip (podman, buildah or mmdebstrap
+# missing, or not root, and CI is not set; under CI=true that is a failure).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+# shellcheck source=lib/images.sh
+. "$here/lib/images.sh"
+debs=${1:?usage: images_build.sh DEB_DIR CACHE_DIR}
+cache=${2:?usage: images_build.sh DEB_DIR CACHE_DIR}
+images_require podman buildah mmdebstrap sha256sum
+ls "$debs"/agent-sandbox-server_*.deb > /dev/null 2>&1 || fail "no agent-sandbox-server .deb in $debs"
+images_setup "$debs" "$cache"
+log="$cache/images-build.log"
+: > "$log"
+
+step "base root"
+rc=0
+root=$(bash "$here/base_rootfs.sh" "$cache") || rc=$?
+[ "$rc" -eq 77 ] && skip "no base root"
+[ "$rc" -eq 0 ] || fail "base_rootfs.sh: exit $rc"
+# One base image per root: the root is rebuilt once a day, and so is the base.
+base="localhost/abx-test-base:bookworm-$(stat -c %Y "$root")"
+if ! podman image exists "$base"; then
+  step "import $root as $base"
+  # base_rootfs.sh's root is a tarball or an unpacked tree.
+  if [ -d "$root" ]; then
+    tar -C "$root" -cf - . | podman import - "$base" >> "$log"
+  else
+    podman import "$root" "$base" >> "$log"
+  fi
+fi
+# Older bases are unused once every image is rebuilt (removal fails while an
+# image of another checkout still uses one: it stays).
+for old in $(podman images --format '{{.Repository}}:{{.Tag}}' localhost/abx-test-base); do
+  [ "$old" = "$base" ] || podman rmi "$old" > /dev/null 2>&1 || true
+done
+
+# An image's untagged ancestors that no other image uses: removed with it.
+remove_with_parents() {
+  local id=$1 parent
+  while [ -n "$id" ] && [ -z "$(podman image inspect --format '{{.RepoTags}}' "$id" 2> /dev/null | tr -d '[]')" ]; do
+    parent=$(podman image inspect --format '{{.Parent}}' "$id" 2> /dev/null) || break
+    podman rmi "$id" > /dev/null 2>&1 || break
+    id=$parent
+  done
+}
+
+for preset in minimal browser agents full; do
+  image="$IMAGE_REPO:$preset"
+  old=$(podman image inspect --format '{{.Id}}' "$image" 2> /dev/null || true)
+  step "build $preset"
+  start=$(date +%s)
+  bash "$repo/packaging/images/build.sh" "$preset" "$debs" -t "$image" \
+    --isolation chroot --build-arg BASE="$base" >> "$log" 2>&1 ||
+    { tail -40 "$log"; fail "building $preset (log: $log)"; }
+  new=$(podman image inspect --format '{{.Id}}' "$image")
+  echo "  $image: $(($(date +%s) - start)) s, $(podman image inspect --format '{{.Size}}' "$image" |
+    awk '{printf "%d MB", $1 / 1e6}')"
+  [ -z "$old" ] || [ "$old" = "$new" ] || remove_with_parents "$old"
+done
+step "done: 4 images built"
