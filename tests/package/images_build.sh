@@ -35,9 +35,9 @@ if ! podman image exists "$base"; then
   step "import $root as $base"
   # base_rootfs.sh's root is a tarball or an unpacked tree.
   if [ -d "$root" ]; then
-    tar -C "$root" -cf - . | podman import - "$base" >> "$log"
+    tar -C "$root" -cf - . | podman import - "$base" >> "$log" 2>&1
   else
-    podman import "$root" "$base" >> "$log"
+    podman import "$root" "$base" >> "$log" 2>&1
   fi
 fi
 # Older bases are unused once every image is rebuilt (removal fails while an
@@ -56,13 +56,20 @@ remove_with_parents() {
   done
 }
 
+# This machine's CA bundle for the downloads inside the build, when it names
+# one for Node.js (a TLS-inspecting proxy between it and the npm registry).
+ca_args=()
+if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
+  ca_args=(--volume "$NODE_EXTRA_CA_CERTS:/run/build-ca.crt:ro" --build-arg BUILD_CA_BUNDLE=/run/build-ca.crt)
+fi
+
 for preset in minimal browser agents full; do
   image="$IMAGE_REPO:$preset"
   old=$(podman image inspect --format '{{.Id}}' "$image" 2> /dev/null || true)
   step "build $preset"
   start=$(date +%s)
   bash "$repo/packaging/images/build.sh" "$preset" "$debs" -t "$image" \
-    --isolation chroot --build-arg BASE="$base" >> "$log" 2>&1 ||
+    --isolation chroot --build-arg BASE="$base" "${ca_args[@]}" >> "$log" 2>&1 ||
     { tail -40 "$log"; fail "building $preset (log: $log)"; }
   new=$(podman image inspect --format '{{.Id}}' "$image")
   echo "  $image: $(($(date +%s) - start)) s, $(podman image inspect --format '{{.Size}}' "$image" |

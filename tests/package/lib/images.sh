@@ -29,6 +29,7 @@ images_require() {
 images_setup() {
   local debs=$1 cache=$2
   mkdir -p "$cache"
+  cache=$(cd "$cache" && pwd)
   IMAGE_REPO="localhost/abx-test-$(printf '%s' "$(cd "$debs" && pwd)" | sha256sum | cut -c1-12)"
   # No default ulimits: a container here may not raise its limits above the
   # caller's, which the stock defaults do.
