@@ -4,8 +4,8 @@
 # root of base_rootfs.sh (this machine's Debian mirror, no registry needed).
 # image_check.sh then checks each image. Layers are cached in the machine's
 # container storage: a rebuild with new .debs installs only the .debs again.
-# The previous images of this .deb folder and their untagged layers are
-# removed once the new ones are built.
+# The layers of earlier runs that no image uses any more are removed once
+# the new images are built.
 #
 #   images_build.sh DEB_DIR CACHE_DIR   (CACHE_DIR: base_rootfs.sh's)
 #
@@ -46,16 +46,6 @@ for old in $(podman images --format '{{.Repository}}:{{.Tag}}' localhost/abx-tes
   [ "$old" = "$base" ] || podman rmi "$old" > /dev/null 2>&1 || true
 done
 
-# An image's untagged ancestors that no other image uses: removed with it.
-remove_with_parents() {
-  local id=$1 parent
-  while [ -n "$id" ] && [ -z "$(podman image inspect --format '{{.RepoTags}}' "$id" 2> /dev/null | tr -d '[]')" ]; do
-    parent=$(podman image inspect --format '{{.Parent}}' "$id" 2> /dev/null) || break
-    podman rmi "$id" > /dev/null 2>&1 || break
-    id=$parent
-  done
-}
-
 # This machine's CA bundle for the downloads inside the build, when it names
 # one for Node.js (a TLS-inspecting proxy between it and the npm registry).
 ca_args=()
@@ -63,17 +53,20 @@ if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
   ca_args=(--volume "$NODE_EXTRA_CA_CERTS:/run/build-ca.crt:ro" --build-arg BUILD_CA_BUNDLE=/run/build-ca.crt)
 fi
 
+# Every image and build step of the tests carries this label: what no tag
+# reaches any more is theirs to remove.
+label=io.agent-sandbox.test=images
 for preset in minimal browser agents full; do
   image="$IMAGE_REPO:$preset"
-  old=$(podman image inspect --format '{{.Id}}' "$image" 2> /dev/null || true)
   step "build $preset"
   start=$(date +%s)
-  bash "$repo/packaging/images/build.sh" "$preset" "$debs" -t "$image" \
+  bash "$repo/packaging/images/build.sh" "$preset" "$debs" -t "$image" --label "$label" \
     --isolation chroot --build-arg BASE="$base" "${ca_args[@]}" >> "$log" 2>&1 ||
     { tail -40 "$log"; fail "building $preset (log: $log)"; }
-  new=$(podman image inspect --format '{{.Id}}' "$image")
   echo "  $image: $(($(date +%s) - start)) s, $(podman image inspect --format '{{.Size}}' "$image" |
     awk '{printf "%d MB", $1 / 1e6}')"
-  [ -z "$old" ] || [ "$old" = "$new" ] || remove_with_parents "$old"
 done
+# What earlier runs built and no tag reaches any more (their layers for older
+# .debs, a failed build's steps): removed. Images in use stay.
+podman image prune -f --filter "label=$label" > /dev/null
 step "done: 4 images built"
