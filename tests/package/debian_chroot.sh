@@ -29,14 +29,15 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 mkdir -p "$root/tmp/debs"
 cp "$debs"/*.deb "$root/tmp/debs/"
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"; }
-apt_get() { in_root apt-get -q -y -o Dpkg::Use-Pty=0 "$@" >> "$work/apt.log" 2>&1 || { tail -30 "$work/apt.log"; fail "apt-get $*"; }; }
+apt_get() { in_root apt-get -q -y -o Dpkg::Use-Pty=0 -o Acquire::Languages=none "$@" >> "$work/apt.log" 2>&1 || { tail -30 "$work/apt.log"; fail "apt-get $*"; }; }
 
 step "apt-get install (dependencies from the root's apt sources)"
 apt_get update
-apt_get install --no-install-recommends /tmp/debs/agent-sandbox-server_*.deb \
-  /tmp/debs/agent-sandbox-files_*.deb /tmp/debs/agent-sandbox-agents_*.deb \
-  /tmp/debs/agent-sandbox-dev-tools_*.deb /tmp/debs/agent-sandbox-browser_*.deb \
-  /tmp/debs/libabx-plugin-sdk-dev_*.deb
+# A package's .deb as the chroot sees it.
+deb() { echo "/tmp/debs/$(basename "$(ls "$debs/${1}_"*.deb)")"; }
+apt_get install --no-install-recommends "$(deb agent-sandbox-server)" "$(deb agent-sandbox-files)" \
+  "$(deb agent-sandbox-agents)" "$(deb agent-sandbox-dev-tools)" "$(deb agent-sandbox-browser)" \
+  "$(deb libabx-plugin-sdk2)" "$(deb libabx-plugin-sdk-dev)"
 for p in agent-sandbox-server agent-sandbox-files agent-sandbox-agents agent-sandbox-dev-tools \
   agent-sandbox-browser libabx-plugin-sdk2 libabx-plugin-sdk-dev; do
   in_root dpkg-query -W -f '${Status} ${Version}\n' "$p" | grep -q "^install ok installed $version-" ||
@@ -67,9 +68,11 @@ for i in "${!argv[@]}"; do
   case "${argv[$i]}" in --port | --pty-port) argv[i + 1]=0 ;; esac
 done
 # Root reads the env file (0600) and drops to the unit's user, as systemd
-# does: the token is in the environment only, never on a command line.
+# does: the token is in the environment only, never on a command line. It
+# execs (the server keeps the PID of `as_service ... &`): call it in a
+# subshell or in the background.
 as_service() {
-  chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  exec chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME="$(in_root getent passwd "$user" | cut -d: -f6)" USER="$user" LOGNAME="$user" $environment \
     /bin/sh -c 'abx_env=$1 abx_umask=$2 abx_cwd=$3 abx_group=$4; shift 4
       set -a; [ ! -r "$abx_env" ] || . "$abx_env"; set +a
@@ -80,12 +83,12 @@ as_service() {
 
 step "ExecStartPre refuses to start without a token"
 rc=0
-as_service /bin/sh -c "$pre" 2> "$work/pre.err" || rc=$?
+(as_service /bin/sh -c "$pre") 2> "$work/pre.err" || rc=$?
 [ "$rc" -eq 2 ] || fail "ExecStartPre without a token: exit $rc, want 2"
 grep -q ABX_SERVER_TOKEN "$work/pre.err" || fail "ExecStartPre says nothing of the token: $(cat "$work/pre.err")"
 token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 printf 'ABX_SERVER_TOKEN=%s\n' "$token" >> "$root$env_file"
-as_service /bin/sh -c "$pre" || fail "ExecStartPre with a token: exit $?"
+(as_service /bin/sh -c "$pre") || fail "ExecStartPre with a token: exit $?"
 
 start() {
   : > "$work/out.txt"
@@ -129,7 +132,8 @@ start
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/capabilities")" = 401 ] ||
   fail "/capabilities without the token was not refused"
 expect_plugins "$all"
-[ "$(stat -c %U "/proc/$server_pid")" = "$user" ] || fail "the server runs as $(stat -c %U "/proc/$server_pid"), want $user"
+uid=$(in_root id -u "$user")
+[ "$(stat -c %u "/proc/$server_pid")" = "$uid" ] || fail "the server runs as uid $(stat -c %u "/proc/$server_pid"), want $user ($uid)"
 tr '\0' ' ' < "/proc/$server_pid/cmdline" | grep -q "$token" && fail "the token is on the server's command line"
 code=$(status "/files/stat?path=/var/lib/agent-sandbox/work")
 [ "$code" = 200 ] || fail "/files/stat of the base dir answered $code"
@@ -147,7 +151,7 @@ code=$(status "/files/stat?path=/var/lib/agent-sandbox/work")
 stop
 
 step "reinstall agent-sandbox-files: its group is back"
-apt_get install --no-install-recommends /tmp/debs/agent-sandbox-files_*.deb
+apt_get install --no-install-recommends "$(deb agent-sandbox-files)"
 [ -e "$root/etc/agent-sandbox/plugins.d/10-files.yaml" ] || fail "reinstalling did not bring the drop-in back"
 start
 expect_plugins "$all"

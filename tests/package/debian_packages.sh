@@ -43,18 +43,20 @@ step "contents"
 # Every file `cmake --install` puts down is in exactly one package.
 (cd "$build/destdir" && find . ! -type d | sort) > "$out/installed.txt"
 for f in "$out"/*.deb; do
-  dpkg-deb --fsys-tarfile "$f" | tar -t | grep -v '/$' || true
-done | sort > "$out/packaged.txt"
+  dpkg-deb --fsys-tarfile "$f" | tar -tv > "${f%.deb}.list"
+done
+cat "$out"/*.list | grep -v '^d' | awk '{print $6}' | sort > "$out/packaged.txt"
 uniq -d "$out/packaged.txt" | grep . && fail "files in more than one package"
 diff "$out/installed.txt" "$out/packaged.txt" > "$out/contents.diff" ||
   { cat "$out/contents.diff"; fail "installed files and packaged files differ (< installed, > packaged)"; }
 # Each package: its /etc files are its conffiles, nothing else is.
 for f in "$out"/*.deb; do
-  etc=$(dpkg-deb --fsys-tarfile "$f" | tar -t | grep '^\./etc/.*[^/]$' | sed 's/^\.//' | sort || true)
+  etc=$(grep -v '^d' "${f%.deb}.list" | awk '{print $6}' | grep '^\./etc/' | sed 's/^\.//' | sort || true)
   conf=$(dpkg-deb --info "$f" conffiles 2> /dev/null | sort || true)
   [ "$etc" = "$conf" ] || fail "$(basename "$f"): /etc files and conffiles differ: [$etc] vs [$conf]"
 done
-contains() { dpkg-deb --fsys-tarfile "$(deb "$1")" | tar -t | grep -q -- "$2" || fail "$1 lacks $2"; }
+list() { local d; d=$(deb "$1"); echo "${d%.deb}.list"; }
+contains() { awk '{print $6}' "$(list "$1")" | grep -- "$2" > /dev/null || fail "$1 lacks $2"; }
 contains agent-sandbox-server ./usr/bin/agent-sandbox-server
 contains agent-sandbox-server ./usr/lib/systemd/system/agent-sandbox-server.service
 for p in commands system process terminal; do contains agent-sandbox-server "/abx_$p.so$"; done
@@ -69,8 +71,7 @@ contains libabx-plugin-sdk-dev /AgentSandboxPluginSDKConfig.cmake
 contains libabx-plugin-sdk-dev /AbxAddPlugin.cmake
 contains libabx-plugin-sdk-dev ./usr/include/abx/sdk/plugin.h
 # The token file is root's alone (the sandboxed programs run as the service user).
-dpkg-deb --fsys-tarfile "$(deb agent-sandbox-server)" | tar -tv |
-  grep -q '^-rw------- root/root .* \./etc/default/agent-sandbox-server$' ||
+grep -q '^-rw------- root/root .* \./etc/default/agent-sandbox-server$' "$(list agent-sandbox-server)" ||
   fail "/etc/default/agent-sandbox-server is not 0600 root:root"
 depends() {
   local d
