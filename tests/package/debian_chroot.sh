@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The install half of debian_packages.sh, run in a mount namespace of its own
+# The chroot half of debian_install.sh, run in a mount namespace of its own
 # (unshare --mount), so the chroot's /proc vanishes with it. In ROOT (an
 # unpacked minbase bookworm): apt installs the .debs of DEB_DIR, resolving
 # their Depends from ROOT's apt sources; the server is started the way the

@@ -1,29 +1,26 @@
 #!/usr/bin/env bash
 # The Debian packages of a /usr build (made and installed by build_prefix.sh):
-# builds them with cpack, checks what each carries (every installed file in
-# exactly one package, /etc files as conffiles, the expected Depends), runs
-# lintian (errors and warnings fail unless the package overrides them), then
-# installs them with apt into a fresh minbase bookworm root and serves from
-# the installed unit's command line there (debian_chroot.sh).
+# builds them with cpack into BUILD_DIR/debian-packages, checks what each
+# carries (every installed file in exactly one package, /etc files as
+# conffiles, the expected Depends) and runs lintian (errors and warnings
+# fail unless the package overrides them). debian_install.sh installs them.
 #
-#   debian_packages.sh BUILD_DIR CACHE_DIR   (CACHE_DIR: base_rootfs.sh's)
+#   debian_packages.sh BUILD_DIR
 #
-# Exit codes: 0 pass, 1 fail, 77 skip (a tool missing or not root, and CI is
-# not set; under CI=true that is a failure).
+# Exit codes: 0 pass, 1 fail, 77 skip (a tool missing and CI is not set;
+# under CI=true that is a failure).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-build=$(cd "${1:?usage: debian_packages.sh BUILD_DIR CACHE_DIR}" && pwd)
-cache=${2:?usage: debian_packages.sh BUILD_DIR CACHE_DIR}
+build=$(cd "${1:?usage: debian_packages.sh BUILD_DIR}" && pwd)
 out="$build/debian-packages"
 start_s=$(date +%s)
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "debian_packages: $*" >&2; [ "${CI:-}" = true ] && exit 1; exit 77; }
 step() { echo "[$(($(date +%s) - start_s))s] $*"; }
 
-for tool in cpack dpkg-deb dpkg-shlibdeps lintian mmdebstrap unshare chroot curl python3; do
+for tool in cpack dpkg-deb dpkg-shlibdeps lintian; do
   command -v "$tool" > /dev/null || skip "$tool not installed (packaging/install-deps.sh)"
 done
-[ "$(id -u)" -eq 0 ] || skip "needs root (a chroot with mounts)"
 [ -d "$build/destdir/usr/bin" ] || fail "no /usr install in $build/destdir (build_prefix.sh)"
 
 step "cpack"
@@ -94,26 +91,5 @@ step "lintian"
 lintian --fail-on error,warning --no-tag-display-limit "$out"/*.deb > "$out/lintian.txt" 2>&1 ||
   { grep -v '^N:' "$out/lintian.txt"; fail "lintian (errors or warnings not overridden)"; }
 grep -E '^[EW]: ' "$out/lintian.txt" && fail "lintian reported errors or warnings"
-grep -E '^[IP]: ' "$out/lintian.txt" | sort | uniq -c | sort -rn | head -5 || true
+step "done: $(ls "$out"/*.deb | wc -l) packages in $out, lintian clean"
 
-step "base root"
-rc=0
-tarball=$(bash "$here/base_rootfs.sh" "$cache") || rc=$?
-[ "$rc" -eq 77 ] && skip "no base root"
-[ "$rc" -eq 0 ] || fail "base_rootfs.sh: exit $rc"
-
-step "install into a minbase root"
-root=$(mktemp -d "$build/debian-root.XXXXXX")
-cleanup() {
-  # The chroot's mounts live in debian_chroot.sh's own mount namespace; never
-  # delete a tree that still has something mounted below it.
-  if grep -q " $root[/ ]" /proc/self/mountinfo; then
-    echo "left $root: still mounted" >&2
-  else
-    rm -rf "$root"
-  fi
-}
-trap cleanup EXIT
-tar -C "$root" -xpf "$tarball"
-unshare --mount --propagation private -- bash "$here/debian_chroot.sh" "$root" "$out" "$version"
-step "done: packages built, lintian clean, installed, served and removed"
