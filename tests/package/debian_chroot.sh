@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The chroot half of debian_install.sh, run in a mount namespace of its own
-# (unshare --mount), so the chroot's /proc vanishes with it. In ROOT (an
-# unpacked minbase bookworm): apt installs the .debs of DEB_DIR, resolving
-# their Depends from ROOT's apt sources; the server is started the way the
-# installed unit starts it (its ExecStartPre and ExecStart, as its User, with
-# its EnvironmentFile, Environment and WorkingDirectory; the ports set to
-# 0); then `apt-get remove agent-sandbox-files` must take the files group
-# away, a reinstall bring it back, and a purge remove the service's state.
+# (unshare --mount): TARBALL (a minbase bookworm) is unpacked into a tmpfs
+# mounted on ROOT, with /proc, all of which vanish with the namespace. There
+# apt installs the .debs of DEB_DIR, resolving their Depends from the root's
+# apt sources; the server is started the way the installed unit starts it
+# (its ExecStartPre and ExecStart, as its User, with its EnvironmentFile,
+# Environment and WorkingDirectory; the ports set to 0); then `apt-get
+# remove agent-sandbox-files` must take the files group away, a reinstall
+# bring it back, and a purge remove the service's state.
 #
-#   debian_chroot.sh ROOT DEB_DIR VERSION
+#   debian_chroot.sh ROOT TARBALL DEB_DIR VERSION
 set -euo pipefail
-root=$1 debs=$2 version=$3
+root=$1 tarball=$2 debs=$3 version=$4
 start_s=$(date +%s)
 fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "[chroot $(($(date +%s) - start_s))s] $*"; }
@@ -20,24 +21,31 @@ server_pid=""
 cleanup() {
   if [ -n "$server_pid" ]; then kill "$server_pid" 2> /dev/null || true; wait "$server_pid" 2> /dev/null || true; fi
   umount "$root/proc" 2> /dev/null || true
+  umount "$root" 2> /dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
 
+mount -t tmpfs -o mode=0755,size=4g abx-debian-root "$root"
+tar -C "$root" -xpf "$tarball"
 mount -t proc proc "$root/proc"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 mkdir -p "$root/tmp/debs"
 cp "$debs"/*.deb "$root/tmp/debs/"
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"; }
-apt_get() { in_root apt-get -q -y -o Dpkg::Use-Pty=0 -o Acquire::Languages=none "$@" >> "$work/apt.log" 2>&1 || { tail -30 "$work/apt.log"; fail "apt-get $*"; }; }
+# A throwaway root: dpkg need not fsync what it unpacks.
+apt_get() { in_root apt-get -q -y -o Dpkg::Use-Pty=0 -o Acquire::Languages=none -o Dpkg::Options::=--force-unsafe-io "$@" >> "$work/apt.log" 2>&1 || { tail -30 "$work/apt.log"; fail "apt-get $*"; }; }
 
 step "apt-get install (dependencies from the root's apt sources)"
 apt_get update
 # A package's .deb as the chroot sees it.
 deb() { echo "/tmp/debs/$(basename "$(ls "$debs/${1}_"*.deb)")"; }
-apt_get install --no-install-recommends "$(deb agent-sandbox-server)" "$(deb agent-sandbox-files)" \
-  "$(deb agent-sandbox-agents)" "$(deb agent-sandbox-dev-tools)" "$(deb agent-sandbox-browser)" \
-  "$(deb libabx-plugin-sdk2)" "$(deb libabx-plugin-sdk-dev)"
+every=("$(deb agent-sandbox-server)" "$(deb agent-sandbox-files)" "$(deb agent-sandbox-agents)"
+  "$(deb agent-sandbox-dev-tools)" "$(deb agent-sandbox-browser)" "$(deb libabx-plugin-sdk2)"
+  "$(deb libabx-plugin-sdk-dev)")
+apt_get install --no-install-recommends --download-only "${every[@]}"
+step "downloaded $(du -sh "$root/var/cache/apt/archives" | cut -f1)"
+apt_get install --no-install-recommends "${every[@]}"
 for p in agent-sandbox-server agent-sandbox-files agent-sandbox-agents agent-sandbox-dev-tools \
   agent-sandbox-browser libabx-plugin-sdk2 libabx-plugin-sdk-dev; do
   in_root dpkg-query -W -f '${Status} ${Version}\n' "$p" | grep -q "^install ok installed $version-" ||

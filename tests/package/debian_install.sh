@@ -33,17 +33,10 @@ tarball=$(bash "$here/base_rootfs.sh" "$cache") || rc=$?
 [ "$rc" -eq 0 ] || fail "base_rootfs.sh: exit $rc"
 
 step "install into a minbase root"
+# An empty mount point: debian_chroot.sh mounts a tmpfs on it in its own
+# mount namespace, so the root (and everything apt puts in it) is in memory
+# and gone when that namespace ends.
 root=$(mktemp -d "$build/debian-root.XXXXXX")
-cleanup() {
-  # The chroot's mounts live in debian_chroot.sh's own mount namespace; never
-  # delete a tree that still has something mounted below it.
-  if grep -q " $root[/ ]" /proc/self/mountinfo; then
-    echo "left $root: still mounted" >&2
-  else
-    rm -rf "$root"
-  fi
-}
-trap cleanup EXIT
-tar -C "$root" -xpf "$tarball"
-unshare --mount --propagation private -- bash "$here/debian_chroot.sh" "$root" "$out" "$version"
+trap 'rmdir "$root" 2> /dev/null || echo "left $root" >&2' EXIT
+unshare --mount --propagation private -- bash "$here/debian_chroot.sh" "$root" "$tarball" "$out" "$version"
 step "done: installed, served, a plugin package removed and reinstalled, purged"
