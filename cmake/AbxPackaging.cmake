@@ -156,7 +156,8 @@ endforeach()
 set(CPACK_DEBIAN_SDK_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_SDK_DEV_PACKAGE_SECTION libdevel)
 
-set(CPACK_DEBIAN_SERVER_PACKAGE_DEPENDS "libabx-plugin-sdk2 ${abx_deb_same}, adduser")
+# adduser: the postinst's system user; procps: the unit's /bin/kill (reload).
+set(CPACK_DEBIAN_SERVER_PACKAGE_DEPENDS "libabx-plugin-sdk2 ${abx_deb_same}, adduser, procps")
 set(CPACK_DEBIAN_SERVER_PACKAGE_SUGGESTS
   "agent-sandbox-files, agent-sandbox-agents, agent-sandbox-dev-tools, agent-sandbox-browser")
 set(CPACK_DEBIAN_SERVER_DESCRIPTION "HTTP sandbox server for coding agents

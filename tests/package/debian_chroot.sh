@@ -134,7 +134,7 @@ sorted() { echo "$@" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//'; }
 all=$(sorted "$core" "$agents" browser=started dev_tools=started files=started)
 without_files=$(sorted "$core" "$agents" browser=started dev_tools=started)
 
-step "serve with every package: /ready, the plugins of each package"
+step "serve with every package: /ready, the plugins of each package, reload"
 start
 [ "$(status /ready)" = 200 ] || fail "/ready answered $(status /ready)"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/capabilities")" = 401 ] ||
@@ -145,6 +145,16 @@ uid=$(in_root id -u "$user")
 tr '\0' ' ' < "/proc/$server_pid/cmdline" | grep -q "$token" && fail "the token is on the server's command line"
 code=$(status "/files/stat?path=/var/lib/agent-sandbox/work")
 [ "$code" = 200 ] || fail "/files/stat of the base dir answered $code"
+# ExecReload (SIGHUP to $MAINPID) reloads the policy: its revision goes up.
+revision() {
+  curl -s -H "Authorization: Bearer $token" "http://127.0.0.1:$port/capabilities" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["policy"]["revision"])'
+}
+before=$(revision)
+read -r -a reload <<< "$(unit ExecReload | sed "s/\\\$MAINPID/$server_pid/")"
+in_root "${reload[@]}" || fail "ExecReload: ${reload[*]}"
+for _ in $(seq 1 50); do [ "$(revision)" != "$before" ] && break; sleep 0.1; done
+[ "$(revision)" != "$before" ] || fail "ExecReload did not reload the policy (revision $before)"
 stop
 
 step "apt-get remove agent-sandbox-files: its group is gone"

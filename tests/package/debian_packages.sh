@@ -18,7 +18,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "debian_packages: $*" >&2; [ "${CI:-}" = true ] && exit 1; exit 77; }
 step() { echo "[$(($(date +%s) - start_s))s] $*"; }
 
-for tool in cpack dpkg-deb dpkg-shlibdeps lintian; do
+for tool in cpack dpkg-deb dpkg-shlibdeps lintian systemd-analyze; do
   command -v "$tool" > /dev/null || skip "$tool not installed (packaging/install-deps.sh)"
 done
 [ -d "$build/destdir/usr/bin" ] || fail "no /usr install in $build/destdir (build_prefix.sh)"
@@ -77,6 +77,7 @@ depends() {
 }
 depends agent-sandbox-server "libabx-plugin-sdk2 (= $version-"
 depends agent-sandbox-server adduser
+depends agent-sandbox-server procps
 depends agent-sandbox-server libpocofoundation
 for p in files agents dev-tools browser; do depends "agent-sandbox-$p" "agent-sandbox-server (= $version-"; done
 depends agent-sandbox-files libarchive13
@@ -86,6 +87,15 @@ depends agent-sandbox-browser libicu
 depends libabx-plugin-sdk-dev "libabx-plugin-sdk2 (= $version-"
 dpkg-deb -I "$(deb libabx-plugin-sdk2)" shlibs | grep -q '^libabx_plugin_sdk 2 libabx-plugin-sdk2' ||
   fail "libabx-plugin-sdk2 has no shlibs entry"
+
+step "systemd-analyze verify"
+# Every key and value of the unit must parse (systemd ignores what it does
+# not understand, with a warning); the server binary is not installed here.
+unit="$build/destdir/usr/lib/systemd/system/agent-sandbox-server.service"
+cp "$unit" "$out/"
+(cd "$out" && systemd-analyze verify --man=no agent-sandbox-server.service 2>&1 || true) |
+  grep -v 'Command /usr/bin/agent-sandbox-server is not executable' > "$out/verify.txt" || true
+[ ! -s "$out/verify.txt" ] || { cat "$out/verify.txt"; fail "systemd-analyze verify"; }
 
 step "lintian"
 lintian --fail-on error,warning --no-tag-display-limit "$out"/*.deb > "$out/lintian.txt" 2>&1 ||
