@@ -158,7 +158,11 @@ for _ in $(seq 1 50); do [ "$(revision)" != "$before" ] && break; sleep 0.1; don
 stop
 
 step "apt-get remove agent-sandbox-files: its group is gone"
+lines=$(wc -l < "$work/apt.log")
 apt_get remove agent-sandbox-files
+# The server's dpkg trigger (a running service would be restarted).
+tail -n +"$((lines + 1))" "$work/apt.log" | grep '^Processing triggers for agent-sandbox-server' > /dev/null ||
+  fail "removing a plugin package did not trigger agent-sandbox-server"
 [ ! -e "$root/etc/agent-sandbox/plugins.d/10-files.yaml" ] || fail "the files drop-in is still active after remove"
 [ -e "$root/etc/agent-sandbox/plugins.d/10-files.yaml.dpkg-removed" ] || fail "the files drop-in was not set aside"
 start
