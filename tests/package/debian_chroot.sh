@@ -68,7 +68,9 @@ environment=$(unit Environment)
 exec_start=$(unit ExecStart)
 # ExecStartPre: the one shell command of the unit, `$$` being systemd's `$`.
 pre=$(unit ExecStartPre | sed "s/^\/bin\/sh -c '\(.*\)'$/\1/; s/\\\$\\\$/\$/g")
-[ -n "$user" ] && [ -n "$exec_start" ] && [ -n "$env_file" ] && [ -n "$pre" ] || fail "unit lacks User, ExecStart, EnvironmentFile or ExecStartPre"
+if [ -z "$user" ] || [ -z "$exec_start" ] || [ -z "$env_file" ] || [ -z "$pre" ]; then
+  fail "unit lacks User, ExecStart, EnvironmentFile or ExecStartPre"
+fi
 case "$exec_start$environment$cwd" in *[\$%\"\']*) fail "ExecStart uses quoting or specifiers this test does not expand: $exec_start" ;; esac
 # The ports: 0 (free ones), the rest as the unit says.
 read -r -a argv <<< "$exec_start"

@@ -10,7 +10,6 @@
 # Exit codes: 0 pass, 1 fail, 77 skip (a tool missing and CI is not set;
 # under CI=true that is a failure).
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
 build=$(cd "${1:?usage: debian_packages.sh BUILD_DIR}" && pwd)
 out="$build/debian-packages"
 start_s=$(date +%s)
