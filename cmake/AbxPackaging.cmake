@@ -31,7 +31,7 @@ file(GLOB abx_deb_read CONFIGURE_DEPENDS ${abx_deb_src}/lintian-overrides/*)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
   ${abx_deb_read} ${abx_deb_src}/agent-sandbox-server.1)
 
-# component -> package name, Section
+# component -> package name
 set(abx_deb_components server files agents dev_tools browser sdk sdk_dev)
 set(abx_deb_server_name agent-sandbox-server)
 set(abx_deb_files_name agent-sandbox-files)
