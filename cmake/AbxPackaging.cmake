@@ -31,7 +31,7 @@ file(GLOB abx_deb_read CONFIGURE_DEPENDS ${abx_deb_src}/lintian-overrides/*)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
   ${abx_deb_read} ${abx_deb_src}/agent-sandbox-server.1)
 
-# component -> package name, Section
+# component -> package name
 set(abx_deb_components server files agents dev_tools browser sdk sdk_dev)
 set(abx_deb_server_name agent-sandbox-server)
 set(abx_deb_files_name agent-sandbox-files)
@@ -156,7 +156,8 @@ endforeach()
 set(CPACK_DEBIAN_SDK_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_SDK_DEV_PACKAGE_SECTION libdevel)
 
-set(CPACK_DEBIAN_SERVER_PACKAGE_DEPENDS "libabx-plugin-sdk2 ${abx_deb_same}, adduser")
+# adduser: the postinst's system user; procps: the unit's /bin/kill (reload).
+set(CPACK_DEBIAN_SERVER_PACKAGE_DEPENDS "libabx-plugin-sdk2 ${abx_deb_same}, adduser, procps")
 set(CPACK_DEBIAN_SERVER_PACKAGE_SUGGESTS
   "agent-sandbox-files, agent-sandbox-agents, agent-sandbox-dev-tools, agent-sandbox-browser")
 set(CPACK_DEBIAN_SERVER_DESCRIPTION "HTTP sandbox server for coding agents

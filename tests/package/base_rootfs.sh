@@ -43,9 +43,10 @@ if [ -z "$sources" ]; then
 fi
 sources=${sources:-http://deb.debian.org/debian}
 
-partial="$tarball.partial"
+partial="$cache/.bookworm-minbase.partial.tar"
 rm -f "$partial"
-if ! mmdebstrap --quiet --variant=minbase bookworm "$partial" "$sources" > "$cache/mmdebstrap.log" 2>&1; then
+if ! mmdebstrap --quiet --variant=minbase --format=tar bookworm "$partial" "$sources" \
+  > "$cache/mmdebstrap.log" 2>&1; then
   tail -20 "$cache/mmdebstrap.log" >&2
   rm -f "$partial"
   echo "base_rootfs: mmdebstrap failed (log: $cache/mmdebstrap.log)" >&2

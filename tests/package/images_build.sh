@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the four preset images (packaging/images/build.sh) from the .debs
-# of the package_debs fixture, on a base imported from the minbase bookworm
-# root of base_rootfs.sh (this machine's Debian mirror, no registry needed).
+# of package_debian, on a base imported from the minbase bookworm root of
+# base_rootfs.sh (this machine's Debian mirror, no registry needed).
 # image_check.sh then checks each image. Layers are cached in the machine's
 # container storage: a rebuild with new .debs installs only the .debs again.
 # The layers of earlier runs that no image uses any more are removed once
