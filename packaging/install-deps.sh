@@ -19,6 +19,7 @@ packages=(
   # checked by lintian, installed with apt into an mmdebstrap root; preset
   # images built with buildah/podman (--isolation chroot).
   dpkg-dev fakeroot file lintian mmdebstrap podman buildah
+  systemd   # systemd-analyze verify of the packages' unit
 )
 # The benchmark installs its peer (rivet sandbox-agent) from npm; keep an
 # existing Node.js/npm (a newer one may be installed outside Debian).

@@ -1,18 +1,21 @@
 # abx_add_plugin(<target> [KIND capability|adapter]
 #                [CORE_SOURCES <files>...]  # static core, unit-testable without dlopen
 #                SOURCES <files>...         # entry.cpp (ABX_DECLARE_PLUGIN) and the rest
-#                [LINK <libs>...])
+#                [LINK <libs>...]
+#                [COMPONENT <name>])        # the install component (one .deb per component)
 # Builds <target>.so as a MODULE with hidden visibility, no undefined symbols,
 # linked against AgentSandbox::PluginSDK, and installs it where the server
 # looks: ABX_PLUGIN_INSTALL_DIR (set by find_package(AgentSandboxPluginSDK)
 # to the server install's plugin dir), else <libdir>/agent-sandbox/plugins.
 # With CORE_SOURCES, <target>_core is a static library that the module and
-# the plugin's tests link.
+# the plugin's tests link. COMPONENT puts the module in that install
+# component, so a CPack package (a .deb per component) carries it; without
+# it the module is in CMake's default component.
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 
 function(abx_add_plugin target)
-  cmake_parse_arguments(ARG "" "KIND" "SOURCES;CORE_SOURCES;LINK" ${ARGN})
+  cmake_parse_arguments(ARG "" "KIND;COMPONENT" "SOURCES;CORE_SOURCES;LINK" ${ARGN})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "abx_add_plugin(${target}): SOURCES is required")
   endif()
@@ -46,5 +49,9 @@ function(abx_add_plugin target)
   else()
     set(destination ${CMAKE_INSTALL_LIBDIR}/agent-sandbox/plugins)
   endif()
-  install(TARGETS ${target} LIBRARY DESTINATION ${destination})
+  set(component)
+  if(ARG_COMPONENT)
+    set(component COMPONENT ${ARG_COMPONENT})
+  endif()
+  install(TARGETS ${target} LIBRARY DESTINATION ${destination} ${component})
 endfunction()
