@@ -34,6 +34,22 @@ sdk::Completed cli(std::vector<std::string> args, std::vector<std::string> env =
   return r ? *r : sdk::Completed{};
 }
 
+/** A listening socket on a free 127.0.0.1 port (into @p port), or -1. */
+int listenOnLoopback(std::string& port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(fd, 4) != 0 || ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    if (fd >= 0) ::close(fd);
+    return -1;
+  }
+  port = std::to_string(ntohs(addr.sin_port));
+  return fd;
+}
+
 std::string writeManifest(const std::string& text) {
   std::string path = "/tmp/abx-cli-manifest-" + std::to_string(::getpid()) + ".yaml";
   std::ofstream(path) << text;
@@ -148,16 +164,9 @@ TEST(Cli, HelpListsEveryVariableTheConfigurationPageDocuments) {
 TEST(Cli, CheckConfigBindsNothing) {
   // A port held here, as a running server holds its PTY port: check-config
   // with every plugin (terminal included) must not even try to bind it.
-  const int held = ::socket(AF_INET, SOCK_STREAM, 0);
+  std::string port;
+  const int held = listenOnLoopback(port);
   ASSERT_GE(held, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(held, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(held, 1), 0);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::getsockname(held, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-  const std::string port = std::to_string(ntohs(addr.sin_port));
   auto manifest = writeManifest("plugins:\n  - name: terminal\n    file: abx_terminal.so\n");
   auto check = cli({"check-config", "--plugins", manifest, "--plugin-dir", pluginDir()},
                    {"ABX_PTY_PORT=" + port});
@@ -169,15 +178,9 @@ TEST(Cli, CheckConfigBindsNothing) {
 // A one-connection HTTP responder: 200 for /health, 503 for /ready (a
 // server that is up but draining), so the probe's path is what decides.
 TEST(Cli, HealthcheckReadyProbesReadiness) {
-  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(listener, 4), 0);
-  socklen_t len = sizeof addr;
-  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
-  const std::string port = std::to_string(ntohs(addr.sin_port));
+  std::string port;
+  const int listener = listenOnLoopback(port);
+  ASSERT_GE(listener, 0);
   std::vector<std::string> paths;
   std::thread responder([&] {
     for (int i = 0; i < 2; ++i) {
