@@ -6,6 +6,7 @@
 #include "abx/sdk/host_context.h"
 #include "abx/sdk/http.h"
 #include "abx/sdk/logger.h"
+#include "abx/sdk/metrics.h"
 #include "abx/sdk/path_guard.h"
 #include "abx/sdk/plugin.h"
 #include "abx/sdk/redactor.h"
@@ -29,6 +30,10 @@ DeferredAnswer::~DeferredAnswer() = default;
 BodyReader::~BodyReader() = default;
 BodyWriter::~BodyWriter() = default;
 ChildEnvironment::~ChildEnvironment() = default;
+Metrics::~Metrics() = default;
+CounterFamily::~CounterFamily() = default;
+GaugeFamily::~GaugeFamily() = default;
+HistogramFamily::~HistogramFamily() = default;
 
 std::string_view argTypeName(ArgType type) {
   switch (type) {

@@ -234,6 +234,22 @@ void addCoreRoutes(RouteTable& routes, CoreState& state) {
   check_route.summary = "The policy decision for a hypothetical call";
   check_route.handler = [&state](const sdk::Request& r) { return check(state, r); };
   routes.add(std::move(check_route), "core");
+
+  sdk::RouteSpec metrics;
+  metrics.method = "GET";
+  metrics.path = "/metrics";
+  metrics.endpoint = "metrics";
+  metrics.group = "core";
+  metrics.summary = "Server and plugin metrics in the Prometheus text format";
+  // The one core route behind a scope: its numbers describe every caller's traffic.
+  metrics.scopes = {"metrics:read"};
+  metrics.handler = [&state](const sdk::Request&) {
+    sdk::Response r;
+    r.content_type = std::string(MetricsRegistry::kContentType);
+    if (state.metrics) r.body = state.metrics->scrape();
+    return r;
+  };
+  routes.add(std::move(metrics), "core");
 }
 
 }  // namespace abx::kernel

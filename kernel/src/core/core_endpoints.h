@@ -1,6 +1,6 @@
 // The core group, the only group the kernel itself serves: GET /health,
-// GET /ready, GET /capabilities, POST /capabilities/check. It cannot be
-// disabled.
+// GET /ready, GET /capabilities, POST /capabilities/check, GET /metrics. It
+// cannot be disabled.
 #pragma once
 
 #include <atomic>
@@ -10,6 +10,7 @@
 
 #include "abx/sdk/json.h"
 #include "loader/plugin_loader.h"
+#include "metrics/metrics_registry.h"
 #include "pipeline/admission.h"
 #include "pipeline/pipeline.h"
 #include "routing/route_table.h"
@@ -24,6 +25,8 @@ struct CoreState {
   std::atomic<Readiness> readiness{Readiness::starting};
   const std::deque<PluginRecord>* plugins = nullptr;
   const std::vector<GroupRecord>* groups = nullptr;
+  /** What GET /metrics renders; null: the route answers an empty exposition. */
+  const MetricsRegistry* metrics = nullptr;
   std::string server_version;
   std::vector<std::string> warnings;
 };
@@ -34,7 +37,7 @@ GroupRecord coreGroup();
 /** A plugin's load error, {"stage", "message"}: /capabilities and `plugins --json` show it. */
 void writeLoadError(sdk::JsonWriter& w, const LoadError& error);
 
-/** Registers the four core routes into @p routes. */
+/** Registers the core routes into @p routes. */
 void addCoreRoutes(RouteTable& routes, CoreState& state);
 
 }  // namespace abx::kernel

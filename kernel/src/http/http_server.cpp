@@ -98,16 +98,19 @@ int boundPort(int fd) {
 
 class HttpServer::Loop {
  public:
-  Loop(const Pipeline& pipeline, SseHub& hub, int threads, ConnectionLimits limits)
+  Loop(const Pipeline& pipeline, SseHub& hub, int threads, ConnectionLimits limits,
+       const KernelMetrics* metrics)
       : pipeline_(pipeline),
         hub_(hub),
         limits_(limits),
+        metrics_(metrics),
         workers_(static_cast<std::size_t>(threads), static_cast<std::size_t>(threads) * 16),
         probes_(kProbeThreads, 1024),
         epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)),
         wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
         streams_(
-            epoll_fd_, [this] { wake(); }, [this](const ConnectionPtr& c) { release(c); }) {
+            epoll_fd_, [this] { wake(); }, [this](const ConnectionPtr& c) { release(c); },
+            metrics ? &metrics->streams_open.labels({"loop"}) : nullptr) {
     setIoTimeout(limits_.io_timeout);
   }
 
@@ -209,10 +212,13 @@ class HttpServer::Loop {
       auto c = std::make_shared<Connection>();
       c->fd = fd;
       c->peer = socketAddress(fd, true);
+      if (metrics_) metrics_->connections_accepted.inc();
       if (!admitPeer(c)) {
+        count("too_many_connections");
         ::close(fd);
         continue;
       }
+      if (metrics_) metrics_->connections_open.inc();
       park(c);
     }
   }
@@ -265,6 +271,7 @@ class HttpServer::Loop {
     auto end = headEnd(std::string_view(c->buffer).substr(0, kMaxHeadBytes + 4));
     if (end == std::string::npos) {
       if (c->buffer.size() > kMaxHeadBytes) {
+        count("head_too_large");
         refuse(c->fd, 431, "Request header fields too large", "ValueError");
         close(c);
       }
@@ -272,6 +279,7 @@ class HttpServer::Loop {
     }
     auto [head, error] = parseRequestHead(std::string_view(c->buffer).substr(0, end));
     if (!head) {
+      count("malformed_head");
       refuse(c->fd, error.status, error.message, "ValueError");
       close(c);
       return;
@@ -288,6 +296,7 @@ class HttpServer::Loop {
     parked_.erase(c->fd);
     const bool probe = where != Lane::workers;
     if (c->over_cap && !probe) {
+      count("too_many_connections");
       refuse(c->fd, 503, "Too many connections; try again shortly", "ResourceError", 1);
       close(c);
       return;
@@ -299,6 +308,7 @@ class HttpServer::Loop {
     };
     if (!lane.post(std::move(task))) {
       --in_flight_;
+      count("workers_busy");
       refuse(c->fd, 503, "The server is busy; try again shortly", "ResourceError", 1);
       release(c);
     }
@@ -394,6 +404,7 @@ class HttpServer::Loop {
   void release(const ConnectionPtr& c) {
     if (c->fd < 0) return;
     ::close(std::exchange(c->fd, -1));
+    if (metrics_) metrics_->connections_open.dec();
     std::lock_guard lock(peers_mutex_);
     if (c->over_cap) {
       --over_cap_;
@@ -402,6 +413,10 @@ class HttpServer::Loop {
     if (auto it = per_peer_.find(c->peer); it != per_peer_.end() && --it->second == 0)
       per_peer_.erase(it);
     --open_;
+  }
+
+  void count(std::string_view reason) const {
+    if (metrics_) metrics_->refused(reason);
   }
 
   void sweep() {
@@ -414,7 +429,10 @@ class HttpServer::Loop {
       if (now >= c->deadline) expired.push_back(c);
     for (auto& c : expired) {
       // A head that did not arrive in time gets told why; an idle one just ends.
-      if (c->in_head) refuse(c->fd, 408, "Request headers not received in time", "TimeoutError");
+      if (c->in_head) {
+        count("head_timeout");
+        refuse(c->fd, 408, "Request headers not received in time", "TimeoutError");
+      }
       close(c);
     }
   }
@@ -422,6 +440,7 @@ class HttpServer::Loop {
   const Pipeline& pipeline_;
   SseHub& hub_;
   const ConnectionLimits limits_;
+  const KernelMetrics* const metrics_;
   WorkerPool workers_;
   WorkerPool probes_;
   int listen_fd_ = -1;
@@ -443,8 +462,8 @@ class HttpServer::Loop {
 };
 
 HttpServer::HttpServer(const Pipeline& pipeline, SseHub& hub, int max_threads,
-                       ConnectionLimits limits)
-    : loop_(std::make_unique<Loop>(pipeline, hub, std::max(2, max_threads), limits)) {}
+                       ConnectionLimits limits, const KernelMetrics* metrics)
+    : loop_(std::make_unique<Loop>(pipeline, hub, std::max(2, max_threads), limits, metrics)) {}
 
 HttpServer::~HttpServer() = default;
 

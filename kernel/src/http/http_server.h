@@ -30,7 +30,9 @@ struct ConnectionLimits {
 
 class HttpServer {
  public:
-  HttpServer(const Pipeline& pipeline, SseHub& hub, int max_threads, ConnectionLimits limits = {});
+  /** @p metrics: where connections, refusals and streams are counted; null: nowhere. */
+  HttpServer(const Pipeline& pipeline, SseHub& hub, int max_threads, ConnectionLimits limits = {},
+             const KernelMetrics* metrics = nullptr);
   ~HttpServer();
 
   /** Binds @p host:@p port (0 = ephemeral) and starts serving. @return the port. */

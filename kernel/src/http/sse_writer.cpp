@@ -128,12 +128,12 @@ SseHub::~SseHub() {
 
 void SseHub::add(SseWriter* writer) {
   std::lock_guard lock(mutex_);
-  writers_.insert(writer);
+  if (writers_.insert(writer).second && open_) open_->inc();
 }
 
 void SseHub::remove(SseWriter* writer) {
   std::lock_guard lock(mutex_);
-  writers_.erase(writer);
+  if (writers_.erase(writer) && open_) open_->dec();
 }
 
 void SseHub::closeAll() {

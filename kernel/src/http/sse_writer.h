@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "abx/sdk/http.h"
+#include "abx/sdk/metrics.h"
 
 namespace abx::kernel {
 
@@ -76,6 +77,8 @@ class SseHub {
  public:
   explicit SseHub(std::chrono::milliseconds ping_interval = std::chrono::seconds(15));
   ~SseHub();
+  /** Counts the streams on workers in @p open (null: nowhere). Before the first stream. */
+  void setGauge(sdk::GaugeCell* open) { open_ = open; }
   void add(SseWriter* writer);
   void remove(SseWriter* writer);
   /** Ends every open stream and every stream opened from now on. */
@@ -90,6 +93,7 @@ class SseHub {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::set<SseWriter*> writers_;
+  sdk::GaugeCell* open_ = nullptr;
   std::atomic<bool> closing_{false};
   bool stop_ = false;
   std::thread ticker_;

@@ -8,8 +8,12 @@
 namespace abx::kernel {
 
 StreamSet::StreamSet(int epoll_fd, std::function<void()> wake,
-                     std::function<void(const ConnectionPtr&)> release)
-    : epoll_fd_(epoll_fd), wake_(std::move(wake)), release_(std::move(release)) {}
+                     std::function<void(const ConnectionPtr&)> release,
+                     sdk::GaugeCell* open_streams)
+    : epoll_fd_(epoll_fd),
+      wake_(std::move(wake)),
+      release_(std::move(release)),
+      open_streams_(open_streams) {}
 
 std::shared_ptr<sdk::SseWaker> StreamSet::adopt(const ConnectionPtr& c, SseWriter::Handoff handoff,
                                                 std::shared_ptr<void> hold) {
@@ -56,6 +60,7 @@ void StreamSet::pumpScheduled() {
     ev.events = EPOLLIN | EPOLLRDHUP;
     ev.data.fd = fd;
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+    if (open_streams_) open_streams_->inc();
     pump(streams_[fd] = std::move(entry));
   }
   for (auto& stream : ready)
@@ -145,7 +150,7 @@ void StreamSet::close(Entry& e) {
   auto connection = e.connection;
   auto stream = e.stream;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, connection->fd, nullptr);
-  streams_.erase(connection->fd);
+  if (streams_.erase(connection->fd) && open_streams_) open_streams_->dec();
   stream->closed();
   release_(connection);
 }

@@ -16,6 +16,7 @@
 #include "http/connection.h"
 #include "http/loop_stream.h"
 #include "http/sse_writer.h"
+#include "abx/sdk/metrics.h"
 
 namespace abx::kernel {
 
@@ -23,10 +24,12 @@ class StreamSet final : public StreamScheduler {
  public:
   /**
    * @p epoll_fd: the loop's; @p wake rouses the loop (any thread);
-   * @p release ends a connection and its share of the caps.
+   * @p release ends a connection and its share of the caps; @p open_streams
+   * (may be null) counts the streams the loop holds.
    */
   StreamSet(int epoll_fd, std::function<void()> wake,
-            std::function<void(const ConnectionPtr&)> release);
+            std::function<void(const ConnectionPtr&)> release,
+            sdk::GaugeCell* open_streams = nullptr);
 
   /** On a worker, inside a stream handler: @p c moves to the loop. Null once closed. */
   std::shared_ptr<sdk::SseWaker> adopt(const ConnectionPtr& c, SseWriter::Handoff handoff,
@@ -58,6 +61,7 @@ class StreamSet final : public StreamScheduler {
   const int epoll_fd_;
   const std::function<void()> wake_;
   const std::function<void(const ConnectionPtr&)> release_;
+  sdk::GaugeCell* const open_streams_;
   std::unordered_map<int, Entry> streams_;  // the loop thread's only
   std::mutex mutex_;
   bool refusing_ = false;                           // under mutex_

@@ -16,7 +16,8 @@ HostContextImpl::HostContextImpl(KernelServices& services, std::string plugin_id
       settings_(std::move(settings)),
       routes_(routes),
       groups_(groups),
-      logger_(services.log, plugin_id_) {}
+      logger_(services.log, plugin_id_),
+      metrics_(services.metrics, plugin_id_, logger_) {}
 
 sdk::Status HostContextImpl::closed(std::string_view what) const {
   return sdk::Status::error(

@@ -40,6 +40,9 @@ class HostContextImpl final : public sdk::HostContext,
   sdk::Admission admit(const sdk::AdmissionRequest& request) override;
   sdk::Status privateDirectory(std::string_view dir) override;
   std::optional<std::string> takeSecretEnv(std::string_view name) override;
+  sdk::Metrics& metrics() override { return metrics_; }
+  /** Forgets the plugin's callback gauges (before it stops). */
+  void dropMetricCallbacks() { services_.metrics.dropCallbacks(plugin_id_); }
 
  private:
   // sdk::RouteRegistry
@@ -66,6 +69,7 @@ class HostContextImpl final : public sdk::HostContext,
   std::vector<GroupRecord>& groups_;
   std::vector<std::string> declared_;
   PluginLogger logger_;
+  OwnedMetrics metrics_;
   bool registering_ = false;
 };
 

@@ -9,6 +9,7 @@
 #include "abx/sdk/secret_redactor.h"
 #include "abx/sdk/settings.h"
 #include "environment/child_environment_store.h"
+#include "metrics/metrics_registry.h"
 #include "pipeline/pipeline.h"
 #include "policy/base_dir_path_guard.h"
 #include "policy/code_toggle.h"
@@ -36,6 +37,8 @@ struct KernelServices {
   CommandRegistry commands;
   ServiceRegistry services;
   ChildEnvironmentStore environment;
+  /** What GET /metrics exports; plugins reach it through HostContext::metrics(). */
+  MetricsRegistry metrics;
   /** Plugins' enableGroup/disableGroup calls, in order. */
   std::vector<CodeToggle> code_toggles;
   BaseDirPathGuard default_paths;

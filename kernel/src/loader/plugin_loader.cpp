@@ -193,6 +193,8 @@ std::optional<LoadError> PluginLoader::start(PluginRecord& r, KernelServices& se
 
 void PluginLoader::stop(PluginRecord& r) noexcept {
   if (!r.instance) return;
+  // Its callback gauges run plugin code: none may run once it stops.
+  if (r.host) r.host->dropMetricCallbacks();
   try {
     r.instance->stop();
   } catch (...) {

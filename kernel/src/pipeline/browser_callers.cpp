@@ -59,7 +59,7 @@ std::optional<ApiError> Pipeline::admitBrowserCaller(Exchange& ex) const {
   return OriginPolicy::originError(*origin);
 }
 
-void Pipeline::preflight(Exchange& ex, const std::string& path) const {
+int Pipeline::preflight(Exchange& ex, const std::string& path) const {
   auto origin = single(ex, "Origin");
   auto method = single(ex, "Access-Control-Request-Method");
   ApiError e;
@@ -68,22 +68,23 @@ void Pipeline::preflight(Exchange& ex, const std::string& path) const {
     e.message = "Unsupported method ('OPTIONS')";
     e.type = "NotImplementedError";
     ex.send(renderError(path, e));
-    return;
+    return e.status;
   }
   auto local = [&ex] { return ex.localAddress(); };
   if (auto refusal = origins_->checkHost(single(ex, "Host"), local)) {
     ex.send(renderError(path, *refusal));
-    return;
+    return refusal->status;
   }
   if (origins_->classify(*origin, local) == OriginPolicy::OriginKind::foreign) {
-    ex.send(renderError(path, OriginPolicy::originError(*origin)));
-    return;
+    const ApiError refusal = OriginPolicy::originError(*origin);
+    ex.send(renderError(path, refusal));
+    return refusal.status;
   }
   if (!current()->routes->match(*method, path)) {
     e.status = 404;
     e.message = "Not found: " + path;
     ex.send(renderError(path, e));
-    return;
+    return e.status;
   }
   // A same-origin page never preflights; answering one like an allowed
   // origin keeps the rule simple.
@@ -97,6 +98,7 @@ void Pipeline::preflight(Exchange& ex, const std::string& path) const {
     if (auto list = headerList(*requested))
       r.headers.emplace_back("Access-Control-Allow-Headers", *list);
   ex.send(r);
+  return r.status;
 }
 
 }  // namespace abx::kernel

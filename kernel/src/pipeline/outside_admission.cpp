@@ -27,6 +27,10 @@ std::optional<std::string_view> header(const sdk::AdmissionRequest& r, std::stri
   return std::nullopt;
 }
 
+bool presentedToken(const sdk::AdmissionRequest& r) {
+  return r.identity || header(r, "x-access-token") || header(r, "authorization");
+}
+
 }  // namespace
 
 std::string Pipeline::denialRule(const sdk::EndpointPolicy& policy, const ApiError& e) {
@@ -62,6 +66,7 @@ sdk::Admission Pipeline::admitOutside(const sdk::AdmissionRequest& request) cons
   };
   auto deny = [&](const ApiError& e, const sdk::Identity* who, const std::string& rule) {
     audit(false, who, rule, e.code, e.status);
+    if (metrics_) metrics_->refusedBy(rule, e.code, presentedToken(request));
     return refused(e);
   };
 

@@ -115,13 +115,15 @@ class ExchangeBodyReader final : public sdk::BodyReader {
  * the admission it holds, and the one exit that answers and audits.
  */
 struct Pipeline::Call {
-  explicit Call(Exchange& e) : ex(e), method(e.method()), path(normalisePath(e.target())) {
+  Call(Exchange& e, const KernelMetrics* m)
+      : ex(e), metrics(m), method(e.method()), path(normalisePath(e.target())) {
     const auto incoming = e.headerValues("x-request-id");
     request_id = requestIdFor(incoming.empty() ? std::string_view() : incoming.front());
     e.addResponseHeader("X-Request-Id", request_id);
   }
 
   Exchange& ex;
+  const KernelMetrics* metrics;
   std::string request_id;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::string_view method;
@@ -133,6 +135,8 @@ struct Pipeline::Call {
   const sdk::Identity* identity = nullptr;
   sdk::Identity authenticated;
   Verdict verdict;
+  int status = 0;                 // what was sent, for the metrics
+  bool presented_token = false;  // for an authentication failure's reason
 
   double elapsedMs() const {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
@@ -159,27 +163,55 @@ struct Pipeline::Call {
   // Every exit after routing goes through answer() or reject(), so each
   // decision is audited once.
   void answer(const sdk::Response& response) {
+    status = response.status;
     ex.send(response);
     audit(response.status, true, policy->rule, {});
   }
   void reject(const ApiError& e, std::string_view rule) {
+    status = e.status;
     ex.send(renderError(path, e));
     audit(e.status, false, rule, e.code);
+    if (metrics) metrics->refusedBy(rule, e.code, presented_token);
+  }
+  // An answer before routing: no audit record.
+  void refuse(const ApiError& e) {
+    status = e.status;
+    ex.send(renderError(path, e));
   }
 };
 
 void Pipeline::handle(Exchange& ex) const {
-  Call call(ex);
+  Call call(ex, metrics_);
   const RequestIdScope logged_as(call.request_id);
-  if (call.method == "OPTIONS") return preflight(ex, call.path);
+  if (!metrics_) return serve(call);
+  metrics_->in_flight.inc();
+  struct Done {
+    const Call& call;
+    ~Done() {
+      call.metrics->in_flight.dec();
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - call.started).count();
+      call.metrics->requestDone(call.route ? std::string_view(call.route->spec.endpoint) : "none",
+                                call.method, call.status, seconds);
+    }
+  } done{call};
+  serve(call);
+}
+
+void Pipeline::serve(Call& call) const {
+  Exchange& ex = call.ex;
+  if (call.method == "OPTIONS") {
+    call.status = preflight(ex, call.path);
+    return;
+  }
   if (!knownMethod(call.method)) {
     ApiError e;
     e.status = 501;
     e.message = "Unsupported method ('" + std::string(call.method) + "')";
     e.type = "NotImplementedError";
-    return ex.send(renderError(call.path, e));
+    return call.refuse(e);
   }
-  if (!route(call)) return ex.send(renderError(call.path, notFound(call.path)));
+  if (!route(call)) return call.refuse(notFound(call.path));
 
   if (origins_)
     if (auto refusal = admitBrowserCaller(ex))
@@ -217,8 +249,10 @@ std::optional<ApiError> Pipeline::authenticate(Call& call) const {
   const Authenticator& auth = *call.dispatch->auth;
   call.identity = &auth.openIdentity();
   if (!call.route->spec.auth_required || !auth.enabled()) return std::nullopt;
+  auto tokens = call.ex.headerValues("X-Access-Token");
   auto bearer = call.ex.headerValues("Authorization");
-  auto outcome = auth.authenticate(call.ex.headerValues("X-Access-Token"),
+  call.presented_token = !tokens.empty() || !bearer.empty();
+  auto outcome = auth.authenticate(tokens,
                                    bearer.empty() ? std::nullopt : std::optional(bearer.front()));
   if (auto* error = std::get_if<ApiError>(&outcome)) {
     call.identity = nullptr;
@@ -322,6 +356,7 @@ void Pipeline::invokeStream(Call& call, sdk::Request& request) const {
         return reply;
       },
       slot);
+  call.status = status;
   call.audit(status, true, call.policy->rule, {});
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "abx/sdk/admission.h"
+#include "metrics/kernel_metrics.h"
 #include "pipeline/admission.h"
 #include "pipeline/audit_log.h"
 #include "pipeline/exchange.h"
@@ -49,6 +50,8 @@ class Pipeline {
 
   /** Host and Origin checks for every request; null (unit tests): none. */
   void setOriginPolicy(const OriginPolicy* origins) { origins_ = origins; }
+  /** Where requests, denials and auth failures are counted; null (unit tests): nowhere. */
+  void setMetrics(const KernelMetrics* metrics) { metrics_ = metrics; }
   const OriginPolicy* originPolicy() const { return origins_; }
 
   /** Strips the query, collapses repeated '/', strips a trailing '/' ("/" stays). */
@@ -70,6 +73,8 @@ class Pipeline {
 
  private:
   struct Call;
+  /** handle() without its bookkeeping: every stage, to the answer. */
+  void serve(Call& call) const;
   /** Finds the route and its policy; false: 404. */
   bool route(Call& call) const;
   /** Sets the caller's identity (the open one when no token is needed), or the 401. */
@@ -83,13 +88,15 @@ class Pipeline {
   static sdk::Response internalError(const Call& call, std::string_view what);
   void invokeStream(Call& call, sdk::Request& request) const;
 
-  /** A CORS preflight (OPTIONS with an Origin): 204 with the CORS headers, or the refusal. */
-  void preflight(Exchange& ex, const std::string& path) const;
+  /** A CORS preflight (OPTIONS with an Origin): 204 with the CORS headers, or the refusal.
+   *  @return the status sent. */
+  int preflight(Exchange& ex, const std::string& path) const;
   /** The Host/Origin refusal of @p ex, or nullopt (CORS headers added for an allowed origin). */
   std::optional<ApiError> admitBrowserCaller(Exchange& ex) const;
 
   std::size_t default_body_limit_;
   const OriginPolicy* origins_ = nullptr;
+  const KernelMetrics* metrics_ = nullptr;
   std::atomic<const Dispatch*> dispatch_{nullptr};
 };
 

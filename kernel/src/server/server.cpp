@@ -26,6 +26,10 @@ Server::Server(ServerConfig config)
   info.checking = config_.checking;
   services_ = std::make_unique<KernelServices>(std::move(info));
   services_->log.configure(config_.log_level, config_.log_format);
+  kernel_log_ = std::make_unique<PluginLogger>(services_->log, "kernel");
+  kernel_registry_ = std::make_unique<OwnedMetrics>(services_->metrics, "core", *kernel_log_);
+  metrics_ = std::make_unique<KernelMetrics>(*kernel_registry_, kServerVersion);
+  pipeline_.setMetrics(metrics_.get());
   path_guard_ = std::make_unique<PolicyPathGuard>(pipeline_);
   services_->paths = path_guard_.get();
   services_->pipeline = &pipeline_;
@@ -33,6 +37,7 @@ Server::Server(ServerConfig config)
   core_.plugins = &plugins_;
   core_.groups = &groups_;
   core_.pipeline = &pipeline_;
+  core_.metrics = &services_->metrics;
   origins_ =
       std::make_unique<OriginPolicy>(config_.host, config_.allowed_hosts, config_.cors_origins);
   pipeline_.setOriginPolicy(origins_.get());
@@ -45,7 +50,10 @@ Server::~Server() {
 
 void Server::stopPlugins() {
   // Reverse manifest order; libraries stay mapped (RTLD_NODELETE).
-  for (auto it = plugins_.rbegin(); it != plugins_.rend(); ++it) PluginLoader::stop(*it);
+  for (auto it = plugins_.rbegin(); it != plugins_.rend(); ++it) {
+    PluginLoader::stop(*it);
+    metrics_->plugin_up.labels({it->entry.name}).set(0);
+  }
 }
 
 std::optional<std::string> Server::loadPlugins() {
@@ -166,6 +174,8 @@ std::optional<std::string> Server::boot() {
   if (auto sources = readPolicySources(config_))
     services_->environment.protect(tokenEnvNames(*sources));
   if (auto error = loadPlugins()) return error;
+  for (const auto& p : plugins_)
+    metrics_->plugin_up.labels({p.entry.name}).set(p.state == "started" ? 1 : 0);
   if (config_.enabled_groups) {
     auto parsed = DefaultAdmission::parseEnabledGroups(*config_.enabled_groups, groups_);
     if (!parsed) return parsed.status().message();
@@ -234,12 +244,13 @@ int Server::run() {
   pipeline_.publish(&boot_dispatch);
 
   SseHub hub;
+  hub.setGauge(&metrics_->streams_open.labels({"worker"}));
   ConnectionLimits limits;
   limits.max_connections = config_.max_connections;
   limits.max_per_peer = config_.max_connections_per_peer;
   limits.head_timeout = std::chrono::seconds(config_.head_timeout_s);
   limits.idle_timeout = std::chrono::seconds(config_.idle_timeout_s);
-  HttpServer http(pipeline_, hub, config_.threads, limits);
+  HttpServer http(pipeline_, hub, config_.threads, limits, metrics_.get());
   int port = 0;
   try {
     port = http.listen(config_.host, config_.port);
@@ -272,7 +283,9 @@ int Server::run() {
   while (true) {
     const int sig = waitReapingOrphans(signals);
     if (sig == SIGHUP) {
-      if (auto error = reload())
+      const auto error = reload();
+      metrics_->policy_reloads.labels({error ? "error" : "ok"}).inc();
+      if (error)
         services_->log.write(sdk::LogLevel::error, "policy",
                              "reload rejected, the previous policy stays in force: " + *error);
       else

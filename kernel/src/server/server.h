@@ -15,6 +15,7 @@
 #include "loader/kernel_services.h"
 #include "loader/manifest.h"
 #include "loader/plugin_loader.h"
+#include "metrics/kernel_metrics.h"
 #include "pipeline/audit_log.h"
 #include "pipeline/origin_policy.h"
 #include "pipeline/pipeline.h"
@@ -57,6 +58,10 @@ class Server {
 
   ServerConfig config_;
   std::unique_ptr<KernelServices> services_;
+  // The kernel's own metrics, registered like a plugin's (errors go to its log).
+  std::unique_ptr<PluginLogger> kernel_log_;
+  std::unique_ptr<OwnedMetrics> kernel_registry_;
+  std::unique_ptr<KernelMetrics> metrics_;
   std::deque<PluginRecord> plugins_;
   std::vector<GroupRecord> groups_;
   std::vector<std::string> env_groups_;

@@ -134,3 +134,7 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // 2.1 — additions: HostInfo::checking (check-config starts plugins to check
 // them; they bind no port and start no child) and Subprocess::reapOrphans
 // (the kernel, a child subreaper, reaps the children no Subprocess owns).
+// 2.2 — additions: HostContext::metrics() and metrics.h (counters, gauges,
+// histograms and callback gauges GET /metrics exports; the cells' layout is
+// part of the contract, the families and the registry are interfaces only
+// the host implements).

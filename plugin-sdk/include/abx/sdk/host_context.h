@@ -16,6 +16,8 @@
 
 namespace abx::sdk {
 
+class Metrics;  // metrics.h
+
 /** LIFETIME: outlives the plugin instance. THREAD: see each part. */
 class ABX_SDK_API HostContext {
  public:
@@ -69,6 +71,12 @@ class ABX_SDK_API HostContext {
    * redacted from log lines. Later calls return the same value.
    */
   virtual std::optional<std::string> takeSecretEnv(std::string_view name) = 0;
+  /**
+   * Since 2.2. The registry GET /metrics exports (include abx/sdk/metrics.h
+   * to use it). Callback gauges the plugin registers are dropped when it
+   * stops; its counters, gauges and histograms stay.
+   */
+  virtual Metrics& metrics() = 0;
 
  protected:
   ~HostContext();

@@ -7,6 +7,7 @@
 #include "abx/sdk/http.h"
 #include "abx/sdk/http_error.h"
 #include "abx/sdk/json.h"
+#include "abx/sdk/metrics.h"
 #include "abx/sdk/plugin.h"
 #include "abx/sdk/random.h"
 #include "abx/sdk/route_table.h"

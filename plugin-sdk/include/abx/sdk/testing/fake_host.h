@@ -17,6 +17,7 @@
 #include <string>
 #include <utility>
 
+#include "abx/sdk/testing/fake_metrics.h"
 #include "abx/sdk/testing/fakes.h"
 #include "abx/sdk/testing/mock_host_context.h"
 
@@ -35,6 +36,7 @@ struct FakeHost {
     ON_CALL(mock, redactor()).WillByDefault(ReturnRef(redactor));
     ON_CALL(mock, info()).WillByDefault(ReturnRef(info));
     ON_CALL(mock, environment()).WillByDefault(ReturnRef(env));
+    ON_CALL(mock, metrics()).WillByDefault(ReturnRef(metrics));
   }
   FakeHost(const FakeHost&) = delete;
   FakeHost& operator=(const FakeHost&) = delete;
@@ -48,6 +50,7 @@ struct FakeHost {
   FakeRedactor redactor;
   HostInfo info;
   FakeEnvironment env;
+  FakeMetrics metrics;
   ::testing::NiceMock<MockHostContext> mock;
 };
 

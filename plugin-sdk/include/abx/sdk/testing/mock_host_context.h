@@ -6,11 +6,18 @@
 #include <gmock/gmock.h>
 
 #include "abx/sdk/host_context.h"
+#include "abx/sdk/metrics.h"
+#include "abx/sdk/testing/fake_metrics.h"
 
 namespace abx::sdk::testing {
 
 class MockHostContext : public HostContext {
  public:
+  // metrics() returns a reference: without an answer a call would abort, so
+  // it answers with a FakeMetrics of its own unless a test says otherwise.
+  MockHostContext() {
+    ON_CALL(*this, metrics()).WillByDefault(::testing::ReturnRef(default_metrics));
+  }
   MOCK_METHOD(Logger&, log, (), (override));
   MOCK_METHOD(RouteRegistry&, routes, (), (override));
   MOCK_METHOD(CommandRegistry&, commands, (), (override));
@@ -26,6 +33,9 @@ class MockHostContext : public HostContext {
   MOCK_METHOD(Admission, admit, (const AdmissionRequest&), (override));
   MOCK_METHOD(Status, privateDirectory, (std::string_view), (override));
   MOCK_METHOD(std::optional<std::string>, takeSecretEnv, (std::string_view), (override));
+  MOCK_METHOD(Metrics&, metrics, (), (override));
+
+  FakeMetrics default_metrics;
 };
 
 }  // namespace abx::sdk::testing
