@@ -15,6 +15,7 @@ packages=(
   curl wrk hyperfine python3 procps
   chromium  # the browser group and its tests (label browser)
   busybox   # tests/security: `busybox sh -c ...` must not pass a command policy
+  prometheus  # promtool: the /metrics test checks the exposition with `promtool check metrics`
   # The package tests (label package): Debian packages built with CPack and
   # checked by lintian, installed with apt into an mmdebstrap root; preset
   # images built with buildah/podman (--isolation chroot).

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "abx/sdk/metrics.h"
 #include "agents_settings.h"
 extern char** environ;
 
@@ -34,6 +35,25 @@ void takeSecretsFromEnvironment(sdk::HostContext& host, const std::set<std::stri
       names.emplace_back(entry.substr(0, eq));
   }
   for (const auto& name : names) host.takeSecretEnv(name);
+}
+
+// Turn durations: a scripted agent answers in under a second, a real one in
+// seconds to tens of minutes.
+std::vector<double> turnBounds() { return {0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600}; }
+
+/** What the runtime and the streams hold now, computed at each scrape. */
+void addLoadGauges(sdk::Metrics& metrics, const AgentRuntime& runtime,
+                   const SessionStreams& streams) {
+  metrics.callbackGauge("abx_agent_turns_running", "Agent turns running now.",
+                        [&runtime] { return static_cast<double>(runtime.load().running); });
+  metrics.callbackGauge("abx_agent_turns_queued",
+                        "Agent turns waiting for a worker or for their session's running turn.",
+                        [&runtime] { return static_cast<double>(runtime.load().queued); });
+  metrics.callbackGauge("abx_agent_sessions", "Agent sessions the runtime keeps now.",
+                        [&runtime] { return static_cast<double>(runtime.load().sessions); });
+  metrics.callbackGauge("abx_agent_session_subscribers",
+                        "Clients following a session's event stream now.",
+                        [&streams] { return static_cast<double>(streams.subscribers()); });
 }
 
 }  // namespace
@@ -129,12 +149,23 @@ sdk::Status AgentsPlugin::buildRuntime(sdk::HostContext& host) {
       keys->forget(session_id);
     }
   };
+  sdk::Metrics& metrics = host.metrics();
+  options.turns_finished = &metrics.counter(
+      "abx_agent_turns_finished_total",
+      "Agent turns a worker ran, at their end, by runtime and outcome (completed, failed, "
+      "cancelled).",
+      {"runtime", "outcome"});
+  options.turn_seconds =
+      &metrics.histogram("abx_agent_turn_duration_seconds",
+                         "Time a worker spent on an agent turn, by runtime.", turnBounds(),
+                         {"runtime"});
   runtime_ = std::make_unique<AgentRuntime>(
       std::move(options), [catalog = catalog_.get()](const std::string& name, std::string& why) {
         return catalog->resolve(name, why);
       });
   if (auto s = runtime_->restore(); !s)
     host.log().warn("agents: previous sessions not restored: " + s.message());
+  addLoadGauges(metrics, *runtime_, *streams_);
   return sdk::Status::ok();
 }
 

@@ -2,6 +2,8 @@
 // run on worker threads and wait for each other.
 #include "browser_plugin.h"
 
+#include "abx/sdk/metrics.h"
+
 #include "abx/sdk/route_table.h"
 #include "browser_routes.h"
 #include "browser_vocabulary.h"
@@ -28,6 +30,12 @@ sdk::Status BrowserPlugin::start(sdk::HostContext& host) {
                                          auto policy = context->endpointPolicy("browser_navigate");
                                          return policy ? rulesOf(policy->params) : UrlRules{};
                                        });
+  session->countRestarts(&host.metrics()
+                              .counter("abx_browser_chromium_restarts_total",
+                                       "Chromium started again after the one before it died "
+                                       "or lost its page.",
+                                       {})
+                              .labels({}));
 
   const std::vector<std::string> use{"browser:use"};
   if (auto s = sdk::addRoutes(

@@ -81,6 +81,8 @@ std::optional<BrowserError> BrowserSession::ensureStarted() {
         500, "Cannot start Chromium: " + launched.status().message(), "BrowserError", {}, {}};
   }
   chromium_ = std::move(launched).value();
+  if (started_before_ && restarts_) restarts_->inc();
+  started_before_ = true;
   cdp_ = std::make_unique<CdpClient>(*chromium_);
   guard_ = std::make_unique<RequestGuard>(*cdp_, rules_);
   cdp_->onEvent([this](const std::string& method, const sdk::Json& p, const std::string& id) {

@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "abx/sdk/metrics.h"
 #include "cdp_client.h"
 #include "chromium_process.h"
 #include "console_ring.h"
@@ -69,6 +70,8 @@ class BrowserSession {
   void stop();
   /** Chromium's pid, or -1 when it is not running (tests kill it). */
   pid_t chromiumPid();
+  /** Counts each start of Chromium after the first in @p restarts. Before the first request. */
+  void countRestarts(sdk::CounterCell* restarts) { restarts_ = restarts; }
 
  private:
   /** Starts Chromium and connects to its page unless both are alive. Lock held. */
@@ -96,6 +99,8 @@ class BrowserSession {
   std::unique_ptr<ChromiumProcess> chromium_;
   std::unique_ptr<CdpClient> cdp_;
   std::unique_ptr<RequestGuard> guard_;
+  sdk::CounterCell* restarts_ = nullptr;
+  bool started_before_ = false;  // under mutex_
   ConsoleRing console_;
   std::set<std::string> loaded_;    /**< loaderIds whose document fired "load" */
   std::set<std::string> dom_ready_; /**< loaderIds whose document fired "DOMContentLoaded" */

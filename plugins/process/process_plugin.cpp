@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include "abx/sdk/metrics.h"
 #include "abx/sdk/route_table.h"
 #include "process_vocabulary.h"
 #include "shell_routes.h"
@@ -40,7 +41,17 @@ sdk::Status ProcessPlugin::start(sdk::HostContext& host) {
   context->launch.paths = &host.paths();
   context->launch.environment = &host.environment();
   context->launch.base_dir = host.info().base_dir;
-  context->table = std::make_shared<ProcessTable>();
+  sdk::Metrics& metrics = host.metrics();
+  TableOptions table;
+  table.started = &metrics
+                       .counter("abx_process_background_started_total",
+                                "Background processes started (POST /process/start).", {})
+                       .labels({});
+  context->table = std::make_shared<ProcessTable>(table);
+  metrics.callbackGauge("abx_process_background_running", "Background processes running now.",
+                        [table = context->table] {
+                          return static_cast<double>(table->runningCount());
+                        });
   context->shell_pump = std::make_shared<ShellPump>();
   context->server_pid = ::getpid();
   std::shared_ptr<const ProcessContext> ctx = context;

@@ -98,6 +98,7 @@ std::variant<std::shared_ptr<ManagedProcess>, sdk::HttpError> ProcessTable::star
       evicted.push_back(std::move(it->second));
     processes_[process->pid()] = process;
     trimLocked(evicted);
+    if (options_.started) options_.started->inc();
   }
   // An evicted record's reader may still drain pipes held open by what the
   // process left behind; it stops within one read slice.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "abx/sdk/http_error.h"
+#include "abx/sdk/metrics.h"
 #include "abx/sdk/subprocess.h"
 #include "managed_process.h"
 #include "thread_gate.h"
@@ -29,6 +30,8 @@ struct TableOptions {
   std::size_t max_exited = 100;
   /** At shutdown: SIGINT, grace, SIGTERM, grace, SIGKILL on every running group. */
   std::chrono::milliseconds shutdown_grace{500};
+  /** Counts every process started (a metric); null: not counted. */
+  sdk::CounterCell* started = nullptr;
 };
 
 /** THREAD: safe. */

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <system_error>
 
+#include "abx/sdk/metrics.h"
 #include "abx/sdk/route_table.h"
 #include "terminal_vocabulary.h"
 
@@ -60,6 +61,9 @@ sdk::Status TerminalPlugin::start(sdk::HostContext& host) {
 
   sessions_ = std::make_unique<SessionTable>(
       SessionTable::Limits{settings->max_sessions, settings->idle_timeout});
+  host.metrics().callbackGauge(
+      "abx_terminal_sessions_open", "PTY sessions open now (with or without a client).",
+      [sessions = sessions_.get()] { return static_cast<double>(sessions->size()); });
   WsServiceContext ws;
   ws.host = &host;
   ws.log = &host.log();

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "abx/sdk/agent_adapter.h"
+#include "abx/sdk/metrics.h"
 #include "abx/sdk/status.h"
 #include "abx/sdk/subprocess.h"
 #include "id_factory.h"
@@ -99,6 +100,17 @@ struct RuntimeOptions {
   std::function<std::shared_ptr<const TextRedaction>(const sdk::agents::AgentSpec&,
                                                      const std::vector<std::string>& extra)>
       redaction_for;
+  /** Turns a worker ran, counted at their end by runtime and outcome
+   *  (labels "runtime", "outcome") and timed by runtime; null: not counted. */
+  sdk::CounterFamily* turns_finished = nullptr;
+  sdk::HistogramFamily* turn_seconds = nullptr;
+};
+
+/** How busy the runtime is now (the metrics' callback gauges). */
+struct RuntimeLoad {
+  std::size_t sessions = 0;
+  std::size_t running = 0; /**< turns a worker runs */
+  std::size_t queued = 0;  /**< turns waiting for a worker or for their session */
 };
 
 /** THREAD: every method is safe to call concurrently. */
@@ -137,6 +149,7 @@ class AgentRuntime {
 
   std::optional<SessionInfo> session(const std::string& id) const;
   std::vector<SessionInfo> sessions() const;
+  RuntimeLoad load() const;
   std::optional<Turn> turn(const std::string& id) const;
   /** Replaces a session's metadata. @return false for an unknown session. */
   bool setMetadata(const std::string& id, std::map<std::string, std::string> metadata);
@@ -188,6 +201,8 @@ class AgentRuntime {
   void workerLoop();
   /** Runs a turn through its stages: begin, prepare, execute, classify, finish. */
   void runTurn(const std::string& turn_id);
+  /** The stages of runTurn(); @p runtime is set once the agent is resolved. */
+  TurnEnd runStages(const std::string& turn_id, const TurnStart& start, std::string& runtime);
   /** Marks the turn and its session in progress and publishes turn.started. */
   TurnStart beginTurn(const std::string& turn_id);
   /** Keeps the latest state of an item of a running turn in its record. */

@@ -46,6 +46,17 @@ std::vector<SessionInfo> AgentRuntime::sessions() const {
   return out;
 }
 
+RuntimeLoad AgentRuntime::load() const {
+  std::lock_guard lock(mutex_);
+  RuntimeLoad out;
+  out.sessions = sessions_.size();
+  out.queued = pending_.size();
+  // One running turn per session at most: a running session is one running turn.
+  for (const auto& [id, s] : sessions_)
+    if (s.running) ++out.running;
+  return out;
+}
+
 void AgentRuntime::eraseSessionLocked(std::map<std::string, SessionState>::iterator it,
                                       std::string why) {
   for (const auto& turn_id : it->second.info.turn_ids) {

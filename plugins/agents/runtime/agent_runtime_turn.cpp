@@ -12,18 +12,31 @@
 namespace abx::plugins::agents {
 
 void AgentRuntime::runTurn(const std::string& turn_id) {
+  const auto began = std::chrono::steady_clock::now();
   const TurnStart start = beginTurn(turn_id);
-  if (start.cancel->load()) return finishTurn(turn_id, TurnEnd::cancelled(), true);
+  std::string runtime = "unknown";
+  TurnEnd end = runStages(turn_id, start, runtime);
+  const std::string_view outcome = turnStatusName(end.status);
+  if (options_.turns_finished) options_.turns_finished->labels({runtime, outcome}).inc();
+  if (options_.turn_seconds)
+    options_.turn_seconds->labels({runtime}).observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
+  finishTurn(turn_id, std::move(end), true);
+}
+
+AgentRuntime::TurnEnd AgentRuntime::runStages(const std::string& turn_id, const TurnStart& start,
+                                              std::string& runtime) {
+  if (start.cancel->load()) return TurnEnd::cancelled();
   std::string why;
   auto agent = resolver_(start.agent, why);
-  if (!agent || !agent->adapter)
-    return finishTurn(turn_id, TurnEnd::failure(TurnError{"invalid_request", why}), true);
+  if (!agent || !agent->adapter) return TurnEnd::failure(TurnError{"invalid_request", why});
+  runtime = agent->adapter->name();
 
   TurnLaunch launch(std::move(agent));
   // The turn directory is gone before the turn is reported finished.
   if (auto refused = prepareTurnLaunch(start.request, start.history, options_, launch)) {
     launch.directory.remove();
-    return finishTurn(turn_id, TurnEnd::failure(std::move(*refused)), true);
+    return TurnEnd::failure(std::move(*refused));
   }
   const auto& observer = start.request.observer;
   TurnItems items(turn_id, launch.adapter().name(), *launch.redaction, options_.ids,
@@ -36,10 +49,8 @@ void AgentRuntime::runTurn(const std::string& turn_id) {
   auto verdict = classifyTurnOutcome(launch, outcome, items.reportedFailure());
   items.closeOpen(verdict.status == TurnStatus::completed);
   launch.directory.remove();
-  finishTurn(turn_id,
-             {verdict.status, std::move(verdict.error), items.items(), items.usage(),
-              items.nativeSessionId()},
-             true);
+  return {verdict.status, std::move(verdict.error), items.items(), items.usage(),
+          items.nativeSessionId()};
 }
 
 AgentRuntime::TurnStart AgentRuntime::beginTurn(const std::string& turn_id) {

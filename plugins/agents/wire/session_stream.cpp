@@ -285,6 +285,11 @@ void SessionStream::unsubscribe() {
   --subscribers_;
 }
 
+int SessionStream::subscribers() const {
+  std::lock_guard lock(mutex_);
+  return subscribers_;
+}
+
 void SessionStream::close() {
   {
     std::lock_guard lock(mutex_);
@@ -331,6 +336,17 @@ void SessionStreams::onRuntimeEvent(const std::string& session_id, const Runtime
     return;
   }
   if (auto stream = find(session_id)) stream->onRuntimeEvent(event);
+}
+
+std::size_t SessionStreams::subscribers() const {
+  std::vector<std::shared_ptr<SessionStream>> streams;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [id, stream] : streams_) streams.push_back(stream);
+  }
+  std::size_t total = 0;
+  for (const auto& stream : streams) total += static_cast<std::size_t>(stream->subscribers());
+  return total;
 }
 
 }  // namespace abx::plugins::agents

@@ -66,6 +66,7 @@ class SessionStream {
   /** False when kMaxSubscribers are already attached. */
   bool subscribe();
   void unsubscribe();
+  int subscribers() const;
   void close();
 
  private:
@@ -128,6 +129,8 @@ class SessionStreams {
   /** The runtime's listener: feeds the session's stream if it has one;
    *  session.ended ends that stream and drops it. */
   void onRuntimeEvent(const std::string& session_id, const RuntimeEvent& event);
+  /** Subscribers of every stream now (a metric). */
+  std::size_t subscribers() const;
 
  private:
   const std::size_t capacity_;
