@@ -155,10 +155,9 @@ sdk::Status AgentsPlugin::buildRuntime(sdk::HostContext& host) {
       "Agent turns a worker ran, at their end, by runtime and outcome (completed, failed, "
       "cancelled).",
       {"runtime", "outcome"});
-  options.turn_seconds =
-      &metrics.histogram("abx_agent_turn_duration_seconds",
-                         "Time a worker spent on an agent turn, by runtime.", turnBounds(),
-                         {"runtime"});
+  options.turn_seconds = &metrics.histogram("abx_agent_turn_duration_seconds",
+                                            "Time a worker spent on an agent turn, by runtime.",
+                                            turnBounds(), {"runtime"});
   runtime_ = std::make_unique<AgentRuntime>(
       std::move(options), [catalog = catalog_.get()](const std::string& name, std::string& why) {
         return catalog->resolve(name, why);

@@ -3,7 +3,6 @@
 #include "browser_plugin.h"
 
 #include "abx/sdk/metrics.h"
-
 #include "abx/sdk/route_table.h"
 #include "browser_routes.h"
 #include "browser_vocabulary.h"

@@ -48,10 +48,9 @@ sdk::Status ProcessPlugin::start(sdk::HostContext& host) {
                                 "Background processes started (POST /process/start).", {})
                        .labels({});
   context->table = std::make_shared<ProcessTable>(table);
-  metrics.callbackGauge("abx_process_background_running", "Background processes running now.",
-                        [table = context->table] {
-                          return static_cast<double>(table->runningCount());
-                        });
+  metrics.callbackGauge(
+      "abx_process_background_running", "Background processes running now.",
+      [table = context->table] { return static_cast<double>(table->runningCount()); });
   context->shell_pump = std::make_shared<ShellPump>();
   context->server_pid = ::getpid();
   std::shared_ptr<const ProcessContext> ctx = context;

@@ -13,10 +13,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "abx/sdk/metrics.h"
 #include "http/connection.h"
 #include "http/loop_stream.h"
 #include "http/sse_writer.h"
-#include "abx/sdk/metrics.h"
 
 namespace abx::kernel {
 

@@ -52,8 +52,7 @@ void appendHeader(std::string& out, std::string_view name, std::string_view help
 
 void appendSample(std::string& out, std::string_view name,
                   const std::vector<std::string>& label_names,
-                  const std::vector<std::string>& label_values, double value,
-                  std::string_view le) {
+                  const std::vector<std::string>& label_values, double value, std::string_view le) {
   out.append(name);
   const bool any = !label_names.empty() || !le.empty();
   if (any) out += '{';

@@ -32,8 +32,8 @@ KernelMetrics::KernelMetrics(sdk::Metrics& m, std::string_view server_version)
                                   "Time from a request's head to its answer (for a stream, "
                                   "until its handler returns or hands it to the event loop).",
                                   latencyBounds(), {"endpoint"})),
-      in_flight(m.gauge("abx_http_requests_in_flight", "Requests being handled now.", {})
-                    .unlabeled()),
+      in_flight(
+          m.gauge("abx_http_requests_in_flight", "Requests being handled now.", {}).unlabeled()),
       connections_accepted(
           m.counter("abx_http_connections_accepted_total", "TCP connections accepted.", {})
               .labels({})),
@@ -54,13 +54,12 @@ KernelMetrics::KernelMetrics(sdk::Metrics& m, std::string_view server_version)
                                "Requests the policy refused after authentication, by rule and "
                                "error code.",
                                {"rule", "code"})),
-      policy_reloads(m.counter("abx_policy_reloads_total", "Policy reloads (SIGHUP), by result.",
-                               {"result"})),
-      plugin_up(m.gauge("abx_plugin_up", "1 when the plugin is started, 0 otherwise.",
-                        {"plugin"})) {
+      policy_reloads(
+          m.counter("abx_policy_reloads_total", "Policy reloads (SIGHUP), by result.", {"result"})),
+      plugin_up(
+          m.gauge("abx_plugin_up", "1 when the plugin is started, 0 otherwise.", {"plugin"})) {
   m.gauge("abx_build_info", "The server's version and plugin ABI; always 1.", {"version", "abi"})
-      .labels({server_version,
-               ABX_SDK_STR(ABX_SDK_ABI_MAJOR) "." ABX_SDK_STR(ABX_SDK_ABI_MINOR)})
+      .labels({server_version, ABX_SDK_STR(ABX_SDK_ABI_MAJOR) "." ABX_SDK_STR(ABX_SDK_ABI_MINOR)})
       .set(1);
   // Present from the start, so a rate over them is defined before the first event.
   for (std::string_view result : {"ok", "error"}) policy_reloads.labels({result});

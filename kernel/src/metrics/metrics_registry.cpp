@@ -76,7 +76,8 @@ std::vector<std::pair<const std::vector<std::string>*, const Cell*>> sorted(
   table.forEach([&](const std::vector<std::string>& values, const Cell& cell) {
     out.emplace_back(&values, &cell);
   });
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return *a.first < *b.first; });
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return *a.first < *b.first; });
   return out;
 }
 
@@ -111,7 +112,8 @@ sdk::Result<sdk::CounterFamily*> MetricsRegistry::counter(std::string_view name,
   std::lock_guard lock(mutex_);
   auto m = claim(name, help, Type::counter, label_names, {});
   if (!m) return m.status();
-  if (!(*m)->counter) (*m)->counter = std::make_unique<CounterMetric>(label_names.size(), std::vector<double>{});
+  if (!(*m)->counter)
+    (*m)->counter = std::make_unique<CounterMetric>(label_names.size(), std::vector<double>{});
   return static_cast<sdk::CounterFamily*>((*m)->counter.get());
 }
 
@@ -121,7 +123,8 @@ sdk::Result<sdk::GaugeFamily*> MetricsRegistry::gauge(std::string_view name, std
   auto m = claim(name, help, Type::gauge, label_names, {});
   if (!m) return m.status();
   if ((*m)->callback) return refuse("metric '" + std::string(name) + "' is a callback gauge");
-  if (!(*m)->gauge) (*m)->gauge = std::make_unique<GaugeMetric>(label_names.size(), std::vector<double>{});
+  if (!(*m)->gauge)
+    (*m)->gauge = std::make_unique<GaugeMetric>(label_names.size(), std::vector<double>{});
   return static_cast<sdk::GaugeFamily*>((*m)->gauge.get());
 }
 

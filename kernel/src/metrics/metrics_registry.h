@@ -28,7 +28,8 @@ class MetricFamily final : public Base {
  public:
   MetricFamily(std::size_t label_count, std::vector<double> bucket_bounds)
       : bounds(std::move(bucket_bounds)),
-        table(label_count, [this] { return makeCell(); }, sdk::Metrics::kMaxSeries) {}
+        table(
+            label_count, [this] { return makeCell(); }, sdk::Metrics::kMaxSeries) {}
   Cell& cell(const std::string_view* values, std::size_t count) override {
     return table.find(values, count);
   }

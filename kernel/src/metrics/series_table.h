@@ -127,9 +127,9 @@ class SeriesTable {
   const std::size_t max_series_;
   std::atomic<Table*> table_{nullptr};
   std::mutex mutex_;
-  std::vector<std::unique_ptr<Table>> tables_;    // under mutex_; readers may hold any
-  std::vector<std::unique_ptr<Series>> series_;   // under mutex_
-  std::unique_ptr<Series> overflow_;              // under mutex_
+  std::vector<std::unique_ptr<Table>> tables_;   // under mutex_; readers may hold any
+  std::vector<std::unique_ptr<Series>> series_;  // under mutex_
+  std::unique_ptr<Series> overflow_;             // under mutex_
   std::unique_ptr<Cell> stray_;
 };
 

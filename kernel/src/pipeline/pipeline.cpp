@@ -135,7 +135,7 @@ struct Pipeline::Call {
   const sdk::Identity* identity = nullptr;
   sdk::Identity authenticated;
   Verdict verdict;
-  int status = 0;                 // what was sent, for the metrics
+  int status = 0;                // what was sent, for the metrics
   bool presented_token = false;  // for an authentication failure's reason
 
   double elapsedMs() const {
@@ -252,8 +252,8 @@ std::optional<ApiError> Pipeline::authenticate(Call& call) const {
   auto tokens = call.ex.headerValues("X-Access-Token");
   auto bearer = call.ex.headerValues("Authorization");
   call.presented_token = !tokens.empty() || !bearer.empty();
-  auto outcome = auth.authenticate(tokens,
-                                   bearer.empty() ? std::nullopt : std::optional(bearer.front()));
+  auto outcome =
+      auth.authenticate(tokens, bearer.empty() ? std::nullopt : std::optional(bearer.front()));
   if (auto* error = std::get_if<ApiError>(&outcome)) {
     call.identity = nullptr;
     return *error;

@@ -45,7 +45,8 @@ class FakeMetrics final : public Metrics {
   using Gauge = FakeFamily<GaugeCell, GaugeFamily>;
   using Histogram = FakeFamily<HistogramCell, HistogramFamily>;
 
-  CounterFamily& counter(std::string_view name, std::string_view, std::vector<std::string>) override {
+  CounterFamily& counter(std::string_view name, std::string_view,
+                         std::vector<std::string>) override {
     return find(counters, name);
   }
   GaugeFamily& gauge(std::string_view name, std::string_view, std::vector<std::string>) override {
