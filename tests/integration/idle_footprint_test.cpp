@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "security/security_support.h"
+#include "support/agents_server.h"
 #include "support/server_process.h"
 
 namespace abx::testing {
@@ -18,13 +19,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-constexpr const char* kAgents = R"(agents:
-  - name: fake
-    runtime: command
-    command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
-    workspace: {path: "{dir}/work"}
-)";
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path);
@@ -69,7 +63,7 @@ ServerOptions everyPluginAllGroupsOn() {
        {"ABX_AGENTS_STATE_DIR", "{dir}/state"},
        {"ABX_AGENTS_MAX_CONCURRENT_TURNS", "3"},
        {"PATH", sourceDir() + "/fake_agents:/usr/bin:/bin"}});
-  o.files["agents.yaml"] = kAgents;
+  o.files["agents.yaml"] = kFakeAgentYaml;
   o.files["note.txt"] = "archived\n";
   return o;
 }

@@ -28,15 +28,8 @@ using ::testing::HasSubstr;
 constexpr const char* kOps = "ops-token-metrics-1";
 constexpr const char* kReader = "reader-token-metrics-2";
 
-constexpr const char* kAgents = R"(agents:
-  - name: fake
-    runtime: command
-    command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
-    workspace: {path: "{dir}/work"}
-)";
-
 ServerOptions metricsServer() {
-  auto o = fakeAgentsServer(kAgents, kOps);
+  auto o = fakeAgentsServer(kFakeAgentYaml, kOps);
   o.manifest = *o.manifest +
                "  - name: files\n    file: abx_files.so\n"
                "  - name: process\n    file: abx_process.so\n";

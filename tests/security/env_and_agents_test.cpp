@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "security/security_support.h"
+#include "support/agents_server.h"
 
 namespace abx::testing::security {
 namespace {
@@ -27,15 +28,6 @@ constexpr const char* kToken = "security-env-token-1234";
 const Headers kAuth = {{"Authorization", std::string("Bearer ") + kToken},
                        {"Content-Type", "application/json"}};
 
-// A configured definition running the fake agent, which records its argv
-// and environment (fake_agents/README.md).
-constexpr const char* kAgents = R"(agents:
-  - name: fake
-    runtime: command
-    command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
-    workspace: {path: "{dir}/work"}
-)";
-
 ServerOptions server(const std::string& policy = {}, std::map<std::string, std::string> env = {}) {
   env["ABX_SERVER_TOKEN"] = kToken;
   env["ABX_SERVER_ENABLED_GROUPS"] = "agents,dev_tools";
@@ -46,7 +38,7 @@ ServerOptions server(const std::string& policy = {}, std::map<std::string, std::
   env["PATH"] = sourceDir() + "/fake_agents:/usr/bin:/bin";
   env["ABX_AGENTS_PASSTHROUGH_ENV"] = "FAKE_AGENT_RECORD,FAKE_AGENT_STATE_DIR,SEC_PASSED_THROUGH";
   auto o = allPlugins(policy, std::move(env));
-  o.files["agents.yaml"] = kAgents;
+  o.files["agents.yaml"] = kFakeAgentYaml;
   return o;
 }
 

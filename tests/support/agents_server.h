@@ -11,6 +11,14 @@
 
 namespace abx::testing {
 
+/** agents.yaml with one agent, `fake`: the fake agent (fake_agents/README.md) as codex speaks. */
+inline constexpr const char* kFakeAgentYaml = R"(agents:
+  - name: fake
+    runtime: command
+    command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
+    workspace: {path: "{dir}/work"}
+)";
+
 /** @p agents_yaml: the agents config ({dir} is the server's temp dir). */
 inline ServerOptions fakeAgentsServer(const std::string& agents_yaml, const std::string& token) {
   ServerOptions o;

@@ -14,35 +14,30 @@ std::string formatMetricValue(double value) {
   return ec == std::errc() ? std::string(buffer, end) : "NaN";
 }
 
-std::string escapeLabelValue(std::string_view value) {
+namespace {
+
+// The format's escapes: '\' and newline always, '"' in label values.
+std::string escaped(std::string_view text, bool quotes) {
   std::string out;
-  out.reserve(value.size());
-  for (char c : value) {
+  out.reserve(text.size());
+  for (char c : text) {
     if (c == '\\')
       out += "\\\\";
-    else if (c == '"')
-      out += "\\\"";
     else if (c == '\n')
       out += "\\n";
+    else if (c == '"' && quotes)
+      out += "\\\"";
     else
       out += c;
   }
   return out;
 }
 
-std::string escapeHelp(std::string_view help) {
-  std::string out;
-  out.reserve(help.size());
-  for (char c : help) {
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '\n')
-      out += "\\n";
-    else
-      out += c;
-  }
-  return out;
-}
+}  // namespace
+
+std::string escapeLabelValue(std::string_view value) { return escaped(value, true); }
+
+std::string escapeHelp(std::string_view help) { return escaped(help, false); }
 
 void appendHeader(std::string& out, std::string_view name, std::string_view help,
                   std::string_view type) {

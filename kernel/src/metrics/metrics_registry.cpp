@@ -220,34 +220,36 @@ void OwnedMetrics::refused(std::string_view name, const Status& why) {
   log_.error("metric " + std::string(name) + " not exported: " + why.message());
 }
 
+template <class Metric, class Family>
+Family& OwnedMetrics::kept(std::string_view name, sdk::Result<Family*> registered,
+                           std::size_t label_count, std::vector<double> bounds) {
+  if (registered) return **registered;
+  refused(name, registered.status());
+  return registry_.detached<Metric>(label_count, std::move(bounds));
+}
+
 sdk::CounterFamily& OwnedMetrics::counter(std::string_view name, std::string_view help,
                                           std::vector<std::string> label_names) {
   const std::size_t count = label_names.size();
-  auto r = registry_.counter(name, help, std::move(label_names));
-  if (r) return **r;
-  refused(name, r.status());
-  return registry_.detached<CounterMetric>(count);
+  return kept<CounterMetric>(name, registry_.counter(name, help, std::move(label_names)), count);
 }
 
 sdk::GaugeFamily& OwnedMetrics::gauge(std::string_view name, std::string_view help,
                                       std::vector<std::string> label_names) {
   const std::size_t count = label_names.size();
-  auto r = registry_.gauge(name, help, std::move(label_names));
-  if (r) return **r;
-  refused(name, r.status());
-  return registry_.detached<GaugeMetric>(count);
+  return kept<GaugeMetric>(name, registry_.gauge(name, help, std::move(label_names)), count);
 }
 
 sdk::HistogramFamily& OwnedMetrics::histogram(std::string_view name, std::string_view help,
                                               std::vector<double> bounds,
                                               std::vector<std::string> label_names) {
   const std::size_t count = label_names.size();
-  auto r = registry_.histogram(name, help, bounds, std::move(label_names));
-  if (r) return **r;
-  refused(name, r.status());
+  auto registered = registry_.histogram(name, help, bounds, std::move(label_names));
+  // An unexported stand-in still needs buckets it can count in.
+  std::erase_if(bounds, [](double b) { return !std::isfinite(b); });
   std::sort(bounds.begin(), bounds.end());
   bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
-  return registry_.detached<HistogramMetric>(count, std::move(bounds));
+  return kept<HistogramMetric>(name, std::move(registered), count, std::move(bounds));
 }
 
 void OwnedMetrics::labeledCallbackGauge(std::string_view name, std::string_view help,

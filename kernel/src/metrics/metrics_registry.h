@@ -124,6 +124,10 @@ class OwnedMetrics final : public sdk::Metrics {
 
  private:
   void refused(std::string_view name, const sdk::Status& why);
+  /** @p registered's metric, or (logged) one that is never exported. */
+  template <class Metric, class Family>
+  Family& kept(std::string_view name, sdk::Result<Family*> registered, std::size_t label_count,
+               std::vector<double> bounds = {});
 
   MetricsRegistry& registry_;
   const std::string owner_;
