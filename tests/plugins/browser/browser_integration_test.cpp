@@ -251,6 +251,8 @@ TEST(Browser, RestartsChromiumThatDied) {
   auto now = chromiumPids(server.pid());
   ASSERT_EQ(now.size(), 1u);
   EXPECT_NE(now[0], pids[0]);
+  EXPECT_THAT(http(server.port(), "GET", "/metrics").body,
+              HasSubstr("\nabx_browser_chromium_restarts_total 1\n"));
   // Stopping the server kills Chromium.
   const int chromium = now[0];
   server.stop();

@@ -117,6 +117,9 @@ TEST(TerminalRest, ListGetResizeDelete) {
   }
   list = http(server.port(), "GET", "/pty/sessions", "", kAuth);
   EXPECT_EQ(object(list.body)->getArray("sessions")->size(), 1u);
+  // GET /metrics counts what is open now (docs/metrics.md).
+  EXPECT_THAT(http(server.port(), "GET", "/metrics", "", kAuth).body,
+              HasSubstr("\nabx_terminal_sessions_open 1\n"));
 }
 
 TEST(TerminalRest, DeadSessionsAreReaped) {
