@@ -1,7 +1,7 @@
 // com.example.hello: a complete third-party plugin in one file. It declares
 // a group with a policy parameter of its own (max_name_length), takes a
-// setting (greeting: the manifest's `settings:`, or ABX_HELLO_GREETING) and
-// serves GET /example/hello/{name}.
+// setting (greeting: the manifest's `settings:`, or ABX_HELLO_GREETING),
+// serves GET /example/hello/{name} and counts its greetings on GET /metrics.
 #include "abx/sdk/sdk.h"
 
 namespace {
@@ -23,19 +23,25 @@ class HelloPlugin final : public Plugin {
         !s)
       return s;
     std::string greeting = host.settings().get("greeting").value_or("Hello");
+    // Registered once; the handler keeps the cell (no lock per increment).
+    CounterCell* greeted =
+        &host.metrics()
+             .counter("abx_example_greetings_total", "Names greeted by com.example.hello.", {})
+             .labels({});
     RouteSpec route;
     route.method = "GET";
     route.path = "/example/hello/{name}";
     route.endpoint = "example_hello";
     route.group = "example";
     route.summary = "Greets {name}";
-    route.handler = [greeting](const Request& request) {
+    route.handler = [greeting, greeted](const Request& request) {
       std::string name(*request.param("name"));
       auto longest = request.policy->params.integer("max_name_length").value_or(64);
       if (static_cast<std::int64_t>(name.size()) > longest)
         return HttpError{403, "Name longer than " + std::to_string(longest), "PermissionError",
                          "name_too_long"}
             .toResponse();
+      greeted->inc();
       JsonWriter body;
       body.beginObject().member("greeting", greeting + ", " + name + "!").endObject();
       return Response::json(body.take());
