@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "abx/sdk/testing/fake_metrics.h"
 #include "runtime/agent_child_env.h"
 #include "runtime/agent_runtime.h"
 #include "runtime/session_file.h"
@@ -66,6 +67,8 @@ class RuntimeTest : public ::testing::Test {
     options.state_dir = state_dir_ + "/state";
     options.ladder = {std::chrono::milliseconds(50), std::chrono::milliseconds(50)};
     options.clock = clock_;
+    options.turns_finished = &metrics_.counter("abx_agent_turns_finished_total", "", {});
+    options.turn_seconds = &metrics_.histogram("abx_agent_turn_duration_seconds", "", {1, 10}, {});
     options.base_env = [] {
       return std::vector<std::string>{"PATH=/usr/bin:/bin", "HOME=/tmp", "ABX_SERVER_TOKEN=never",
                                       "UNLISTED=no"};
@@ -119,6 +122,7 @@ class RuntimeTest : public ::testing::Test {
   testing::ScriptAdapter adapter_;
   std::map<std::string, std::shared_ptr<ResolvedAgent>> agents_;
   std::shared_ptr<FakeClock> clock_ = std::make_shared<FakeClock>();
+  sdk::testing::FakeMetrics metrics_;  // before runtime_, which counts in it
   std::unique_ptr<AgentRuntime> runtime_;
   std::mutex ended_mutex_;
   std::vector<std::string> ended_;  // "<session>: <why>" of session.ended
@@ -210,9 +214,22 @@ TEST_F(RuntimeTest, ConcurrencyCapQueuesTurnsOfOtherSessions) {
     std::this_thread::sleep_for(10ms);
   EXPECT_EQ(rt.turn(t1->id)->status, TurnStatus::in_progress);
   EXPECT_EQ(rt.turn(t2->id)->status, TurnStatus::queued);
+  const RuntimeLoad busy = rt.load();  // what the metrics' gauges report
+  EXPECT_EQ(busy.sessions, 2u);
+  EXPECT_EQ(busy.running, 1u);
+  EXPECT_EQ(busy.queued, 1u);
   ASSERT_TRUE(rt.waitTurn(t2->id, 10s));
   EXPECT_EQ(rt.turn(t2->id)->status, TurnStatus::completed);
   EXPECT_GE(rt.turn(t2->id)->started_at, rt.turn(t1->id)->started_at);
+  EXPECT_EQ(rt.load().running + rt.load().queued, 0u);
+  // Both counted at their end, by the adapter's name and the outcome.
+  EXPECT_EQ(metrics_.counters.at("abx_agent_turns_finished_total")
+                ->labels({"script", "completed"})
+                .value(),
+            2);
+  const auto& timed = metrics_.histograms.at("abx_agent_turn_duration_seconds")->labels({"script"});
+  EXPECT_EQ(timed.bucket(0) + timed.bucket(1) + timed.bucket(2), 2u);
+  EXPECT_GE(timed.sum(), 2.0);  // t1 slept 2 s
 }
 
 TEST_F(RuntimeTest, CancelStopsARunningTurnThroughTheLadder) {
