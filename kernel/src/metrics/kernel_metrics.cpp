@@ -51,8 +51,8 @@ KernelMetrics::KernelMetrics(sdk::Metrics& m, std::string_view server_version)
                               "Requests refused because their credentials failed, by reason.",
                               {"reason"})),
       policy_denials(m.counter("abx_policy_denials_total",
-                               "Requests the policy refused after authentication, by rule and "
-                               "error code.",
+                               "Requests the Host and Origin checks or the policy's admission "
+                               "refused, by rule and error code.",
                                {"rule", "code"})),
       policy_reloads(
           m.counter("abx_policy_reloads_total", "Policy reloads (SIGHUP), by result.", {"result"})),
