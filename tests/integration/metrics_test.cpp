@@ -1,9 +1,9 @@
 // Integration: GET /metrics on the real server. A mixed workload (probes, a
-// 404, a call the policy denies, failed authentication, a file written and
-// read, a command, a background process, an agent turn of the fake agent, a
-// policy reload) moves the counters by exactly what it did, between two
-// scrapes; `promtool check metrics` accepts the exposition; the route needs
-// the scope metrics:read.
+// 404, an unreadable request head, a call the policy denies, failed
+// authentication, a file written and read, a command, a background process,
+// an agent turn of the fake agent, a policy reload) moves the counters by
+// exactly what it did, between two scrapes; `promtool check metrics` accepts
+// the exposition; the route needs the scope metrics:read.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -115,6 +115,8 @@ TEST(Metrics, CountersMoveByExactlyTheWorkloadAndPromtoolAcceptsTheScrape) {
 
   for (int i = 0; i < 3; ++i) ASSERT_EQ(call("GET", "/health").status, 200);
   ASSERT_EQ(call("GET", "/no/such/route").status, 404);
+  ++call.calls;  // a request line the HTTP layer cannot read, on a connection of its own
+  EXPECT_THAT(rawHttp(server.port(), "NOT A REQUEST LINE\r\n\r\n"), HasSubstr(" 400 "));
   ASSERT_EQ(call("POST", "/shell", R"({"command":"true"})", token(kReader)).status, 403);
   ASSERT_EQ(call("GET", "/capabilities").status, 401);
   ASSERT_EQ(call("GET", "/capabilities", "", token("not-a-token")).status, 401);
@@ -140,6 +142,7 @@ TEST(Metrics, CountersMoveByExactlyTheWorkloadAndPromtoolAcceptsTheScrape) {
   EXPECT_EQ(moved(requests("health", "GET", 200)), 3);
   EXPECT_EQ(moved("abx_http_request_duration_seconds_count{endpoint=\"health\"}"), 3);
   EXPECT_EQ(moved(requests("none", "GET", 404)), 1);
+  EXPECT_EQ(moved("abx_http_refusals_total{reason=\"malformed_head\"}"), 1);
   EXPECT_EQ(moved(requests("shell", "POST", 403)), 1);
   EXPECT_EQ(moved(requests("shell", "POST", 200)), 1);
   EXPECT_EQ(moved(requests("capabilities", "GET", 401)), 2);
