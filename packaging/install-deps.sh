@@ -69,3 +69,7 @@ npm_suite "oracle SDKs" tests/oracle/install.sh ABX_SKIP_ORACLE_DEPS
 # (tests/package/package-lock.json), which validate packaging/k8s/ against the
 # agent-sandbox CRDs. ABX_SKIP_PACKAGE_DEPS=1 leaves the install to the test.
 npm_suite "package test npm packages" tests/package/install.sh ABX_SKIP_PACKAGE_DEPS
+# The client examples (examples/package-lock.json: the same openai and
+# @openai/agents as the oracle), which the examples tests run.
+# ABX_SKIP_EXAMPLES_DEPS=1 leaves the install to the first examples test.
+npm_suite "client examples" examples/install.sh ABX_SKIP_EXAMPLES_DEPS
