@@ -21,6 +21,16 @@
 
 namespace abx::plugins::agents {
 
+/** What the Agents wire keeps of a definition it registered, for its Agent object and merges. */
+struct StoredAgent {
+  /** The request body as merged so far (SDK fields and extensions, secrets
+   *  included, memory only); null for a config-file definition. */
+  ConfigValue body;
+  std::map<std::string, std::string> metadata;
+  bool named = true; /**< false: the server chose the id; the Agent's name is null */
+  std::string model; /**< as requested; "" when none was */
+};
+
 /** THREAD: safe. */
 class AgentCatalog {
  public:
@@ -36,15 +46,7 @@ class AgentCatalog {
   /** Replaces the definitions (already validated); @p refs by agent name. */
   void setDefinitions(std::vector<sdk::agents::AgentSpec> specs, CredentialRefs refs = {});
 
-  /** What the Agents wire keeps of a definition it registered, for its Agent object and merges. */
-  struct Stored {
-    /** The request body as merged so far (SDK fields and extensions, secrets
-     *  included, memory only); null for a config-file definition. */
-    ConfigValue body;
-    std::map<std::string, std::string> metadata;
-    bool named = true;  /**< false: the server chose the id; the Agent's name is null */
-    std::string model;  /**< as requested; "" when none was */
-  };
+  using Stored = StoredAgent;
   struct Definition {
     sdk::agents::AgentSpec spec; /**< referenced credentials unresolved (empty) */
     std::int64_t created_at = 0;
