@@ -17,8 +17,9 @@ namespace {
 using Kind = ConfigValue::Kind;
 
 // The SDK's members this file takes out of a body; the rest is definition schema.
-constexpr std::string_view kSdkOnly[] = {"metadata", "tools", "reasoning", "text", "service_tier",
-                                         "compaction", "multi_agent", "experimental"};
+constexpr std::string_view kSdkOnly[] = {"metadata",    "tools",        "reasoning",
+                                         "text",        "service_tier", "compaction",
+                                         "multi_agent", "experimental"};
 
 ConfigValue stringNode(std::string text) {
   ConfigValue v;
@@ -54,8 +55,8 @@ std::optional<DefinitionError> onlyStrings(const ConfigValue& object, std::strin
                                            std::string_view why) {
   const ConfigValue* v = object.find(key);
   if (!given(v)) return std::nullopt;
-  if (v->kind == Kind::string && std::find(accepted.begin(), accepted.end(), v->text) !=
-                                     accepted.end())
+  if (v->kind == Kind::string &&
+      std::find(accepted.begin(), accepted.end(), v->text) != accepted.end())
     return std::nullopt;
   return problem(joinPath(path, key), "'" + v->text + "' is not supported: " + std::string(why));
 }
@@ -80,8 +81,9 @@ std::optional<DefinitionError> textSetting(const ConfigValue& v, const std::stri
     if (auto e = expectObject(*format, format_path)) return e;
     const ConfigValue* type = format->find("type");
     if (!given(type) || type->kind != Kind::string || type->text != "text")
-      return problem(format_path, "only {\"type\": \"text\"} is supported: agent runtimes answer "
-                                  "in plain text");
+      return problem(format_path,
+                     "only {\"type\": \"text\"} is supported: agent runtimes answer "
+                     "in plain text");
     if (auto e = unknownKey(*format, format_path, {"type"})) return e;
   }
   return onlyStrings(v, "verbosity", path, {"medium"}, "agent runtimes have no verbosity setting");
@@ -98,22 +100,25 @@ std::optional<DefinitionError> reasoningSetting(const ConfigValue& v, const std:
   return std::nullopt;
 }
 
-std::optional<DefinitionError> compactionSetting(const ConfigValue& v, const std::string& path) {
-  if (auto e = expectObject(v, path)) return e;
-  if (auto e = unknownKey(v, path, {"async"})) return e;
-  return onlyBoolean(v, "async", path, true, "agent runtimes compact their own context");
-}
+// A setting object whose one flag may only hold its default (@p extra: a
+// member that means nothing while the flag does).
+struct FlagSetting {
+  std::string_view setting, flag, extra;
+  bool accepted;
+  std::string_view why;
+};
+constexpr FlagSetting kFlagSettings[] = {
+    {"compaction", "async", "async", true, "agent runtimes compact their own context"},
+    {"multi_agent", "enabled", "max_concurrent_subagents", false,
+     "this server offers no subagents"},
+    {"experimental", "time_awareness", "time_awareness", false,
+     "agent runtimes have no such setting"}};
 
-std::optional<DefinitionError> multiAgentSetting(const ConfigValue& v, const std::string& path) {
+std::optional<DefinitionError> flagSetting(const ConfigValue& v, const std::string& path,
+                                           const FlagSetting& setting) {
   if (auto e = expectObject(v, path)) return e;
-  if (auto e = unknownKey(v, path, {"enabled", "max_concurrent_subagents"})) return e;
-  return onlyBoolean(v, "enabled", path, false, "this server offers no subagents");
-}
-
-std::optional<DefinitionError> experimentalSetting(const ConfigValue& v, const std::string& path) {
-  if (auto e = expectObject(v, path)) return e;
-  if (auto e = unknownKey(v, path, {"time_awareness"})) return e;
-  return onlyBoolean(v, "time_awareness", path, false, "agent runtimes have no such setting");
+  if (auto e = unknownKey(v, path, {setting.flag, setting.extra})) return e;
+  return onlyBoolean(v, setting.flag, path, setting.accepted, setting.why);
 }
 
 std::optional<DefinitionError> stringsObject(const ConfigValue& v, const std::string& path) {
@@ -139,7 +144,8 @@ std::optional<DefinitionError> httpTransport(const ConfigValue& t, const std::st
     headers = *h;
   }
   if (const ConfigValue* auth = t.find("authorization"); given(auth)) {
-    if (auth->kind != Kind::string) return problem(joinPath(path, "authorization"), "must be a string");
+    if (auth->kind != Kind::string)
+      return problem(joinPath(path, "authorization"), "must be a string");
     if (headers.find("Authorization"))
       return problem(joinPath(path, "authorization"), "and headers.Authorization both set it");
     headers.members.emplace_back("Authorization", stringNode("Bearer " + auth->text));
@@ -155,7 +161,8 @@ std::optional<DefinitionError> stdioTransport(const ConfigValue& t, const std::s
   if (!given(command) || command->kind != Kind::string || command->text.empty())
     return problem(joinPath(path, "command"), "is required (a string)");
   server.members.emplace_back("command", *command);
-  if (const ConfigValue* args = t.find("args"); given(args)) server.members.emplace_back("args", *args);
+  if (const ConfigValue* args = t.find("args"); given(args))
+    server.members.emplace_back("args", *args);
   // The CLI starts its MCP servers in the agent's workspace: any cwd names it.
   if (const ConfigValue* cwd = t.find("cwd"); given(cwd) && cwd->kind != Kind::string)
     return problem(joinPath(path, "cwd"), "must be a string");
@@ -200,7 +207,8 @@ std::optional<DefinitionError> mcpTool(const ConfigValue& tool, const std::strin
   if (given(tool.find("credential_id")))
     return problem(joinPath(path, "credential_id"),
                    "is not supported: a session's vault_ids give MCP credentials by URL");
-  if (const ConfigValue* meta = tool.find("request_metadata"); given(meta) && !meta->members.empty())
+  if (const ConfigValue* meta = tool.find("request_metadata");
+      given(meta) && !meta->members.empty())
     return problem(joinPath(path, "request_metadata"), "is not supported by agent CLIs");
   return onlyBoolean(tool, "required", path, false, "agent CLIs start MCP servers on their own");
 }
@@ -237,14 +245,13 @@ std::optional<DefinitionError> readMetadata(const ConfigValue& v, const std::str
 std::optional<DefinitionError> defaultOnlySettings(const ConfigValue& object,
                                                    std::string_view prefix) {
   static const std::pair<std::string_view, SettingCheck> kChecks[] = {
-      {"text", &textSetting},
-      {"reasoning", &reasoningSetting},
-      {"compaction", &compactionSetting},
-      {"multi_agent", &multiAgentSetting},
-      {"experimental", &experimentalSetting}};
+      {"text", &textSetting}, {"reasoning", &reasoningSetting}};
   for (const auto& [key, check] : kChecks)
     if (const ConfigValue* v = object.find(key); given(v))
       if (auto e = check(*v, joinPath(prefix, key))) return e;
+  for (const auto& setting : kFlagSettings)
+    if (const ConfigValue* v = object.find(setting.setting); given(v))
+      if (auto e = flagSetting(*v, joinPath(prefix, setting.setting), setting)) return e;
   return onlyStrings(object, "service_tier", std::string(prefix), {"auto", "default"},
                      "agent runtimes choose their own service tier");
 }
@@ -289,18 +296,19 @@ std::variant<AgentBody, DefinitionError> translateAgentBody(const ConfigValue& b
   const ConfigValue* model = body.find("model");
   const ConfigValue* runtime = body.find("runtime");
   if (given(model) && model->kind != Kind::string) return problem("model", "must be a string");
-  if (!given(model) && !given(runtime)) return problem("model", "Missing required parameter: 'model'.");
+  if (!given(model) && !given(runtime))
+    return problem("model", "Missing required parameter: 'model'.");
   out.model = given(model) ? model->text : "";
   const bool explicit_runtime = given(runtime) && runtime->kind == Kind::string;
-  const auto choice = chooseRuntime(out.model, explicit_runtime ? runtime->text : "", runtimes,
-                                    kDefaultRuntime);
+  const auto choice =
+      chooseRuntime(out.model, explicit_runtime ? runtime->text : "", runtimes, kDefaultRuntime);
   auto& def = out.definition;
   def.kind = Kind::object;
   const ConfigValue* name = body.find("name");
   out.named = given(name);
   def.members.emplace_back("name", out.named ? *name : stringNode(std::string(id)));
-  def.members.emplace_back("runtime", given(runtime) && !explicit_runtime ? *runtime
-                                                                          : stringNode(choice.runtime));
+  def.members.emplace_back(
+      "runtime", given(runtime) && !explicit_runtime ? *runtime : stringNode(choice.runtime));
   if (!choice.model.empty()) def.members.emplace_back("model", stringNode(choice.model));
   for (const auto& [key, value] : body.members) {
     if (key == "name" || key == "runtime" || key == "model") continue;

@@ -100,9 +100,8 @@ std::variant<std::pair<ConfigValue, std::string>, sdk::Response> bodyToStore(
     return badField({"", "The request body must be a JSON object."});
   const ConfigValue* name = request.find("name");
   if (updated_id.empty())
-    return std::pair{request, name && name->kind == ConfigValue::Kind::string
-                                  ? name->text
-                                  : randomId("agent")};
+    return std::pair{
+        request, name && name->kind == ConfigValue::Kind::string ? name->text : randomId("agent")};
   auto current = ctx->catalog->definition(updated_id);
   if (!current) return notFound(updated_id);
   // The name is the id: it can be cleared (the agent stays), never changed.

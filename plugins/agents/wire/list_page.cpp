@@ -58,8 +58,9 @@ std::variant<MetadataFilter, WireError> metadataFilter(const sdk::Request& reque
     auto key = name.substr(kPrefix.size(), name.size() - kPrefix.size() - 1);
     if (key.empty() || key.size() > 64 || filter.size() == 16)
       return WireError{.status = 400,
-                       .message = "A metadata filter takes up to 16 metadata[key]=value pairs, "
-                                  "keys of 1 to 64 characters.",
+                       .message =
+                           "A metadata filter takes up to 16 metadata[key]=value pairs, "
+                           "keys of 1 to 64 characters.",
                        .code = "invalid_request",
                        .param = "metadata"};
     filter[std::move(key)] = value;

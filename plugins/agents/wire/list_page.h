@@ -25,10 +25,12 @@ std::variant<std::string, WireError> listPage(const sdk::Request& request, PageI
 /** The pairs a list must match, from `metadata[key]=value` query parameters. */
 using MetadataFilter = std::map<std::string, std::string>;
 
-/** @p request's filter (empty: every item), or the 400 of a bad one (over 16 pairs, a key not 1..64). */
+/** @p request's filter (empty: every item), or the 400 of a bad one (over 16 pairs, a key
+ * not 1..64). */
 std::variant<MetadataFilter, WireError> metadataFilter(const sdk::Request& request);
 
 /** Whether @p metadata holds every pair of @p filter. */
-bool matchesMetadata(const MetadataFilter& filter, const std::map<std::string, std::string>& metadata);
+bool matchesMetadata(const MetadataFilter& filter,
+                     const std::map<std::string, std::string>& metadata);
 
 }  // namespace abx::plugins::agents

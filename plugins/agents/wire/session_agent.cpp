@@ -76,7 +76,7 @@ std::optional<WireError> readReasoning(const ConfigValue& agent, SessionOverride
     out.reasoning_effort.clear();
     return std::nullopt;
   }
-  static constexpr std::string_view kEfforts[] = {"none",  "minimal", "low", "medium",
+  static constexpr std::string_view kEfforts[] = {"none", "minimal", "low", "medium",
                                                   "high", "xhigh",   "max"};
   if (effort->kind != Kind::string ||
       std::find(std::begin(kEfforts), std::end(kEfforts), effort->text) == std::end(kEfforts))
@@ -127,8 +127,9 @@ std::optional<WireError> readEnvironment(const ConfigValue& body, const std::str
   const std::string type_text = given(type) ? type->text : "";
   if (type_text == "none") return unknownKey(*env, "environment", {"type"});
   if (type_text != "self_hosted")
-    return bad("environment.type", "Only environments of type 'none' and 'self_hosted' are "
-                                   "supported: agents run on this server.");
+    return bad("environment.type",
+               "Only environments of type 'none' and 'self_hosted' are "
+               "supported: agents run on this server.");
   if (auto e = unknownKey(*env, "environment",
                           {"type", "workspace_directory", "capability_directories"}))
     return e;

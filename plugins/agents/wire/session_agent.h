@@ -16,7 +16,8 @@
 
 namespace abx::plugins::agents {
 
-/** A create body's top-level fields this server does not take (review, spend_control, unknown keys). */
+/** A create body's top-level fields this server does not take (review, spend_control, unknown
+ * keys). */
 std::optional<WireError> sessionCreateFieldsProblem(const sdk::Json& body);
 
 /**

@@ -122,9 +122,9 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
                         .param = "agent_id"});
   const auto asked_vaults = body.get("vault_ids");
   const auto asked_tools = body.get("agent").get("tools");
-  if (auto locked = definitionLockRefusal(
-          *ctx->catalog, {model, model_param, asked_tools.size() > 0,
-                          asked_vaults.isArray() && asked_vaults.size() > 0}))
+  if (auto locked =
+          definitionLockRefusal(*ctx->catalog, {model, model_param, asked_tools.size() > 0,
+                                                asked_vaults.isArray() && asked_vaults.size() > 0}))
     return openAiError(*locked);
   std::string why;
   auto resolved = ctx->catalog->resolve(model, why);
@@ -200,8 +200,8 @@ sdk::Response updateSession(const Ctx& ctx, const sdk::Request& r) {
   auto session = visibleSession(*ctx->runtime, id, r.identity);
   if (!session) return noSession(id);
   if (auto locked = definitionLockRefusal(
-          *ctx->catalog, {session->agent, "agent_id", r.json.get("agent").get("tools").size() > 0,
-                          false}))
+          *ctx->catalog,
+          {session->agent, "agent_id", r.json.get("agent").get("tools").size() > 0, false}))
     return openAiError(*locked);
   auto overrides = ctx->vault_ids->overrides(id);
   if (auto e = readSessionUpdate(r.json, agentModel(*ctx->catalog, session->agent), overrides))

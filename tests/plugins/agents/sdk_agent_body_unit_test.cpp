@@ -149,14 +149,15 @@ TEST(SdkAgentBody, DefaultMeaningsAreAccepted) {
 TEST(SdkAgentMetadata, OpenAiLimits) {
   std::map<std::string, std::string> out;
   std::string many = "{";
-  for (int i = 0; i < 17; ++i) many += std::string(i ? "," : "") + "\"k" + std::to_string(i) + "\":\"v\"";
+  for (int i = 0; i < 17; ++i)
+    many += std::string(i ? "," : "") + "\"k" + std::to_string(i) + "\":\"v\"";
   many += "}";
   EXPECT_TRUE(readMetadata(json(many), "metadata", out).has_value());
   EXPECT_TRUE(readMetadata(json("{\"" + std::string(65, 'k') + "\":\"v\"}"), "metadata", out));
   EXPECT_TRUE(readMetadata(json("{\"k\":\"" + std::string(513, 'v') + "\"}"), "metadata", out));
-  EXPECT_FALSE(readMetadata(json("{\"" + std::string(64, 'k') + "\":\"" + std::string(512, 'v') +
-                                 "\"}"),
-                            "metadata", out));
+  EXPECT_FALSE(
+      readMetadata(json("{\"" + std::string(64, 'k') + "\":\"" + std::string(512, 'v') + "\"}"),
+                   "metadata", out));
   EXPECT_EQ(out.size(), 1u);
 }
 

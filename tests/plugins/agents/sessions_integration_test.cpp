@@ -319,8 +319,7 @@ TEST(AgentsDefinitions, CreateReadRunUpdateDeleteWithWriteOnlySecrets) {
                     R"({"model":"made-by-http","input":"after the merge"})", kAuth);
   EXPECT_THAT(rerun.body, HasSubstr("turn 1: after the merge"));
   // null clears: runtime command without its command block is refused, naming it.
-  auto bad =
-      http(server.port(), "POST", "/v1/agents/made-by-http", R"({"command":null})", kAuth);
+  auto bad = http(server.port(), "POST", "/v1/agents/made-by-http", R"({"command":null})", kAuth);
   EXPECT_EQ(bad.status, 400);
   EXPECT_THAT(bad.body, HasSubstr(R"("param":"command")"));
   auto removed = http(server.port(), "DELETE", "/v1/agents/made-by-http", "", kAuth);
