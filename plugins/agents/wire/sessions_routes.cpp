@@ -199,10 +199,10 @@ sdk::Response updateSession(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
   auto session = visibleSession(*ctx->runtime, id, r.identity);
   if (!session) return noSession(id);
-  if (auto locked = definitionLockRefusal(
-          *ctx->catalog,
-          {session->agent, "agent_id", r.json.get("agent").get("tools").size() > 0, false}))
-    return openAiError(*locked);
+  if (r.json.get("agent").get("tools").size() > 0)
+    if (auto locked =
+            definitionLockRefusal(*ctx->catalog, {session->agent, "agent_id", true, false}))
+      return openAiError(*locked);
   auto overrides = ctx->vault_ids->overrides(id);
   if (auto e = readSessionUpdate(r.json, agentModel(*ctx->catalog, session->agent), overrides))
     return openAiError(*e);
