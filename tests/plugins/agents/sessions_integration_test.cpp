@@ -371,6 +371,17 @@ TEST(AgentsDefinitions, LockedDefinitionsRefuseWrites) {
   EXPECT_EQ(http(server.port(), "POST", "/v1/agents", kDefinition, kAuth).status, 403);
   EXPECT_EQ(http(server.port(), "DELETE", "/v1/agents/fake", "", kAuth).status, 403);
   EXPECT_EQ(http(server.port(), "GET", "/v1/agents/fake", "", kAuth).status, 200);
+  // A session may not add MCP servers to a locked definition, at create or update.
+  const std::string tools = R"({"tools":[{"type":"mcp","server_label":"x",
+    "transport":{"type":"http","server_url":"http://127.0.0.1:9/mcp"}}]})";
+  auto created = http(server.port(), "POST", "/v1/agents/sessions",
+                      R"({"agent_id":"fake","agent":)" + tools + "}", kAuth);
+  EXPECT_EQ(created.status, 403) << created.body;
+  const auto id = createSession(server, "fake");
+  auto updated =
+      http(server.port(), "POST", "/v1/agents/sessions/" + id, R"({"agent":)" + tools + "}", kAuth);
+  EXPECT_EQ(updated.status, 403) << updated.body;
+  EXPECT_THAT(updated.body, HasSubstr("definitions_locked"));
 }
 
 }  // namespace
