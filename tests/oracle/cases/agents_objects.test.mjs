@@ -169,8 +169,21 @@ test('a session honours inline instructions, workspace_directory and metadata fi
   assert.deepEqual(listed.data.map((x) => x.id), [s.id]);
   const none = await beta.sessions.list({ metadata: { run: 'nope' } }, limit());
   assert.equal(none.data.length, 0);
-  const updated = await beta.sessions.update(s.id, { metadata: { run: `moved-${tag}` } }, limit());
+  // An update adds an http MCP server to the next turns; its header value never comes back.
+  const header = `hdr-${tag}`;
+  const updated = await beta.sessions.update(s.id, {
+    metadata: { run: `moved-${tag}` },
+    agent: { tools: [{ type: 'mcp', server_label: 'notes',
+      transport: { type: 'http', server_url: 'http://127.0.0.1:9/mcp', headers: { 'X-Notes': header } } }] },
+  }, limit());
   assert.deepEqual(updated.metadata, { run: `moved-${tag}` });
+  assert.ok(!JSON.stringify(updated).includes(header));
+  const next = uniquePrompt('with tools');
+  const withTools = await beta.sessions.stream(s.id, { input: next }, limit(60_000)).finalResult();
+  assert.equal(withTools.output_text, fakeReply(next, 2));
+  const mcp = calls(record).at(-1).argv.find((a) => a.startsWith('mcp_servers.notes='));
+  assert.ok(mcp && mcp.includes('http://127.0.0.1:9/mcp'), `no notes server in ${JSON.stringify(calls(record).at(-1).argv)}`);
+  assert.equal(calls(record).at(-1).cwd, sub, 'the workspace_directory holds for later turns');
   await beta.sessions.delete(s.id, limit());
   await beta.delete(a.id, limit());
 });
