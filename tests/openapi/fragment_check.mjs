@@ -26,7 +26,14 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const OPERATION_KEYS = new Set(["description", "parameters", "requestBody", "responses"]);
+const OPERATION_KEYS = new Set([
+  "description",
+  "parameters",
+  "requestBody",
+  "responses",
+  "deprecated",
+  "externalDocs",
+]);
 const KERNEL_KEYS = new Set(["operationId", "summary", "tags", "security"]);
 
 function parseArgs(argv) {
@@ -161,6 +168,14 @@ function wrapOperation(id, endpoint, entry, errors) {
       Number(status) >= 400 && !response.content
         ? envelopeResponse(response.description, endpoint.path)
         : response;
+  // A route the fragment gives no success answer gets the kernel's generic one.
+  if (!Object.keys(responses).some((code) => /^[123]/.test(code)))
+    responses["200"] = endpoint.streaming
+      ? {
+          description: "A stream of server-sent events",
+          content: { "text/event-stream": { schema: { type: "string" } } },
+        }
+      : { description: "Success" };
   if (endpoint.auth_required) {
     for (const [status, text] of [
       ["401", "No or a wrong token"],
@@ -177,6 +192,8 @@ function wrapOperation(id, endpoint, entry, errors) {
   op.responses = responses;
   op["x-scopes"] = endpoint.scopes;
   op["x-group"] = endpoint.group;
+  for (const [key, value] of Object.entries(entry))
+    if (key === "deprecated" || key === "externalDocs" || key.startsWith("x-")) op[key] = value;
   return op;
 }
 
