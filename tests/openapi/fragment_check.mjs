@@ -7,7 +7,7 @@
 //
 //   fragment_check.mjs --fragment FILE --plugin ID --prefix NAME
 //                      (--server BIN [--groups a,b] | --capabilities FILE)
-//                      [--validator DIR] [--out FILE]
+//                      [--validator DIR] [--out FILE] [--wire DIR]
 //
 // --plugin is the plugin id the endpoints carry in GET /capabilities
 // (abx.agents); --prefix the component name prefix (Agents). --server starts
@@ -15,13 +15,17 @@
 // given opt-in groups on) and reads GET /capabilities; --capabilities reads a
 // saved answer instead. --validator is a node_modules directory that holds
 // @apidevtools/swagger-parser (default $OAS_VALIDATOR_DIR). --out writes the
-// wrapped document.
+// wrapped document. --wire checks recorded answers against it: every
+// `*.http` file of DIR (the oracle's recording: `METHOD URL`, `STATUS text`,
+// headers, a blank line, the body) that one of the plugin's routes answered
+// must have a listed status, media type and event names, and a body (each
+// event's data) the schema accepts with no member it does not describe.
 //
 // Exit codes: 0 valid, 1 a check failed, 2 bad usage or the server did not
 // start, 77 no validator installed.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -247,7 +251,7 @@ function checkRefs(doc, errors) {
 
 // The OpenAPI document, then every Schema Object in it against JSON Schema
 // 2020-12 (the OpenAPI meta-schema leaves schemas unchecked).
-async function validate(doc, validatorDir) {
+function loadValidator(validatorDir) {
   if (!validatorDir || !existsSync(join(validatorDir, "@apidevtools/swagger-parser"))) {
     console.error("fragment_check: no @apidevtools/swagger-parser (give --validator DIR)");
     process.exit(77);
@@ -255,6 +259,10 @@ async function validate(doc, validatorDir) {
   const load = createRequire(join(validatorDir, "x.js"));
   const SwaggerParser = load("@apidevtools/swagger-parser");
   const Ajv2020 = createRequire(load.resolve("@apidevtools/swagger-parser"))("ajv/dist/2020").default;
+  return { SwaggerParser, Ajv2020 };
+}
+
+async function validate(doc, { SwaggerParser, Ajv2020 }) {
   const problems = [];
   try {
     await SwaggerParser.validate(structuredClone(doc));
@@ -275,6 +283,96 @@ async function validate(doc, validatorDir) {
       check(schema, `${where}/x-sse-events/${event}`);
   });
   return problems;
+}
+
+// @p schema with every object that lists properties closed to others
+// (allOf parents through unevaluatedProperties; their members stay open).
+function closed(schema, open = false) {
+  if (Array.isArray(schema)) return schema.map((s) => closed(s));
+  if (!schema || typeof schema !== "object") return schema;
+  const out = {};
+  for (const [key, value] of Object.entries(schema))
+    out[key] = key === "allOf" ? value.map((s) => closed(s, true)) : closed(value);
+  if (schema.allOf && !("unevaluatedProperties" in schema)) out.unevaluatedProperties = false;
+  if (schema.properties && !open && !("additionalProperties" in schema))
+    out.additionalProperties = false;
+  return out;
+}
+
+// The recorded exchanges of @p dir: {file, method, path, status, type, body}.
+function readWire(dir) {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".http"))
+    .map((name) => {
+      const text = readFileSync(join(dir, name), "utf8");
+      const headEnd = text.indexOf("\n\n");
+      const [request, status, ...headers] = text.slice(0, headEnd).split("\n");
+      const [method, url] = request.split(" ");
+      const type = headers.find((h) => /^content-type:/i.test(h))?.replace(/^[^:]*:\s*/, "") ?? "";
+      return { file: name, method, path: new URL(url).pathname, status: status.split(" ")[0], type, body: text.slice(headEnd + 2) };
+    });
+}
+
+// The endpoint that answered @p method @p path: the matching template with the fewest parameters.
+function endpointFor(endpoints, method, path) {
+  const matches = Object.entries(endpoints).filter(
+    ([, e]) => e.method === method && new RegExp(`^${e.path.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path),
+  );
+  const params = (e) => (e.path.match(/\{/g) || []).length;
+  return matches.sort(([, a], [, b]) => params(a) - params(b))[0]?.[0];
+}
+
+// One recorded answer against its operation in the wrapped document.
+function checkExchange(doc, id, op, x, compile, errors) {
+  const where = `${x.file} (${id} ${x.status})`;
+  const response = op.responses[x.status] ?? op.responses.default;
+  const mediaType = x.type.split(";")[0].trim();
+  if (!x.body) return;
+  const media = response.content?.[mediaType];
+  if (!media) return errors.push(`${where}: ${mediaType || "no content type"} is not listed`);
+  const checkData = (schema, data, what) => {
+    const valid = compile(schema);
+    if (!valid(data))
+      for (const e of valid.errors.slice(0, 5))
+        errors.push(`${where}${what}: ${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`);
+  };
+  if (mediaType !== "text/event-stream") return checkData(media.schema, JSON.parse(x.body), "");
+  for (const frame of x.body.split("\n\n")) {
+    const lines = frame.split("\n").filter((l) => l && !l.startsWith(":"));
+    if (!lines.length) continue;
+    const event = lines.find((l) => l.startsWith("event:"))?.slice(6).trim() ?? "message";
+    const data = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n");
+    const schema = media["x-sse-events"]?.[event];
+    if (!schema) errors.push(`${where}: event ${event} is not listed`);
+    else if (data) checkData(schema, JSON.parse(data), ` event ${event}`);
+  }
+}
+
+function checkWire(doc, endpoints, dir, Ajv2020, errors) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  const base = "https://fragment.check/doc";
+  const rebase = (s) => JSON.parse(JSON.stringify(s).replaceAll('"#/components/', `"${base}#/components/`));
+  const allOfMembers = new Set();
+  walk(doc, "", (node) => {
+    for (const member of node?.allOf ?? []) if (member.$ref) allOfMembers.add(member.$ref.split("/").pop());
+  });
+  const schemas = Object.entries(doc.components.schemas).map(([n, s]) => [n, allOfMembers.has(n) ? s : closed(s)]);
+  ajv.addSchema({ $id: base, components: { schemas: rebase(Object.fromEntries(schemas)) } });
+  const compiled = new Map();
+  const compile = (schema) => {
+    const key = JSON.stringify(schema);
+    if (!compiled.has(key)) compiled.set(key, ajv.compile(rebase(closed(schema))));
+    return compiled.get(key);
+  };
+  let checked = 0;
+  for (const x of readWire(dir)) {
+    const id = endpointFor(endpoints, x.method, x.path);
+    if (!id) continue;
+    const endpoint = endpoints[id];
+    checkExchange(doc, id, doc.paths[endpoint.path][endpoint.method.toLowerCase()], x, compile, errors);
+    ++checked;
+  }
+  console.log(`fragment_check: ${checked} recorded answer(s) of the plugin checked`);
 }
 
 async function main() {
@@ -303,7 +401,9 @@ async function main() {
     doc.paths[endpoint.path][endpoint.method.toLowerCase()] = wrapOperation(id, endpoint, entry, errors);
   }
   checkRefs(doc, errors);
-  errors.push(...(await validate(doc, args.validator)));
+  const validator = loadValidator(args.validator);
+  errors.push(...(await validate(doc, validator)));
+  if (args.wire && !errors.length) checkWire(doc, endpoints, args.wire, validator.Ajv2020, errors);
   if (args.out) writeFileSync(args.out, JSON.stringify(doc, null, 2) + "\n");
   const count = Object.keys(endpoints).length;
   if (errors.length) {
