@@ -285,8 +285,10 @@ async function validate(doc, { SwaggerParser, Ajv2020 }) {
   return problems;
 }
 
-// @p schema with every object that lists properties closed to others
-// (allOf parents through unevaluatedProperties; their members stay open).
+// @p schema with every object that lists properties closed to others, so a
+// member the handler sends and the fragment forgot is an error rather than
+// passing unseen (allOf parents close through unevaluatedProperties; their
+// members stay open, or each would refuse the others' members).
 function closed(schema, open = false) {
   if (Array.isArray(schema)) return schema.map((s) => closed(s));
   if (!schema || typeof schema !== "object") return schema;
@@ -309,7 +311,14 @@ function readWire(dir) {
       const [request, status, ...headers] = text.slice(0, headEnd).split("\n");
       const [method, url] = request.split(" ");
       const type = headers.find((h) => /^content-type:/i.test(h))?.replace(/^[^:]*:\s*/, "") ?? "";
-      return { file: name, method, path: new URL(url).pathname, status: status.split(" ")[0], type, body: text.slice(headEnd + 2) };
+      return {
+        file: name,
+        method,
+        path: new URL(url).pathname,
+        status: status.split(" ")[0],
+        type,
+        body: text.slice(headEnd + 2),
+      };
     });
 }
 
@@ -351,12 +360,18 @@ function checkExchange(doc, id, op, x, compile, errors) {
 function checkWire(doc, endpoints, dir, Ajv2020, errors) {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
   const base = "https://fragment.check/doc";
-  const rebase = (s) => JSON.parse(JSON.stringify(s).replaceAll('"#/components/', `"${base}#/components/`));
+  // The components live in one schema document; local refs point into it.
+  const rebase = (s) =>
+    JSON.parse(JSON.stringify(s).replaceAll('"#/components/', `"${base}#/components/`));
   const allOfMembers = new Set();
   walk(doc, "", (node) => {
-    for (const member of node?.allOf ?? []) if (member.$ref) allOfMembers.add(member.$ref.split("/").pop());
+    for (const member of node?.allOf ?? [])
+      if (member.$ref) allOfMembers.add(member.$ref.split("/").pop());
   });
-  const schemas = Object.entries(doc.components.schemas).map(([n, s]) => [n, allOfMembers.has(n) ? s : closed(s)]);
+  const schemas = Object.entries(doc.components.schemas).map(([name, schema]) => [
+    name,
+    allOfMembers.has(name) ? schema : closed(schema),
+  ]);
   ajv.addSchema({ $id: base, components: { schemas: rebase(Object.fromEntries(schemas)) } });
   const compiled = new Map();
   const compile = (schema) => {
