@@ -14,8 +14,9 @@
 // that binary on 127.0.0.1 (port 0, a random token in its environment, the
 // given opt-in groups on) and reads GET /capabilities; --capabilities reads a
 // saved answer instead. --validator is a node_modules directory that holds
-// @apidevtools/swagger-parser (default $OAS_VALIDATOR_DIR). --out writes the
-// wrapped document. --wire checks recorded answers against it: every
+// @apidevtools/swagger-parser (default $OAS_VALIDATOR_DIR, else
+// tests/openapi/node_modules). --out writes the wrapped document. --wire
+// checks recorded answers against it: every
 // `*.http` file of DIR (the oracle's recording: `METHOD URL`, `STATUS text`,
 // headers, a blank line, the body) that one of the plugin's routes answered
 // must have a listed status, media type and event names, and a body (each
@@ -28,7 +29,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const OPERATION_KEYS = new Set([
   "description",
@@ -41,7 +43,9 @@ const OPERATION_KEYS = new Set([
 const KERNEL_KEYS = new Set(["operationId", "summary", "tags", "security"]);
 
 function parseArgs(argv) {
-  const args = { groups: "agents,browser", validator: process.env.OAS_VALIDATOR_DIR || "" };
+  // This folder's own node_modules is where tests/openapi's package.json installs the validator.
+  const here = join(dirname(fileURLToPath(import.meta.url)), "node_modules");
+  const args = { groups: "agents,browser", validator: process.env.OAS_VALIDATOR_DIR || here };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, "");
     if (argv[i + 1] === undefined) usage(`--${key} needs a value`);
