@@ -16,11 +16,11 @@
 // saved answer instead. --validator is a node_modules directory that holds
 // @apidevtools/swagger-parser (default $OAS_VALIDATOR_DIR, else
 // tests/openapi/node_modules). --out writes the wrapped document. --wire
-// checks recorded answers against it: every
-// `*.http` file of DIR (the oracle's recording: `METHOD URL`, `STATUS text`,
-// headers, a blank line, the body) that one of the plugin's routes answered
-// must have a listed status, media type and event names, and a body (each
-// event's data) the schema accepts with no member it does not describe.
+// checks recorded answers against it: every `*.http` file of DIR (the
+// oracle's recording: `METHOD URL`, `STATUS text`, headers, a blank line,
+// the body) that one of the plugin's routes answered must have a listed
+// status, media type and event names, and a body (each event's data) the
+// schema accepts with no member it does not describe.
 //
 // Exit codes: 0 valid, 1 a check failed, 2 bad usage or the server did not
 // start, 77 no validator installed.
