@@ -295,7 +295,8 @@ std::variant<AgentBody, DefinitionError> translateAgentBody(const ConfigValue& b
     if (auto e = readSdkTools(*t, "tools", /*allow_stdio=*/true, tools)) return *e;
   const ConfigValue* model = body.find("model");
   const ConfigValue* runtime = body.find("runtime");
-  if (given(model) && model->kind != Kind::string) return problem("model", "must be a string");
+  if (given(model) && (model->kind != Kind::string || model->text.empty()))
+    return problem("model", "must be a non-empty string");
   if (!given(model) && !given(runtime))
     return problem("model", "Missing required parameter: 'model'.");
   out.model = given(model) ? model->text : "";

@@ -117,6 +117,7 @@ TEST(SdkAgentBody, McpToolsBecomeMcpServers) {
 
 TEST(SdkAgentBody, RefusalsNameTheField) {
   EXPECT_EQ(refusedAt(R"({"instructions":"x"})"), "model");
+  EXPECT_EQ(refusedAt(R"({"model":""})"), "model");
   EXPECT_EQ(refusedAt(R"({"model":"codex","tools":[{"type":"web_search"}]})"), "tools[0].type");
   EXPECT_EQ(refusedAt(R"({"model":"codex","tools":[{"type":"mcp","server_label":"a",
                           "transport":{"type":"http","server_url":"ftp://x"}}]})"),
