@@ -50,11 +50,12 @@ std::optional<WireError> reviewAndSpend(const ConfigValue& body) {
   return std::nullopt;
 }
 
-std::optional<WireError> sameModel(const ConfigValue& agent, const std::string& agent_model) {
+std::optional<WireError> sameModel(const ConfigValue& agent, const AgentModels& agent_models) {
   const ConfigValue* model = agent.find("model");
-  if (!given(model) || (model->kind == Kind::string && model->text == agent_model))
+  if (!given(model) || (model->kind == Kind::string &&
+                        (model->text == agent_models.id || model->text == agent_models.model)))
     return std::nullopt;
-  return bad("agent.model", "A session runs its agent's model ('" + agent_model +
+  return bad("agent.model", "A session runs its agent's model ('" + agent_models.model +
                                 "'); create an agent for another model.");
 }
 
@@ -165,7 +166,7 @@ std::optional<WireError> sessionCreateFieldsProblem(const sdk::Json& body) {
 }
 
 std::optional<WireError> readSessionCreate(const sdk::Json& body, const ResolvedAgent& agent,
-                                           const std::string& agent_model, SessionOverrides& out) {
+                                           const AgentModels& agent_model, SessionOverrides& out) {
   const auto tree = configFromJson(body);
   if (auto e = readEnvironment(tree, agent.spec.workspace.path, out)) return e;
   const ConfigValue* inline_agent = tree.find("agent");
@@ -188,7 +189,7 @@ std::optional<WireError> readSessionCreate(const sdk::Json& body, const Resolved
   return readTools(*inline_agent, out);
 }
 
-std::optional<WireError> readSessionUpdate(const sdk::Json& body, const std::string& agent_model,
+std::optional<WireError> readSessionUpdate(const sdk::Json& body, const AgentModels& agent_model,
                                            SessionOverrides& out) {
   const auto tree = configFromJson(body);
   if (auto e = unknownKey(tree, "", {"agent", "metadata", "review", "spend_control"})) return e;

@@ -16,20 +16,27 @@
 
 namespace abx::plugins::agents {
 
+/** What an inline agent.model may say: the session's agent (its id) or the model its Agent shows.
+ */
+struct AgentModels {
+  std::string id;
+  std::string model;
+};
+
 /** A create body's top-level fields this server does not take (review, spend_control, unknown
  * keys). */
 std::optional<WireError> sessionCreateFieldsProblem(const sdk::Json& body);
 
 /**
  * The create body's `agent` and `environment` as @p out. @p agent runs the
- * session; @p agent_model is the model its Agent object shows (an inline
- * agent.model must name it when agent_id is given).
+ * session; an inline agent.model must be one of @p agent_model when agent_id
+ * is given.
  */
 std::optional<WireError> readSessionCreate(const sdk::Json& body, const ResolvedAgent& agent,
-                                           const std::string& agent_model, SessionOverrides& out);
+                                           const AgentModels& agent_model, SessionOverrides& out);
 
 /** An update body: `agent` (model, reasoning, service_tier, tools) over @p out. */
-std::optional<WireError> readSessionUpdate(const sdk::Json& body, const std::string& agent_model,
+std::optional<WireError> readSessionUpdate(const sdk::Json& body, const AgentModels& agent_model,
                                            SessionOverrides& out);
 
 /** `metadata` of a create or update body (null: none), under OpenAI's limits. */

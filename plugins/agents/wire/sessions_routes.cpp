@@ -99,10 +99,10 @@ std::optional<std::uint64_t> resumeFrom(const sdk::Request& r) {
   }
 }
 
-// The model a session's agent shows: its Agent object's, or the runtime it names.
-std::string agentModel(const AgentCatalog& catalog, const std::string& agent) {
+// A session's agent and the model it shows: its Agent object's, or the runtime it names.
+AgentModels agentModel(const AgentCatalog& catalog, const std::string& agent) {
   auto d = catalog.definition(agent);
-  return d ? d->shownModel() : agent;
+  return {agent, d ? d->shownModel() : agent};
 }
 
 std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r,

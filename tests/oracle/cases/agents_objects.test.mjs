@@ -154,7 +154,8 @@ test('a session honours inline instructions, workspace_directory and metadata fi
   const sub = path.join(workspace, 'sub');
   const s = await beta.sessions.create({
     agent_id: a.id,
-    agent: { instructions: 'Session rule.', reasoning: { effort: 'low' } },
+    // agent.model may repeat the agent's own (its id or its Agent's model).
+    agent: { model: a.id, instructions: 'Session rule.', reasoning: { effort: 'low' } },
     environment: { type: 'self_hosted', workspace_directory: sub },
     metadata: { run: `inline-${tag}` },
   }, limit());
