@@ -62,7 +62,7 @@ constexpr const char* kEnvironmentHelp =
 
 bool readsEnvironment(const Command& cmd) {
   const std::string name = cmd.name;
-  return name == "serve" || name == "check-config" || name == "plugins";
+  return name == "serve" || name == "check-config" || name == "plugins" || name == "openapi";
 }
 
 const std::vector<Command>& commands() {
@@ -110,6 +110,14 @@ const std::vector<Command>& commands() {
        {"--plugins", "--plugin-dir", "--policy", "--preset", "--explain", "--path", "--scopes",
         "--op"},
        {"--json", "--strict"}},
+      {"openapi",
+       "openapi [--plugins MANIFEST] [--plugin-dir DIR] [--policy FILE] [--preset NAME]\n"
+       "      [--scopes S,S]",
+       "Print the OpenAPI document GET /openapi.json would serve to a caller holding\n"
+       "--scopes (default *), with the plugins and policy check-config would use;\n"
+       "binds nothing. Its `servers` entry is \"/\".",
+       {"--plugins", "--plugin-dir", "--policy", "--preset", "--scopes"},
+       {}},
       {"plugins",
        "plugins [--plugins MANIFEST] [--plugin-dir DIR] [--json]",
        "List what the manifest would load and whether each plugin loads.",
@@ -374,20 +382,42 @@ const std::vector<sdk::ParamSpec>& declaredParamsOf(const std::vector<GroupRecor
   return kNone;
 }
 
-int checkConfig(const Parsed& p) {
-  bool json = p.flags.count("--json") > 0;
-  auto base = baseConfig(p);
-  if (!base) return 2;
-  ServerConfig c = std::move(*base);
-  applyPolicyOptions(p, c);
-  if (c.manifest_explicit && !std::filesystem::exists(c.manifest)) {
-    std::fprintf(stderr, "agent-sandbox-server: %s: no such plugin manifest\n", c.manifest.c_str());
+// check-config's and openapi's configuration: plugins start (their routes
+// are what the policy is checked against), told to bind nothing, so a check
+// beside a running server does not disturb it. nullopt: exit 2.
+std::optional<ServerConfig> checkingConfig(const Parsed& p) {
+  auto c = baseConfig(p);
+  if (!c) return std::nullopt;
+  applyPolicyOptions(p, *c);
+  if (c->manifest_explicit && !std::filesystem::exists(c->manifest)) {
+    std::fprintf(stderr, "agent-sandbox-server: %s: no such plugin manifest\n",
+                 c->manifest.c_str());
+    return std::nullopt;
+  }
+  c->checking = true;
+  return c;
+}
+
+int printOpenApi(const Parsed& p) {
+  auto c = checkingConfig(p);
+  if (!c) return 2;
+  Server server(std::move(*c));
+  if (auto error = server.boot()) {
+    std::fprintf(stderr, "agent-sandbox-server: %s\n", error->c_str());
     return 2;
   }
-  // Plugins start (their routes are what the policy is checked against), told
-  // to bind nothing: a check beside a running server must not disturb it.
-  c.checking = true;
-  Server server(c);
+  sdk::Identity caller;
+  if (auto s = p.options.find("--scopes"); s != p.options.end())
+    caller.scopes = splitScopes(s->second);
+  std::printf("%s\n", openApiFor(server.core(), caller, "/").c_str());
+  return 0;
+}
+
+int checkConfig(const Parsed& p) {
+  bool json = p.flags.count("--json") > 0;
+  auto c = checkingConfig(p);
+  if (!c) return 2;
+  Server server(std::move(*c));
   if (auto error = server.boot()) {
     if (json)
       std::printf("%s\n", sdk::JsonWriter()
@@ -403,6 +433,9 @@ int checkConfig(const Parsed& p) {
   }
   const Dispatch& dispatch = *server.pipeline().current();
   const CompiledPolicy& policy = dispatch.admission->compiled();
+  // The kernel's start-up warnings (an OpenAPI fragment's, ...), then the policy's.
+  std::vector<std::string> warnings = server.core().warnings;
+  warnings.insert(warnings.end(), policy.warnings.begin(), policy.warnings.end());
   std::string explained, explained_rule, declared_params;
   if (auto it = p.options.find("--explain"); it != p.options.end()) {
     const Route* route = dispatch.routes->findEndpoint(it->second);
@@ -446,7 +479,7 @@ int checkConfig(const Parsed& p) {
         .member("preset", policy.preset)
         .member("sources", policy.sources)
         .member("endpoints", dispatch.routes->size())
-        .member("warnings", policy.warnings);
+        .member("warnings", warnings);
     // "explain" stays last: it is POST /capabilities/check's body, byte for byte.
     if (!explained.empty())
       out.key("rule").raw(explained_rule).key("declared_params").raw(declared_params);
@@ -454,7 +487,7 @@ int checkConfig(const Parsed& p) {
     out.endObject();
     std::printf("%s\n", out.text().c_str());
   } else {
-    for (const auto& w : policy.warnings) std::printf("warning: %s\n", w.c_str());
+    for (const auto& w : warnings) std::printf("warning: %s\n", w.c_str());
     std::printf("configuration ok: %zu endpoints, preset %s, policy %s\n", dispatch.routes->size(),
                 policy.preset.c_str(),
                 policy.sources.empty() ? "none" : policy.sources.back().c_str());
@@ -498,6 +531,7 @@ int runCli(int argc, char** argv) {
                 ABX_SDK_ABI_MAJOR, ABX_SDK_ABI_MINOR, ABX_SDK_VERSION_STRING);
     return 0;
   }
+  if (name == "openapi") return printOpenApi(*parsed);
   if (name == "plugins") return probeAll(*parsed, parsed->flags.count("--json") > 0) < 0 ? 2 : 0;
   return checkConfig(*parsed);
 }

@@ -8,6 +8,7 @@
 
 #include "abx/sdk/json.h"
 #include "core/policy_decision.h"
+#include "openapi/openapi_document.h"
 #include "support/did_you_mean.h"
 
 namespace abx::kernel {
@@ -64,10 +65,8 @@ void writeReason(sdk::JsonWriter& w, const std::string& reason) {
 
 void writeEndpoints(sdk::JsonWriter& w, const Dispatch& dispatch, const sdk::Identity& caller) {
   w.key("endpoints").beginObject();
-  for (const auto& route : dispatch.routes->routes()) {
-    const auto& spec = route->spec;
-    const auto& policy = dispatch.admission->policy(*route);
-    auto decision = decide(dispatch, *route, caller, std::nullopt, sdk::PathOp::read);
+  for (const auto& view : endpointViews(dispatch, caller)) {
+    const auto& spec = view.route->spec;
     w.key(spec.endpoint)
         .beginObject()
         .member("method", spec.method)
@@ -76,13 +75,13 @@ void writeEndpoints(sdk::JsonWriter& w, const Dispatch& dispatch, const sdk::Ide
         .member("summary", spec.summary)
         .member("streaming", spec.streaming)
         .member("auth_required", spec.auth_required)
-        .member("enabled", policy.enabled)
-        .member("allowed", decision.allowed);
-    writeReason(w, decision.reason);
+        .member("enabled", view.policy->enabled)
+        .member("allowed", view.decision.allowed);
+    writeReason(w, view.decision.reason);
     // The effective rule's fields (scopes, limits, paths, params, audit) sit
     // beside the route's own.
-    w.member("rule", policy.rule).members(endpointPolicyJson(policy));
-    w.member("plugin", route->owner).endObject();
+    w.member("rule", view.policy->rule).members(endpointPolicyJson(*view.policy));
+    w.member("plugin", view.route->owner).endObject();
   }
   w.endObject();
 }
@@ -174,6 +173,30 @@ std::string statusBody(std::string_view status) {
 
 }  // namespace
 
+std::vector<EndpointView> endpointViews(const Dispatch& dispatch, const sdk::Identity& caller) {
+  std::vector<EndpointView> views;
+  views.reserve(dispatch.routes->size());
+  for (const auto& route : dispatch.routes->routes()) {
+    auto& view = views.emplace_back();
+    view.route = route.get();
+    view.policy = &dispatch.admission->policy(*route);
+    view.decision = decide(dispatch, *route, caller, std::nullopt, sdk::PathOp::read);
+  }
+  return views;
+}
+
+std::string openApiFor(const CoreState& state, const sdk::Identity& caller,
+                       const std::string& server_url) {
+  OpenApiInputs in;
+  in.catalog = state.openapi;
+  in.groups = state.groups;
+  in.version = state.server_version;
+  in.server_url = server_url;
+  for (const auto& view : endpointViews(*state.pipeline->current(), caller))
+    if (view.offered()) in.routes.push_back(view.route);
+  return openApiDocument(in);
+}
+
 void writeLoadError(sdk::JsonWriter& w, const LoadError& error) {
   w.beginObject().member("stage", error.stage).member("message", error.message).endObject();
 }
@@ -234,6 +257,18 @@ void addCoreRoutes(RouteTable& routes, CoreState& state) {
   check_route.summary = "The policy decision for a hypothetical call";
   check_route.handler = [&state](const sdk::Request& r) { return check(state, r); };
   routes.add(std::move(check_route), "core");
+
+  sdk::RouteSpec openapi;
+  openapi.method = "GET";
+  openapi.path = "/openapi.json";
+  openapi.endpoint = "openapi";
+  openapi.group = "core";
+  openapi.summary = "The OpenAPI 3.1 document of the endpoints the caller may use";
+  openapi.handler = [&state](const sdk::Request& r) {
+    return sdk::Response::json(
+        openApiFor(state, r.identity, serverUrlFor(r.header("host").value_or(""))));
+  };
+  routes.add(std::move(openapi), "core");
 }
 
 }  // namespace abx::kernel
