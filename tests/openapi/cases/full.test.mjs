@@ -1,0 +1,83 @@
+// The whole surface (every opt-in group on): the document validates, matches
+// GET /capabilities operation for operation, equals what the `openapi`
+// command prints, and a client generated from it drives native routes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import openapiTS, { astToString } from 'openapi-typescript';
+import {
+  BASE_URL, TOKEN, assertParity, cliDocument, documentFor, lintErrors, operations, validate,
+  withoutServers,
+} from '../lib/harness.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const suite = path.dirname(here);
+const doc = await documentFor();
+
+test('swagger-parser validates the document', async () => {
+  await validate(doc);
+  assert.equal(doc.openapi, '3.1.0');
+  assert.equal(doc.servers[0].url, BASE_URL);
+});
+
+test('redocly (recommended rules) finds no error', async () => {
+  assert.deepEqual(await lintErrors(doc), []);
+});
+
+test('one operation per offered endpoint, and nothing else', async () => {
+  const { ops } = await assertParity(doc);
+  // The big surface is there: the opt-in groups and core's own route.
+  for (const id of ['openapi', 'health', 'upload', 'shell', 'pty_create', 'system_info']) {
+    assert.ok(ops.has(id), id);
+  }
+  const groups = new Set([...ops.values()].map((o) => o.group));
+  for (const g of ['agents', 'dev_tools', 'browser']) assert.ok(groups.has(g), `group ${g}`);
+});
+
+test('kernel-written parts: security, envelopes, SSE', () => {
+  const health = doc.paths['/health'].get;
+  assert.deepEqual(health.security, []);
+  const upload = doc.paths['/upload'].post;
+  assert.deepEqual(upload.security, [{ accessToken: [] }, { bearerAuth: [] }]);
+  assert.deepEqual(upload['x-scopes'], ['files:write']);
+  assert.equal(upload.responses['409'].content['application/json'].schema.$ref,
+    '#/components/schemas/Error');
+  const v1 = Object.entries(doc.paths).filter(([p]) => p.startsWith('/v1/'));
+  assert.ok(v1.length > 0, 'the agents group serves /v1 routes');
+  for (const [p, item] of v1) {
+    for (const op of Object.values(item)) {
+      assert.equal(op.responses.default.content['application/json'].schema.$ref,
+        '#/components/schemas/OpenAIError', p);
+    }
+  }
+  const stream = doc.paths['/shell/stream'].post.responses['200'].content['text/event-stream'];
+  assert.deepEqual(Object.keys(stream['x-sse-events']).sort(), ['error', 'exit', 'stderr', 'stdout']);
+});
+
+test('the openapi command prints the same document', () => {
+  assert.deepEqual(withoutServers(cliDocument()), withoutServers(doc));
+});
+
+test('a generated typed client drives native routes', async (t) => {
+  const dir = fs.mkdtempSync(path.join(suite, '.client-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(dir, 'api.d.ts'), astToString(await openapiTS(doc)));
+  for (const f of ['drive.ts', 'tsconfig.json']) fs.copyFileSync(path.join(suite, 'client', f), path.join(dir, f));
+  const tsc = spawnSync(process.execPath, [path.join(suite, 'node_modules/typescript/bin/tsc'), '-p', dir],
+    { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(tsc.status, 0, `tsc:\n${tsc.stdout}${tsc.stderr}`);
+  const { drive } = await import(pathToFileURL(path.join(dir, 'drive.js')).href);
+  const r = await drive(BASE_URL, TOKEN);
+  assert.equal(r.written, 12);
+  assert.equal(r.readBack, 'hello, typed');
+  assert.deepEqual(r.listed, ['hello.txt']);
+  assert.equal(r.shellOut, 'typed shell\n');
+  assert.ok(r.pid > 0);
+  assert.equal(r.processState, 'running');
+  assert.ok(r.cpuCount >= 1);
+  assert.equal(r.offered, operations(doc).size);
+  assert.equal(r.missingStatus, 404);
+});
