@@ -34,7 +34,7 @@ done
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/abx-openapi-XXXXXX")"
 log="$work/server.log"
-mkdir -p "$work/base" "$work/home" "$work/state" "$work/agents"
+mkdir -p "$work/base" "$work/home" "$work/state" "$work/agents" "$work/workspace"
 random_token() { echo "$1-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"; }
 pid=""
 finish() {
@@ -54,7 +54,10 @@ config=(--plugins "$manifest" --plugin-dir "$plugin_dir")
 export HOME="$work/home" PATH="$repo/fake_agents:$PATH"
 export ABX_SERVER_ENABLED_GROUPS=agents,dev_tools,browser
 export ABX_SERVER_BASE_DIR="$work/base" ABX_SERVER_STATE_DIR="$work/state"
+# The oracle's agents (fake CLIs), with the variables its agents.yaml names.
 export ABX_AGENTS_CONFIG="$repo/tests/oracle/agents.yaml" ABX_AGENTS_STATE_DIR="$work/agents"
+ORACLE_CANARY="$(random_token canary)" ORACLE_WORKSPACE="$work/workspace"
+export ORACLE_CANARY ORACLE_WORKSPACE
 if [ -n "$policy" ]; then
   OPENAPI_ADMIN_TOKEN="$(random_token admin)" OPENAPI_READER_TOKEN="$(random_token reader)"
   export OPENAPI_ADMIN_TOKEN OPENAPI_READER_TOKEN
