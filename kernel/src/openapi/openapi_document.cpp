@@ -105,7 +105,9 @@ void writeResponses(Writer& out, const Route& route, const sdk::Json* op) {
     writeEnvelope(out, envelope);
     w.endObject();
   }
-  if (!success) {
+  // A fragment that lists responses says what succeeds (maybe nothing: a
+  // route that only refuses); without one, a generic success.
+  if (!success && listed.size() == 0) {
     w.key("200").beginObject();
     if (route.spec.streaming) {
       w.member("description", "A stream of server-sent events");
