@@ -36,14 +36,10 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/abx-openapi-XXXXXX")"
 log="$work/server.log"
 mkdir -p "$work/base" "$work/home" "$work/state" "$work/agents" "$work/workspace"
 random_token() { echo "$1-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"; }
-pid=""
+# shellcheck source=../support/server_run.sh
+. "$repo/tests/support/server_run.sh"
 finish() {
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-  fi
+  abx_server_stop
   if [ "${OPENAPI_KEEP:-0}" = 1 ]; then echo "openapi: work dir kept: $work"; else rm -rf "$work"; fi
 }
 trap finish EXIT
@@ -66,18 +62,8 @@ else
   ABX_SERVER_TOKEN="$(random_token openapi)"
   export ABX_SERVER_TOKEN OPENAPI_TOKEN="$ABX_SERVER_TOKEN"
 fi
-"$server" serve --host 127.0.0.1 --port 0 --pty-port 0 "${config[@]}" >"$log" 2>&1 &
-pid=$!
-# If this script is killed outright (CTest timeout), the watchdog stops the server.
-( trap '' TERM INT; while kill -0 $$ 2>/dev/null; do sleep 1; done; kill -KILL "$pid" 2>/dev/null ) &
-port=""
-for _ in $(seq 300); do
-  port="$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$log" | head -1)"
-  [ -n "$port" ] && break
-  kill -0 "$pid" 2>/dev/null || { echo "openapi: the server exited:" >&2; cat "$log" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "openapi: no 'listening on' in 30 s:" >&2; cat "$log" >&2; exit 1; }
+abx_server_start openapi "$log" "$server" serve --host 127.0.0.1 --port 0 --pty-port 0 "${config[@]}"
+port=$abx_server_port
 
 cd "$here"
 OPENAPI_BASE_URL="http://127.0.0.1:$port" OPENAPI_SERVER="$server" OPENAPI_WORK_DIR="$work" \
