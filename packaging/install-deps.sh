@@ -72,7 +72,8 @@ npm_suite "oracle SDKs" tests/oracle/install.sh ABX_SKIP_ORACLE_DEPS
 npm_suite "package test npm packages" tests/package/install.sh ABX_SKIP_PACKAGE_DEPS
 # The openapi suite: @apidevtools/swagger-parser@12.1.0,
 # @redocly/openapi-core@1.34.24, openapi-typescript@7.13.0,
-# openapi-fetch@0.17.0, typescript@5.9.3 (tests/openapi/package-lock.json),
-# which validate GET /openapi.json and build a typed client from it.
+# openapi-fetch@0.17.0, typescript@5.9.3, ajv@8.20.0
+# (tests/openapi/package-lock.json), which validate GET /openapi.json, check
+# answers against it and build a typed client from it.
 # ABX_SKIP_OPENAPI_DEPS=1 leaves the install to the first openapi test run.
 npm_suite "openapi suite npm packages" tests/openapi/install.sh ABX_SKIP_OPENAPI_DEPS

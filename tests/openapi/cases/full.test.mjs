@@ -9,8 +9,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import {
-  BASE_URL, TOKEN, assertParity, cliDocument, documentFor, lintErrors, operations, validate,
-  withoutServers,
+  BASE_URL, TOKEN, assertParity, call, cliDocument, conformanceChecker, documentFor, lintErrors,
+  operations, validate, withoutServers,
 } from '../lib/harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -55,6 +55,46 @@ test('kernel-written parts: security, envelopes, SSE', () => {
   }
   const stream = doc.paths['/shell/stream'].post.responses['200'].content['text/event-stream'];
   assert.deepEqual(Object.keys(stream['x-sse-events']).sort(), ['error', 'exit', 'stderr', 'stdout']);
+});
+
+test("answers match the document's schemas, errors included", async () => {
+  const check = await conformanceChecker(doc);
+  const run = async (method, template, route = template, body) =>
+    check(method, template, await call(route, { method, body }));
+  await run('GET', '/health');
+  await run('GET', '/capabilities');
+  await run('POST', '/capabilities/check', '/capabilities/check', { endpoint: 'shell', path: 'x' });
+  await run('POST', '/capabilities/check', '/capabilities/check', { endpoint: 'nope' });
+  await run('GET', '/system/info');
+  await run('GET', '/system/metrics');
+  await run('GET', '/ports');
+  await run('GET', '/env', '/env?filter=PATH,HOME');
+  await run('POST', '/env', '/env', { vars: { APP_MODE: 'test' } });
+  await run('POST', '/env', '/env', { vars: { LD_PRELOAD: 'x' } });
+  await run('POST', '/upload', '/upload', { path: 'conf/a.txt', content_base64: 'aGk=' });
+  await run('GET', '/files/list', '/files/list?path=conf');
+  await run('GET', '/files/stat', '/files/stat?path=conf/a.txt');
+  await run('GET', '/files/stat', '/files/stat?path=conf/none');
+  await run('POST', '/files/search', '/files/search', { pattern: '*.txt', path: 'conf' });
+  await run('POST', '/files/archive', '/files/archive', { paths: ['conf'], format: 'zip' });
+  await run('GET', '/files/download-stream', '/files/download-stream?path=conf/a.txt');
+  await run('POST', '/files/move', '/files/move', { source: 'conf/a.txt', destination: 'conf/b.txt' });
+  await run('DELETE', '/files', '/files?path=conf');
+  await run('POST', '/shell', '/shell', { command: 'sh -c "echo out; echo err >&2; exit 3"' });
+  await run('POST', '/shell', '/shell', { command: 'no-such-program-here' });
+  const { body: started } = await call('/process/start', { method: 'POST', body: { command: ['cat'] } });
+  await run('GET', '/process/list');
+  await run('POST', '/process/{pid}/stdin', `/process/${started.pid}/stdin`, { data: 'x\n', close: true });
+  await run('GET', '/process/{pid}/output', `/process/${started.pid}/output?after=0`);
+  await run('GET', '/process/{pid}', '/process/abc');
+  const { body: pty } = await call('/pty/sessions', { method: 'POST', body: { cols: 100, rows: 30 } });
+  await run('GET', '/pty/sessions/{id}', `/pty/sessions/${pty.session_id}`);
+  await run('POST', '/pty/sessions/{id}/resize', `/pty/sessions/${pty.session_id}/resize`, { cols: 90, rows: 20 });
+  await run('DELETE', '/pty/sessions/{id}', `/pty/sessions/${pty.session_id}`);
+  await run('GET', '/pty');
+  await run('GET', '/commands');
+  await run('POST', '/commands/{name}', '/commands/hello', { name: 'openapi' });
+  await run('POST', '/code/run', '/code/run', { code: 'echo hi', language: 'bash' });
 });
 
 test('the openapi command prints the same document', () => {

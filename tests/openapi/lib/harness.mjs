@@ -90,3 +90,24 @@ export function cliDocument(extraArgs = [], env = {}) {
 
 /** @p doc without its `servers` (the only part that depends on the request). */
 export const withoutServers = ({ servers, ...rest }) => rest;
+
+/** A checker of answers against @p doc: check(method, template, {status,
+ *  body}) throws unless the body matches the schema the document gives
+ *  that status (or `default`) of that operation. */
+export async function conformanceChecker(doc) {
+  const { default: Ajv2020 } = await import('ajv/dist/2020.js');
+  // OpenAPI's own keywords (x-sse-events, ...) are not JSON Schema's.
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema(doc, 'openapi.json');
+  const pointer = (...parts) => parts.map((p) => String(p).replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+  return (method, template, { status, body }) => {
+    const op = doc.paths[template]?.[method.toLowerCase()];
+    assert.ok(op, `no operation ${method} ${template}`);
+    const code = op.responses[String(status)] ? String(status) : 'default';
+    assert.ok(op.responses[code], `${method} ${template}: ${status} is not documented`);
+    if (!op.responses[code].content?.['application/json']) return;
+    const validate = ajv.getSchema(`openapi.json#/${pointer('paths', template, method.toLowerCase(),
+      'responses', code, 'content', 'application/json', 'schema')}`);
+    assert.ok(validate(body), `${method} ${template} ${status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+  };
+}
