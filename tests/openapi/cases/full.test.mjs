@@ -1,6 +1,7 @@
 // The whole surface (every opt-in group on): the document validates, matches
-// GET /capabilities operation for operation, equals what the `openapi`
-// command prints, and a client generated from it drives native routes.
+// GET /capabilities operation for operation, describes what the routes
+// really answer, equals what the `openapi` command prints, and a client
+// generated from it drives native routes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
