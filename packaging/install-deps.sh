@@ -77,3 +77,7 @@ npm_suite "package test npm packages" tests/package/install.sh ABX_SKIP_PACKAGE_
 # answers against it and build a typed client from it.
 # ABX_SKIP_OPENAPI_DEPS=1 leaves the install to the first openapi test run.
 npm_suite "openapi suite npm packages" tests/openapi/install.sh ABX_SKIP_OPENAPI_DEPS
+# The client examples (examples/package-lock.json: the same openai and
+# @openai/agents as the oracle), which the examples tests run.
+# ABX_SKIP_EXAMPLES_DEPS=1 leaves the install to the first examples test.
+npm_suite "client examples" examples/install.sh ABX_SKIP_EXAMPLES_DEPS
