@@ -8,6 +8,7 @@
 #include "abx/sdk/subprocess.h"
 #include "abx/sdk/version.h"
 #include "http/http_server.h"
+#include "openapi/openapi_document.h"
 #include "policy/policy_engine.h"
 #include "server/orphan_reaper.h"
 #include "server/policy_sources.h"
@@ -84,6 +85,18 @@ std::optional<std::string> Server::loadPlugins() {
     ids.push_back(record.id);
   }
   return std::nullopt;
+}
+
+void Server::loadOpenApiFragments() {
+  openapi_.addText("core", coreOpenApiFragment(), "the core fragment");
+  for (const auto& plugin : plugins_)
+    if (plugin.state == "started") openapi_.addFile(plugin.id, plugin.path);
+  openapi_.check(*routes_);
+  for (const auto& w : openapi_.warnings()) {
+    core_.warnings.push_back(w);
+    services_->log.write(sdk::LogLevel::warn, "loader", w);
+  }
+  core_.openapi = &openapi_;
 }
 
 std::optional<std::string> Server::publishPolicy() {
@@ -166,6 +179,7 @@ std::optional<std::string> Server::boot() {
   if (auto sources = readPolicySources(config_))
     services_->environment.protect(tokenEnvNames(*sources));
   if (auto error = loadPlugins()) return error;
+  loadOpenApiFragments();
   if (config_.enabled_groups) {
     auto parsed = DefaultAdmission::parseEnabledGroups(*config_.enabled_groups, groups_);
     if (!parsed) return parsed.status().message();
