@@ -8,6 +8,7 @@
 #include "abx/sdk/subprocess.h"
 #include "abx/sdk/version.h"
 #include "http/http_server.h"
+#include "openapi/openapi_document.h"
 #include "policy/policy_engine.h"
 #include "server/orphan_reaper.h"
 #include "server/policy_sources.h"
@@ -94,6 +95,18 @@ std::optional<std::string> Server::loadPlugins() {
   return std::nullopt;
 }
 
+void Server::loadOpenApiFragments() {
+  openapi_.addText("core", coreOpenApiFragment(), "the core fragment");
+  for (const auto& plugin : plugins_)
+    if (plugin.state == "started") openapi_.addFile(plugin.id, plugin.path);
+  openapi_.check(*routes_);
+  for (const auto& w : openapi_.warnings()) {
+    core_.warnings.push_back(w);
+    services_->log.write(sdk::LogLevel::warn, "loader", w);
+  }
+  core_.openapi = &openapi_;
+}
+
 std::optional<std::string> Server::publishPolicy() {
   auto sources = readPolicySources(config_);
   if (!sources) return sources.status().message();
@@ -174,6 +187,7 @@ std::optional<std::string> Server::boot() {
   if (auto sources = readPolicySources(config_))
     services_->environment.protect(tokenEnvNames(*sources));
   if (auto error = loadPlugins()) return error;
+  loadOpenApiFragments();
   for (const auto& p : plugins_)
     metrics_->plugin_up.labels({p.entry.name}).set(p.state == "started" ? 1 : 0);
   if (config_.enabled_groups) {
