@@ -260,15 +260,15 @@ void addCoreRoutes(RouteTable& routes, CoreState& state) {
                 openApiFor(state, r.identity, serverUrlFor(r.header("host").value_or(""))));
           });
   // The one core route behind a scope: its numbers describe every caller's traffic.
-  addCore(
-      routes, "GET", "/metrics", "metrics", "Server and plugin metrics in the Prometheus text format",
-      [&state](const sdk::Request&) {
-        sdk::Response r;
-        r.content_type = std::string(MetricsRegistry::kContentType);
-        if (state.metrics) r.body = state.metrics->scrape();
-        return r;
-      },
-      true, {"metrics:read"});
+  addCore(routes, "GET", "/metrics", "metrics",
+          "Server and plugin metrics in the Prometheus text format",
+          [&state](const sdk::Request&) {
+            sdk::Response r;
+            r.content_type = std::string(MetricsRegistry::kContentType);
+            if (state.metrics) r.body = state.metrics->scrape();
+            return r;
+          },
+          true, {"metrics:read"});
 }
 
 }  // namespace abx::kernel
