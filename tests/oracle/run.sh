@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs oracle case files (official openai / @openai/agents JS SDKs) against a
 # fresh agent-sandbox-server, then checks that the secret canary leaked
-# nowhere.
+# nowhere and that every recorded answer matches the server's own OpenAPI
+# document (tests/openapi/wire_check.mjs).
 #
 #   run.sh --server BIN [--plugin-dir DIR] [--manifest FILE]
 #          [--agents FILE] [--path DIR] CASE.test.mjs...
@@ -10,9 +11,10 @@
 # the server's PATH, before fake_agents/ (tests/realcli passes its real CLIs).
 # Extra server environment: REALCLI_SERVER_ENV="NAME=value ..." (no secrets).
 #
-# Exit codes: 0 pass, 1 fail (a case failed, the server did not start, or the
-# canary leaked), 77 skip (node/npm or the pinned SDKs unavailable and CI is
-# not set; under CI=true that is a failure).
+# Exit codes: 0 pass, 1 fail (a case failed, the server did not start, the
+# canary leaked or an answer does not match the document), 77 skip (node/npm
+# or the pinned SDKs unavailable and CI is not set; under CI=true that is a
+# failure).
 # ORACLE_KEEP=1 keeps the work dir (server log, state dir, recorded wire).
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -26,7 +28,7 @@ while [ $# -gt 0 ]; do
     --manifest) manifest="$2"; shift 2 ;;
     --agents) agents="$2"; shift 2 ;;
     --path) extra_path="$2:"; shift 2 ;;
-    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,18p "$0"; exit 0 ;;
     *) cases+=("$1"); shift ;;
   esac
 done
