@@ -131,7 +131,7 @@ function lintFragment(fragment, doc, prefix, errors) {
 
 function loadAjv(validatorDir) {
   if (!existsSync(join(validatorDir, "ajv"))) {
-    console.error(`wire_check: no ajv in ${validatorDir} (run tests/openapi/install.sh or give --validator DIR)`);
+    console.error(`wire_check: no ajv in ${validatorDir} (tests/openapi/install.sh, or --validator DIR)`);
     process.exit(77);
   }
   return createRequire(join(validatorDir, "x.js"))("ajv/dist/2020").default;
