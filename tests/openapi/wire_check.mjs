@@ -21,10 +21,10 @@
 // the schema does not describe.
 //
 // --fragment lints one plugin fragment against the document for what
-// `check-config` does not warn about: component names start with --prefix,
-// every operation of a group the fragment describes has an entry, a path
-// parameter it lists is in the route's template, and SSE media types have
-// the `x-sse-events` shape. (Unknown ids, foreign keys, clashes and dangling
+// `check-config` does not warn about: no top-level key the server ignores,
+// component names start with --prefix, every operation of a group the
+// fragment describes has an entry, a path parameter it lists is in the
+// route's template, and SSE media types have the `x-sse-events` shape. (Unknown ids, foreign keys, clashes and dangling
 // `$ref`s are the server's warnings.)
 //
 // --validator is a node_modules directory that holds ajv (default
@@ -101,6 +101,9 @@ function operationsOf(doc) {
 // The fragment's rules the server does not warn about (see the header).
 function lintFragment(fragment, doc, prefix, errors) {
   const ops = operationsOf(doc);
+  for (const key of Object.keys(fragment))
+    if (!["abx_openapi_fragment", "operations", "components"].includes(key))
+      errors.push(`unknown top-level key '${key}' (the server reads no other)`);
   for (const [kind, entries] of Object.entries(fragment.components || {}))
     for (const name of Object.keys(entries))
       if (!name.startsWith(prefix)) errors.push(`components.${kind}.${name}: name must start with ${prefix}`);
@@ -284,7 +287,8 @@ async function main() {
     console.log(`wire_check: ${errors.length} problem(s)`);
     process.exit(1);
   }
-  console.log("ok - wire check: the answers match the document");
+  const checked = [args.fragment && "the fragment lint", args.wire && "the recorded answers"];
+  console.log(`ok - wire check: ${checked.filter(Boolean).join(" and ")} pass`);
 }
 
 await main();

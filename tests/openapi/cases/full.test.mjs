@@ -1,7 +1,8 @@
 // The whole surface (every opt-in group on): the document validates, matches
 // GET /capabilities operation for operation, describes what the routes
 // really answer, equals what the `openapi` command prints, and a client
-// generated from it drives native routes.
+// generated from it drives native routes; every plugin's fragment passes
+// wire_check.mjs's lint.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -10,8 +11,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import {
-  BASE_URL, TOKEN, assertParity, call, cliDocument, conformanceChecker, documentFor, lintErrors,
-  operations, validate, withoutServers,
+  BASE_URL, TOKEN, WORK_DIR, assertParity, call, cliDocument, conformanceChecker, documentFor,
+  lintErrors, operations, validate, withoutServers,
 } from '../lib/harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -96,6 +97,21 @@ test("answers match the document's schemas, errors included", async () => {
   await run('GET', '/commands');
   await run('POST', '/commands/{name}', '/commands/hello', { name: 'openapi' });
   await run('POST', '/code/run', '/code/run', { code: 'echo hi', language: 'bash' });
+});
+
+test("every plugin's fragment passes wire_check's lint", () => {
+  const saved = path.join(WORK_DIR, 'lint-openapi.json');
+  fs.writeFileSync(saved, JSON.stringify(doc));
+  const plugins = path.join(suite, '..', '..', 'plugins');
+  const folders = fs.readdirSync(plugins).filter((f) => fs.existsSync(path.join(plugins, f, 'openapi.json')));
+  assert.ok(folders.includes('agents') && folders.includes('files'), folders.join(' '));
+  for (const folder of folders) {
+    // Components are named after the plugin's folder: dev_tools -> DevTools.
+    const prefix = folder.split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+    const run = spawnSync(process.execPath, [path.join(suite, 'wire_check.mjs'), '--document', saved,
+      '--fragment', path.join(plugins, folder, 'openapi.json'), '--prefix', prefix], { encoding: 'utf8' });
+    assert.equal(run.status, 0, `${folder}:\n${run.stdout}${run.stderr}`);
+  }
 });
 
 test('the openapi command prints the same document', () => {
