@@ -202,7 +202,12 @@ function checkExchange(op, x, compile, errors) {
   const response = op.responses[x.status] ?? (success ? undefined : op.responses.default);
   if (!response) return errors.push(`${where}: status ${x.status} is not listed`);
   const mediaType = x.type.split(";")[0].trim();
-  if (!x.body) return;
+  // An empty body fits a response without content, and a stream the client left early.
+  if (!x.body) {
+    if (response.content && mediaType !== "text/event-stream")
+      errors.push(`${where}: an empty body, the document lists ${Object.keys(response.content).join(", ")}`);
+    return;
+  }
   const media = response.content?.[mediaType];
   if (!media) return errors.push(`${where}: ${mediaType || "no content type"} is not listed`);
   const checkData = (schema, data, what) => {
