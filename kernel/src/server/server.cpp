@@ -7,6 +7,7 @@
 
 #include "abx/sdk/subprocess.h"
 #include "abx/sdk/version.h"
+#include "core/audit_endpoint.h"
 #include "http/http_server.h"
 #include "policy/policy_engine.h"
 #include "server/orphan_reaper.h"
@@ -110,7 +111,7 @@ std::optional<std::string> Server::publishPolicy() {
     sink = auditFile(*policy.audit_log);
     if (!sink) return "audit_log: cannot open " + *policy.audit_log;
   }
-  auto audit = std::make_unique<AuditLog>(sink);
+  auto audit = std::make_unique<AuditLog>(sink, &audit_ring_);
 
   auto dispatch = std::make_unique<Dispatch>();
   dispatch->routes = routes_;
@@ -160,6 +161,7 @@ std::optional<std::string> Server::boot() {
   routes_ = std::make_shared<RouteTable>();
   groups_.push_back(coreGroup());
   addCoreRoutes(*routes_, core_);
+  routes_->add(auditRecentRoute(audit_ring_), "core");
   // Plugins may copy the child environment while they start (the agents
   // keep theirs), before the policy is compiled: its token variables leave
   // the environment first. A source that cannot be read fails below.
