@@ -31,12 +31,21 @@ sdk::Status InspectorPlugin::start(sdk::HostContext& host) {
   static const Assets kAssets;
   // No token for the page and its files: they hold no data, and every call
   // the page makes carries the token the user pastes into it.
-  return sdk::addRoutes(
-      host.routes(), kGroup, &kAssets,
-      {{"GET", "/ui", "inspector_page", "The inspector page (HTML)", {}, &page, nullptr, false, 0,
-        false},
-       {"GET", "/ui/{asset}", "inspector_asset", "A stylesheet or script of the inspector page",
-        {}, &asset, nullptr, false, 0, false}});
+  return sdk::addRoutes(host.routes(), kGroup, &kAssets,
+                        {{.method = "GET",
+                          .path = "/ui",
+                          .endpoint = "inspector_page",
+                          .summary = "The inspector page (HTML)",
+                          .scopes = {},
+                          .handler = &page,
+                          .auth_required = false},
+                         {.method = "GET",
+                          .path = "/ui/{asset}",
+                          .endpoint = "inspector_asset",
+                          .summary = "A stylesheet or script of the inspector page",
+                          .scopes = {},
+                          .handler = &asset,
+                          .auth_required = false}});
 }
 
 std::unique_ptr<sdk::Plugin> makeInspectorPlugin(sdk::HostContext&) {

@@ -20,8 +20,8 @@ Headers token(const std::string& t) { return {{"X-Access-Token", t}}; }
 
 ServerProcess auditedServer() {
   ServerOptions o;
-  o.files = {{"plugins.yaml", "plugins:\n  - name: echo\n    file: " + fixtureDir() +
-                                  "/abx_test_echo.so\n"},
+  o.files = {{"plugins.yaml",
+              "plugins:\n  - name: echo\n    file: " + fixtureDir() + "/abx_test_echo.so\n"},
              {"policy.yaml",
               "auth:\n  tokens:\n"
               "    - {id: auditor, token_env: AUDITOR_TOKEN, scopes: [\"audit:read\"]}\n"
@@ -68,22 +68,22 @@ TEST(AuditRecent, ListsTheAuditLinesNewestFirstWithoutSecrets) {
   for (const char* name : {"time", "request_id", "identity", "endpoint", "method", "path",
                            "decision", "rule", "status", "duration_ms"})
     EXPECT_TRUE(list->getObject(1)->has(name)) << name;
-  for (const char* secret : {"worker-token-456", "wrong-token-789", "auditor-token-123",
-                             "query-secret", "body_secret"})
+  for (const char* secret :
+       {"worker-token-456", "wrong-token-789", "auditor-token-123", "query-secret", "body_secret"})
     EXPECT_THAT(r.body, Not(HasSubstr(secret)));
   EXPECT_THAT(r.body, HasSubstr(R"("capacity":256)"));
 }
 
 TEST(AuditRecent, HonoursAndChecksTheLimit) {
   ServerProcess server = auditedServer();
-  for (int i = 0; i < 5; ++i)
-    http(server.port(), "POST", "/echo", "{}", token("worker-token-456"));
+  for (int i = 0; i < 5; ++i) http(server.port(), "POST", "/echo", "{}", token("worker-token-456"));
   const auto auditor = token("auditor-token-123");
   auto three = http(server.port(), "GET", "/audit/recent?limit=3", "", auditor);
   ASSERT_EQ(three.status, 200) << three.body;
   EXPECT_EQ(records(three)->size(), 3u);
   EXPECT_EQ(records(http(server.port(), "GET", "/audit/recent", "", auditor))->size(), 5u);
-  EXPECT_EQ(records(http(server.port(), "GET", "/audit/recent?limit=256", "", auditor))->size(), 5u);
+  EXPECT_EQ(records(http(server.port(), "GET", "/audit/recent?limit=256", "", auditor))->size(),
+            5u);
   for (const char* bad : {"0", "257", "-1", "abc", "3x"}) {
     auto r = http(server.port(), "GET", std::string("/audit/recent?limit=") + bad, "", auditor);
     EXPECT_EQ(r.status, 400) << bad;

@@ -16,10 +16,10 @@ sdk::Response recent(const AuditRing& ring, const sdk::Request& request) {
     auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), limit);
     if (ec != std::errc() || end != text->data() + text->size() || limit < 1 ||
         limit > ring.capacity())
-      return sdk::Response::error(400,
-                                  "Query parameter 'limit' must be an integer from 1 to " +
-                                      std::to_string(ring.capacity()),
-                                  "ValueError");
+      return sdk::Response::error(
+          400,
+          "Query parameter 'limit' must be an integer from 1 to " + std::to_string(ring.capacity()),
+          "ValueError");
   }
   const auto records = ring.newest(limit);
   std::size_t bytes = 64;

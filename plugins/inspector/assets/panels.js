@@ -124,8 +124,9 @@ export function parseSample(line) {
     }
     at += 1;
   }
-  const value = Number(line.slice(at).trim().split(/\s+/)[0]);
-  return Number.isFinite(value) ? { name: name[0], value } : null;
+  const text = line.slice(at).trim().split(/\s+/)[0];
+  const value = Number(text);
+  return text && Number.isFinite(value) ? { name: name[0], value } : null;
 }
 
 export async function refreshMetrics() {

@@ -90,8 +90,8 @@ class BrowserInspector : public ::testing::Test {
 };
 
 TEST_F(BrowserInspector, ShowsATurnStreamingIntoThePage) {
-  auto nav = browser("navigate", "{\"url\":\"http://127.0.0.1:" +
-                                     std::to_string(server_.port()) + "/ui\"}");
+  auto nav = browser("navigate",
+                     "{\"url\":\"http://127.0.0.1:" + std::to_string(server_.port()) + "/ui\"}");
   ASSERT_TRUE(nav);
   EXPECT_EQ(nav->getValue<std::string>("title"), "agent-sandbox-server inspector");
   EXPECT_EQ(nav->getValue<int>("status"), 200);
@@ -158,8 +158,8 @@ TEST_F(BrowserInspector, ShowsATurnStreamingIntoThePage) {
                         std::istreambuf_iterator<char>());
   ASSERT_GT(png.size(), 1000u);
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
-  const auto dir = std::filesystem::path(serverBinary()).parent_path().parent_path() /
-                   "test-artefacts";
+  const auto dir =
+      std::filesystem::path(serverBinary()).parent_path().parent_path() / "test-artefacts";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "inspector.png", std::ios::binary) << png;
   EXPECT_EQ(std::filesystem::file_size(dir / "inspector.png"), png.size());
