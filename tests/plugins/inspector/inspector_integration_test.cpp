@@ -91,7 +91,7 @@ TEST(InspectorPage, CapabilitiesListTheRoutesAsAuthFree) {
     ASSERT_TRUE(endpoint) << id;
     EXPECT_FALSE(endpoint->getValue<bool>("auth_required")) << id;
     EXPECT_EQ(endpoint->getValue<std::string>("method"), "GET") << id;
-    EXPECT_EQ(endpoint->getValue<std::string>("plugin"), "inspector") << id;
+    EXPECT_EQ(endpoint->getValue<std::string>("plugin"), "abx.inspector") << id;
   }
 }
 
