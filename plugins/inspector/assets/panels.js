@@ -8,6 +8,7 @@ import { byId, clock, el, fillTable, note, row } from './dom.js';
 
 // The process whose output is shown, and how far it was read.
 let watched = null;
+const KEEP_OUTPUT = 1 << 20;
 
 function watch(pid) {
   watched = { pid, next: 0, eof: false };
@@ -38,65 +39,83 @@ async function readOutput() {
   const body = answer.body;
   if (body.dropped) out.append(`[${body.dropped} bytes no longer kept]\n`);
   out.append(body.output ?? '');
+  // The newest megabyte stays: a chatty process must not grow the page without end.
+  if (out.textContent.length > KEEP_OUTPUT) out.textContent = out.textContent.slice(-KEEP_OUTPUT);
   w.next = body.next ?? w.next;
   w.eof = body.eof === true;
   if (w.eof) out.append(`\n[exited${body.exit_code === null ? '' : ` with ${body.exit_code}`}]\n`);
 }
 
-export async function refreshProcesses() {
-  const answer = await get('/process/list');
-  const tbody = byId('processes');
+// One table filled from one GET: its rows, or the note saying why there are none.
+async function refreshTable({ path, table, noteId, what, hint, rows, empty }) {
+  const answer = await get(path);
   if (answer.status !== 200) {
-    note(byId('processes-note'), `processes unavailable (${failure(answer)})`, 'error');
-    return fillTable(tbody, [], '');
+    note(byId(noteId), `${what} unavailable (${failure(answer)})`, 'error');
+    return fillTable(byId(table), [], '');
   }
-  note(byId('processes-note'), 'Pick a process to read its output.');
-  const rows = (answer.body.processes ?? []).map((p) => {
-    const tr = row([p.pid, p.command, p.state, p.exit_code, clock(p.started_at)], {
-      cls: watched && watched.pid === p.pid ? 'current' : '',
-    });
-    tr.addEventListener('click', () => watch(p.pid));
-    return tr;
+  note(byId(noteId), hint);
+  fillTable(byId(table), rows(answer.body), empty);
+}
+
+export async function refreshProcesses() {
+  await refreshTable({
+    path: '/process/list',
+    table: 'processes',
+    noteId: 'processes-note',
+    what: 'processes',
+    hint: 'Pick a process to read its output.',
+    empty: 'No background processes.',
+    rows: (body) =>
+      (body.processes ?? []).map((p) => {
+        const tr = row([p.pid, p.command, p.state, p.exit_code, clock(p.started_at)], {
+          cls: watched && watched.pid === p.pid ? 'current' : '',
+        });
+        tr.addEventListener('click', () => watch(p.pid));
+        return tr;
+      }),
   });
-  fillTable(tbody, rows, 'No background processes.');
   await readOutput();
 }
 
-export async function refreshTerminals() {
-  const answer = await get('/pty/sessions');
-  if (answer.status !== 200) {
-    note(byId('terminals-note'), `terminals unavailable (${failure(answer)})`, 'error');
-    return fillTable(byId('terminals'), [], '');
-  }
-  note(byId('terminals-note'), '');
-  const rows = (answer.body.sessions ?? []).map((t) =>
-    row([t.id, t.pid, `${t.cols}×${t.rows}`, t.alive ? 'yes' : 'no', t.connected ? 'yes' : 'no', clock(t.created_at)]),
-  );
-  fillTable(byId('terminals'), rows, 'No terminals.');
+export function refreshTerminals() {
+  return refreshTable({
+    path: '/pty/sessions',
+    table: 'terminals',
+    noteId: 'terminals-note',
+    what: 'terminals',
+    hint: '',
+    empty: 'No terminals.',
+    rows: (body) =>
+      (body.sessions ?? []).map((t) =>
+        row([t.id, t.pid, `${t.cols}×${t.rows}`, t.alive ? 'yes' : 'no', t.connected ? 'yes' : 'no', clock(t.created_at)]),
+      ),
+  });
 }
 
-export async function refreshAudit() {
-  const answer = await get('/audit/recent?limit=50');
-  if (answer.status !== 200) {
-    note(byId('audit-note'), `audit unavailable (${failure(answer)})`, 'error');
-    return fillTable(byId('audit'), [], '');
-  }
-  note(byId('audit-note'), 'Newest first; which requests are recorded is the policy\'s audit rule.');
-  const rows = (answer.body.records ?? []).map((r) =>
-    row(
-      [
-        r.time,
-        r.identity,
-        `${r.method} ${r.path} (${r.endpoint})`,
-        r.decision,
-        r.code ? `${r.rule} ${r.code}` : r.rule,
-        r.status,
-        r.duration_ms,
-      ],
-      { cls: r.decision === 'deny' ? 'deny' : '' },
-    ),
-  );
-  fillTable(byId('audit'), rows, 'No audit records yet.');
+export function refreshAudit() {
+  return refreshTable({
+    path: '/audit/recent?limit=50',
+    table: 'audit',
+    noteId: 'audit-note',
+    what: 'audit',
+    hint: "Newest first; which requests are recorded is the policy's audit rule.",
+    empty: 'No audit records yet.',
+    rows: (body) =>
+      (body.records ?? []).map((r) =>
+        row(
+          [
+            r.time,
+            r.identity,
+            `${r.method} ${r.path} (${r.endpoint})`,
+            r.decision,
+            r.code ? `${r.rule} ${r.code}` : r.rule,
+            r.status,
+            r.duration_ms,
+          ],
+          { cls: r.decision === 'deny' ? 'deny' : '' },
+        ),
+      ),
+  });
 }
 
 // The metrics shown, each the sum of its samples over every label set.
