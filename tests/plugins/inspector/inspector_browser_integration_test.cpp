@@ -4,9 +4,10 @@
 // browser routes): it opens /ui, pastes the token into the page's field and
 // connects, starts an agent turn through the HTTP API, and waits until the
 // page shows that turn's reply, grown from its streamed deltas, as text (the
-// reply carries markup that must not become an element). The token is in no
-// storage, cookie or URL of the page afterwards. A screenshot of the page is
-// kept as <build>/test-artefacts/inspector.png.
+// reply carries markup that must not become an element); then a background
+// process with its output, a terminal and an audited refusal. The token is
+// in no storage, cookie or URL of the page afterwards. A screenshot of the
+// page is kept as <build>/test-artefacts/inspector.png.
 #include <Poco/Base64Decoder.h>
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
@@ -43,6 +44,8 @@ ServerOptions inspectedServer() {
   o.manifest =
       "plugins:\n  - name: agents\n    file: abx_agents.so\n"
       "  - name: adapter_command\n    file: abx_adapter_command.so\n"
+      "  - name: process\n    file: abx_process.so\n"
+      "  - name: terminal\n    file: abx_terminal.so\n"
       "  - name: browser\n    file: abx_browser.so\n"
       "  - name: inspector\n    file: abx_inspector.so\n";
   o.env["ABX_SERVER_ENABLED_GROUPS"] = "agents,browser";
@@ -66,7 +69,8 @@ class BrowserInspector : public ::testing::Test {
     return r.status == 200 ? object(r.body) : Poco::JSON::Object::Ptr();
   }
   // Evaluates @p check (an expression) in the page every 100 ms until it is
-  // truthy, for at most @p seconds: its value, or {"timeout": <page text>}.
+  // truthy, for at most @p seconds: its value (an object), or null with the
+  // page's text in the failure.
   Poco::JSON::Object::Ptr waitInPage(const std::string& check, int seconds) {
     const std::string script =
         "new Promise((resolve) => { const deadline = Date.now() + " +
@@ -135,6 +139,35 @@ TEST_F(BrowserInspector, ShowsATurnStreamingIntoThePage) {
   EXPECT_THAT(shown->getValue<std::string>("session"), HasSubstr(id));
   // The agent's markup stayed text.
   EXPECT_FALSE(shown->getValue<bool>("pwned"));
+
+  // The other panels: a process and its output, a terminal, an audited
+  // refusal, and the metrics (or why there are none).
+  auto process =
+      call("POST", "/process/start", R"({"command":["sh","-c","echo inspected-output"]})");
+  ASSERT_EQ(process.status, 200) << process.body;
+  auto pty = call("POST", "/pty/sessions", "{}");
+  ASSERT_EQ(pty.status, 200) << pty.body;
+  const auto pty_id = object(pty.body)->getValue<std::string>("session_id");
+  EXPECT_EQ(
+      http(server_.port(), "GET", "/capabilities", "", {{"X-Access-Token", "wrong-token"}}).status,
+      401);
+  ASSERT_TRUE(waitInPage(
+      "document.getElementById('processes').textContent.includes('echo inspected-output') && "
+      "document.getElementById('terminals').textContent.includes(" +
+          sdk::jsonQuote(pty_id) +
+          ") && document.getElementById('audit').textContent.includes('GET /capabilities') && "
+          "{ok: true}",
+      15));
+  ASSERT_TRUE(browser("click", R"({"selector":"#processes tr"})"));
+  auto output = waitInPage(
+      "document.getElementById('process-output').textContent.includes('[exited with 0]') && "
+      "{output: document.getElementById('process-output').textContent, "
+      "metrics: document.getElementById('metrics').children.length > 0 || "
+      "document.getElementById('metrics-note').textContent.startsWith('metrics unavailable')}",
+      15);
+  ASSERT_TRUE(output);
+  EXPECT_THAT(output->getValue<std::string>("output"), StartsWith("inspected-output\n"));
+  EXPECT_TRUE(output->getValue<bool>("metrics"));
 
   // The token is held by the page's script only.
   auto kept = waitInPage(
