@@ -90,112 +90,127 @@ class BrowserInspector : public ::testing::Test {
     return value;
   }
 
+  // Opens /ui, pastes the token (typed into the field over CDP) and connects.
+  void openAndConnect() {
+    auto nav = browser("navigate",
+                       "{\"url\":\"http://127.0.0.1:" + std::to_string(server_.port()) + "/ui\"}");
+    ASSERT_TRUE(nav);
+    EXPECT_EQ(nav->getValue<std::string>("title"), "agent-sandbox-server inspector");
+    EXPECT_EQ(nav->getValue<int>("status"), 200);
+    ASSERT_TRUE(browser("type", std::string(R"({"selector":"#token","text":")") + kToken + "\"}"));
+    ASSERT_TRUE(browser("click", R"({"selector":"#connect"})"));
+    auto connected = waitInPage(
+        "document.getElementById('status').textContent.startsWith('Connected as') && "
+        "{status: document.getElementById('status').textContent}",
+        15);
+    ASSERT_TRUE(connected);
+    EXPECT_THAT(connected->getValue<std::string>("status"), StartsWith("Connected as legacy"));
+  }
+
+  // Starts a turn through the API (not through the page) and waits for the
+  // page to show its reply, grown from deltas, in the completed turn.
+  void expectATurnStreamedIntoThePage() {
+    auto session = call("POST", "/v1/agents/sessions", R"({"agent_id":"fake"})");
+    ASSERT_EQ(session.status, 200) << session.body;
+    const auto id = object(session.body)->getValue<std::string>("id");
+    auto input = call("POST", "/v1/agents/sessions/" + id + "/events",
+                      std::string(R"({"events":[{"type":"agent.session.input.message","input":")") +
+                          kPrompt + "\"}]}");
+    ASSERT_EQ(input.status, 202) << input.body;
+    const std::string reply = std::string("turn 1: ") + kPrompt;
+    auto shown = waitInPage(
+        "(() => { const item = [...document.querySelectorAll('#session-view .item.message')]"
+        ".find((n) => Number(n.dataset.deltas) > 0 && n.querySelector('.text').textContent === " +
+            sdk::jsonQuote(reply) +
+            "); const turn = item && item.closest('.turn'); "
+            "return item && turn.querySelector('.badge').textContent === 'completed' && "
+            "{deltas: Number(item.dataset.deltas), turn: turn.dataset.turn, "
+            "user: [...turn.querySelectorAll('.item.message')].map((n) => "
+            "n.querySelector('.text').textContent).join('|'), "
+            "session: document.querySelector('#session-view h3').textContent, "
+            "pwned: document.getElementById('pwned') !== null}; })()",
+        60);
+    ASSERT_TRUE(shown);
+    EXPECT_GE(shown->getValue<int>("deltas"), 1);
+    EXPECT_THAT(shown->getValue<std::string>("turn"), StartsWith("turn_"));
+    EXPECT_THAT(shown->getValue<std::string>("user"), StartsWith(std::string(kPrompt) + "|"));
+    EXPECT_THAT(shown->getValue<std::string>("session"), HasSubstr(id));
+    // The agent's markup stayed text.
+    EXPECT_FALSE(shown->getValue<bool>("pwned"));
+  }
+
+  // A process and its output, a terminal, an audited refusal, and the
+  // metrics (or why there are none).
+  void expectTheOtherPanels() {
+    auto process =
+        call("POST", "/process/start", R"({"command":["sh","-c","echo inspected-output"]})");
+    ASSERT_EQ(process.status, 200) << process.body;
+    auto pty = call("POST", "/pty/sessions", "{}");
+    ASSERT_EQ(pty.status, 200) << pty.body;
+    const auto pty_id = object(pty.body)->getValue<std::string>("session_id");
+    EXPECT_EQ(http(server_.port(), "GET", "/capabilities", "", {{"X-Access-Token", "wrong-token"}})
+                  .status,
+              401);
+    ASSERT_TRUE(waitInPage(
+        "document.getElementById('processes').textContent.includes('echo inspected-output') && "
+        "document.getElementById('terminals').textContent.includes(" +
+            sdk::jsonQuote(pty_id) +
+            ") && document.getElementById('audit').textContent.includes('GET /capabilities') && "
+            "{ok: true}",
+        15));
+    ASSERT_TRUE(browser("click", R"({"selector":"#processes tr"})"));
+    auto output = waitInPage(
+        "document.getElementById('process-output').textContent.includes('[exited with 0]') && "
+        "{output: document.getElementById('process-output').textContent, "
+        "metrics: document.getElementById('metrics').children.length > 0 || "
+        "document.getElementById('metrics-note').textContent.startsWith('metrics unavailable')}",
+        15);
+    ASSERT_TRUE(output);
+    EXPECT_THAT(output->getValue<std::string>("output"), StartsWith("inspected-output\n"));
+    EXPECT_TRUE(output->getValue<bool>("metrics"));
+  }
+
+  // The token is held by the page's script only.
+  void expectTheTokenInNoStorage() {
+    auto kept = waitInPage(
+        "({stored: localStorage.length + sessionStorage.length, cookie: document.cookie, "
+        "url: location.href, field: document.getElementById('token').value, "
+        "html: document.documentElement.outerHTML})",
+        5);
+    ASSERT_TRUE(kept);
+    EXPECT_EQ(kept->getValue<int>("stored"), 0);
+    EXPECT_EQ(kept->getValue<std::string>("cookie"), "");
+    EXPECT_EQ(kept->getValue<std::string>("field"), "");
+    EXPECT_THAT(kept->getValue<std::string>("url"), ::testing::Not(HasSubstr(kToken)));
+    EXPECT_THAT(kept->getValue<std::string>("html"), ::testing::Not(HasSubstr(kToken)));
+  }
+
+  // The artefact: <build>/test-artefacts/inspector.png, a PNG of the page.
+  void keepAScreenshot() {
+    auto shot = browser("screenshot", R"({"width":1280,"height":1000})");
+    ASSERT_TRUE(shot);
+    std::istringstream base64(shot->getValue<std::string>("image_base64"));
+    Poco::Base64Decoder decoder(base64);
+    const std::string png((std::istreambuf_iterator<char>(decoder)),
+                          std::istreambuf_iterator<char>());
+    ASSERT_GT(png.size(), 1000u);
+    EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+    const auto dir =
+        std::filesystem::path(serverBinary()).parent_path().parent_path() / "test-artefacts";
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "inspector.png", std::ios::binary) << png;
+    EXPECT_EQ(std::filesystem::file_size(dir / "inspector.png"), png.size());
+  }
+
   ServerProcess server_{inspectedServer()};
 };
 
 TEST_F(BrowserInspector, ShowsATurnStreamingIntoThePage) {
-  auto nav = browser("navigate",
-                     "{\"url\":\"http://127.0.0.1:" + std::to_string(server_.port()) + "/ui\"}");
-  ASSERT_TRUE(nav);
-  EXPECT_EQ(nav->getValue<std::string>("title"), "agent-sandbox-server inspector");
-  EXPECT_EQ(nav->getValue<int>("status"), 200);
-
-  // Paste the token (typed into the field over CDP) and connect.
-  ASSERT_TRUE(browser("type", std::string(R"({"selector":"#token","text":")") + kToken + "\"}"));
-  ASSERT_TRUE(browser("click", R"({"selector":"#connect"})"));
-  auto connected = waitInPage(
-      "document.getElementById('status').textContent.startsWith('Connected as') && "
-      "{status: document.getElementById('status').textContent}",
-      15);
-  ASSERT_TRUE(connected);
-  EXPECT_THAT(connected->getValue<std::string>("status"), StartsWith("Connected as legacy"));
-
-  // A turn started through the API, not through the page.
-  auto session = call("POST", "/v1/agents/sessions", R"({"agent_id":"fake"})");
-  ASSERT_EQ(session.status, 200) << session.body;
-  const auto id = object(session.body)->getValue<std::string>("id");
-  auto input = call("POST", "/v1/agents/sessions/" + id + "/events",
-                    std::string(R"({"events":[{"type":"agent.session.input.message","input":")") +
-                        kPrompt + "\"}]}");
-  ASSERT_EQ(input.status, 202) << input.body;
-
-  const std::string reply = std::string("turn 1: ") + kPrompt;
-  auto shown = waitInPage(
-      "(() => { const item = [...document.querySelectorAll('#session-view .item.message')]"
-      ".find((n) => Number(n.dataset.deltas) > 0 && n.querySelector('.text').textContent === " +
-          sdk::jsonQuote(reply) +
-          "); const turn = item && item.closest('.turn'); "
-          "return item && turn.querySelector('.badge').textContent === 'completed' && "
-          "{deltas: Number(item.dataset.deltas), turn: turn.dataset.turn, "
-          "user: [...turn.querySelectorAll('.item.message')].map((n) => "
-          "n.querySelector('.text').textContent).join('|'), "
-          "session: document.querySelector('#session-view h3').textContent, "
-          "pwned: document.getElementById('pwned') !== null}; })()",
-      60);
-  ASSERT_TRUE(shown);
-  EXPECT_GE(shown->getValue<int>("deltas"), 1);
-  EXPECT_THAT(shown->getValue<std::string>("turn"), StartsWith("turn_"));
-  EXPECT_THAT(shown->getValue<std::string>("user"), StartsWith(std::string(kPrompt) + "|"));
-  EXPECT_THAT(shown->getValue<std::string>("session"), HasSubstr(id));
-  // The agent's markup stayed text.
-  EXPECT_FALSE(shown->getValue<bool>("pwned"));
-
-  // The other panels: a process and its output, a terminal, an audited
-  // refusal, and the metrics (or why there are none).
-  auto process =
-      call("POST", "/process/start", R"({"command":["sh","-c","echo inspected-output"]})");
-  ASSERT_EQ(process.status, 200) << process.body;
-  auto pty = call("POST", "/pty/sessions", "{}");
-  ASSERT_EQ(pty.status, 200) << pty.body;
-  const auto pty_id = object(pty.body)->getValue<std::string>("session_id");
-  EXPECT_EQ(
-      http(server_.port(), "GET", "/capabilities", "", {{"X-Access-Token", "wrong-token"}}).status,
-      401);
-  ASSERT_TRUE(waitInPage(
-      "document.getElementById('processes').textContent.includes('echo inspected-output') && "
-      "document.getElementById('terminals').textContent.includes(" +
-          sdk::jsonQuote(pty_id) +
-          ") && document.getElementById('audit').textContent.includes('GET /capabilities') && "
-          "{ok: true}",
-      15));
-  ASSERT_TRUE(browser("click", R"({"selector":"#processes tr"})"));
-  auto output = waitInPage(
-      "document.getElementById('process-output').textContent.includes('[exited with 0]') && "
-      "{output: document.getElementById('process-output').textContent, "
-      "metrics: document.getElementById('metrics').children.length > 0 || "
-      "document.getElementById('metrics-note').textContent.startsWith('metrics unavailable')}",
-      15);
-  ASSERT_TRUE(output);
-  EXPECT_THAT(output->getValue<std::string>("output"), StartsWith("inspected-output\n"));
-  EXPECT_TRUE(output->getValue<bool>("metrics"));
-
-  // The token is held by the page's script only.
-  auto kept = waitInPage(
-      "({stored: localStorage.length + sessionStorage.length, cookie: document.cookie, "
-      "url: location.href, field: document.getElementById('token').value, "
-      "html: document.documentElement.outerHTML})",
-      5);
-  ASSERT_TRUE(kept);
-  EXPECT_EQ(kept->getValue<int>("stored"), 0);
-  EXPECT_EQ(kept->getValue<std::string>("cookie"), "");
-  EXPECT_EQ(kept->getValue<std::string>("field"), "");
-  EXPECT_THAT(kept->getValue<std::string>("url"), ::testing::Not(HasSubstr(kToken)));
-  EXPECT_THAT(kept->getValue<std::string>("html"), ::testing::Not(HasSubstr(kToken)));
-
-  // The artefact: a screenshot of the page as it shows the turn.
-  auto shot = browser("screenshot", R"({"width":1280,"height":1000})");
-  ASSERT_TRUE(shot);
-  std::istringstream base64(shot->getValue<std::string>("image_base64"));
-  Poco::Base64Decoder decoder(base64);
-  const std::string png((std::istreambuf_iterator<char>(decoder)),
-                        std::istreambuf_iterator<char>());
-  ASSERT_GT(png.size(), 1000u);
-  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
-  const auto dir =
-      std::filesystem::path(serverBinary()).parent_path().parent_path() / "test-artefacts";
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "inspector.png", std::ios::binary) << png;
-  EXPECT_EQ(std::filesystem::file_size(dir / "inspector.png"), png.size());
+  ASSERT_NO_FATAL_FAILURE(openAndConnect());
+  ASSERT_NO_FATAL_FAILURE(expectATurnStreamedIntoThePage());
+  ASSERT_NO_FATAL_FAILURE(expectTheOtherPanels());
+  expectTheTokenInNoStorage();
+  keepAScreenshot();
 }
 
 }  // namespace
