@@ -1,7 +1,7 @@
 // The inspector's only way to the server: the public API, each call with
 // the token the user pasted. The token lives in this module's variable and
-// nowhere else — no localStorage, sessionStorage, cookie or URL — so it is
-// gone when the tab closes or the user forgets it.
+// nowhere else (no web storage, cookie or URL), so it is gone when the tab
+// closes or the user forgets it.
 
 let token = '';
 
