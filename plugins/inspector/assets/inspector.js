@@ -22,7 +22,7 @@ async function refreshAll(mine) {
   }
 }
 
-function forget(message) {
+function forget(message, kind = '') {
   generation += 1;
   setToken('');
   stopSessions();
@@ -31,7 +31,7 @@ function forget(message) {
   byId('forget').hidden = true;
   byId('connect').hidden = false;
   byId('token').disabled = false;
-  note(byId('status'), message);
+  note(byId('status'), message, kind);
 }
 
 async function connect() {
@@ -44,7 +44,7 @@ async function connect() {
   const mine = ++generation;
   const answer = await get('/capabilities');
   if (mine !== generation) return;
-  if (answer.status !== 200) return forget(`Token refused (${failure(answer)}).`);
+  if (answer.status !== 200) return forget(`Token refused (${failure(answer)}).`, 'error');
   const identity = answer.body.identity ?? {};
   note(byId('status'), `Connected as ${identity.id ?? '?'} (scopes: ${(identity.scopes ?? []).join(', ')}).`, 'ok');
   field.disabled = true;
