@@ -5,6 +5,12 @@
 
 let token = '';
 
+// Every call carries X-Request-Id: <this tab's prefix><n>, so the audit panel
+// can leave the page's own polling out of the records it shows.
+const tab = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('');
+export const REQUEST_PREFIX = `inspector-${tab}-`;
+let sequence = 0;
+
 export function setToken(value) {
   token = value;
 }
@@ -15,7 +21,7 @@ export function hasToken() {
 
 function request(headers = {}, signal = undefined) {
   return {
-    headers: { 'X-Access-Token': token, ...headers },
+    headers: { 'X-Access-Token': token, 'X-Request-Id': `${REQUEST_PREFIX}${++sequence}`, ...headers },
     cache: 'no-store',
     credentials: 'omit',
     referrerPolicy: 'no-referrer',

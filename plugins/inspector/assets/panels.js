@@ -3,12 +3,13 @@
 // (GET /audit/recent) and a few server metrics (GET /metrics, Prometheus
 // text). Each shows why it is empty when its call is refused.
 
-import { failure, get } from './api.js';
+import { failure, get, REQUEST_PREFIX } from './api.js';
 import { byId, clock, el, fillTable, note, row } from './dom.js';
 
 // The process whose output is shown, and how far it was read.
 let watched = null;
 const KEEP_OUTPUT = 1 << 20;
+const AUDIT_ROWS = 50;
 
 function watch(pid) {
   watched = { pid, next: 0, eof: false };
@@ -92,29 +93,28 @@ export function refreshTerminals() {
   });
 }
 
+// One audit record as a table row; refusals stand out.
+function auditRow(r) {
+  const rule = r.code ? `${r.rule} ${r.code}` : r.rule;
+  const cells = [r.time, r.identity, `${r.method} ${r.path} (${r.endpoint})`, r.decision, rule, r.status, r.duration_ms];
+  return row(cells, { cls: r.decision === 'deny' ? 'deny' : '' });
+}
+
 export function refreshAudit() {
   return refreshTable({
-    path: '/audit/recent?limit=50',
+    // All the server keeps (GET /audit/recent's capacity): the page's own
+    // calls, which an `audit: all` rule records too, are left out here.
+    path: '/audit/recent?limit=256',
     table: 'audit',
     noteId: 'audit-note',
     what: 'audit',
-    hint: "Newest first; which requests are recorded is the policy's audit rule.",
+    hint: "Newest first, this page's own calls left out; which requests are recorded is the policy's audit rule.",
     empty: 'No audit records yet.',
     rows: (body) =>
-      (body.records ?? []).map((r) =>
-        row(
-          [
-            r.time,
-            r.identity,
-            `${r.method} ${r.path} (${r.endpoint})`,
-            r.decision,
-            r.code ? `${r.rule} ${r.code}` : r.rule,
-            r.status,
-            r.duration_ms,
-          ],
-          { cls: r.decision === 'deny' ? 'deny' : '' },
-        ),
-      ),
+      (body.records ?? [])
+        .filter((r) => !String(r.request_id ?? '').startsWith(REQUEST_PREFIX))
+        .slice(0, AUDIT_ROWS)
+        .map(auditRow),
   });
 }
 

@@ -49,6 +49,9 @@ ServerOptions inspectedServer() {
       "  - name: browser\n    file: abx_browser.so\n"
       "  - name: inspector\n    file: abx_inspector.so\n";
   o.env["ABX_SERVER_ENABLED_GROUPS"] = "agents,browser";
+  // Every request audited: the page's own polling among them.
+  o.files["policy.yaml"] = "defaults:\n  audit: all\n";
+  o.args = {"--policy", "{dir}/policy.yaml"};
   return o;
 }
 
@@ -139,8 +142,9 @@ class BrowserInspector : public ::testing::Test {
     EXPECT_FALSE(shown->getValue<bool>("pwned"));
   }
 
-  // A process and its output, a terminal, an audited refusal, and the
-  // metrics (or why there are none).
+  // A process and its output, a terminal, the audit records (an audited
+  // refusal and the test's own calls, not the page's), and the metrics (or
+  // why there are none).
   void expectTheOtherPanels() {
     auto process =
         call("POST", "/process/start", R"({"command":["sh","-c","echo inspected-output"]})");
@@ -151,13 +155,22 @@ class BrowserInspector : public ::testing::Test {
     EXPECT_EQ(http(server_.port(), "GET", "/capabilities", "", {{"X-Access-Token", "wrong-token"}})
                   .status,
               401);
-    ASSERT_TRUE(waitInPage(
+    auto panels = waitInPage(
         "document.getElementById('processes').textContent.includes('echo inspected-output') && "
         "document.getElementById('terminals').textContent.includes(" +
             sdk::jsonQuote(pty_id) +
             ") && document.getElementById('audit').textContent.includes('GET /capabilities') && "
-            "{ok: true}",
-        15));
+            "document.getElementById('audit').textContent.includes('POST /process/start') && "
+            "{ok: true, own: document.getElementById('audit').textContent.includes('GET "
+            "/process/list')}",
+        15);
+    ASSERT_TRUE(panels);
+    // The page's own calls (GET /process/list is only the page's) are
+    // recorded, each with the page's request id, and left out of the panel.
+    EXPECT_FALSE(panels->getValue<bool>("own"));
+    EXPECT_THAT(call("GET", "/audit/recent?limit=256", "").body,
+                ::testing::ContainsRegex(R"("request_id":"inspector-[0-9a-f]{12}-[0-9]+",)"
+                                         R"("identity":"legacy","endpoint":"process_list")"));
     ASSERT_TRUE(browser("click", R"({"selector":"#processes tr"})"));
     auto output = waitInPage(
         "document.getElementById('process-output').textContent.includes('[exited with 0]') && "
