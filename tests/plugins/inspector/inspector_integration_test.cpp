@@ -2,7 +2,8 @@
 // answer without a token, with the Content-Security-Policy, nosniff,
 // no-referrer and no-store headers and the right content types; anything
 // under /ui that is not one of its files (dot segments, encoded slashes,
-// unknown names) is a 404; /capabilities lists both routes as auth-free.
+// unknown names) is a 404; /capabilities lists both routes as auth-free;
+// a policy turns the group off.
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 #include <gmock/gmock.h>
@@ -92,6 +93,18 @@ TEST(InspectorPage, CapabilitiesListTheRoutesAsAuthFree) {
     EXPECT_FALSE(endpoint->getValue<bool>("auth_required")) << id;
     EXPECT_EQ(endpoint->getValue<std::string>("method"), "GET") << id;
     EXPECT_EQ(endpoint->getValue<std::string>("plugin"), "abx.inspector") << id;
+  }
+}
+
+TEST(InspectorPage, ThePolicyCanTurnTheGroupOff) {
+  ServerOptions o = inspectorServer();
+  o.files["policy.yaml"] = "groups: {inspector: false}\n";
+  o.args = {"--policy", "{dir}/policy.yaml"};
+  ServerProcess server(o);
+  for (const char* path : {"/ui", "/ui/inspector.js"}) {
+    auto r = http(server.port(), "GET", path);
+    EXPECT_EQ(r.status, 404) << path;
+    EXPECT_THAT(r.body, HasSubstr(R"("code":"endpoint_disabled")")) << path;
   }
 }
 
