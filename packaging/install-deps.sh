@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian package the build, the server and the test suite need,
-# then the oracle suite's pinned npm packages (tests/oracle/install.sh) and
-# the package tests' (tests/package/install.sh).
+# then the oracle suite's pinned npm packages (tests/oracle/install.sh), the
+# package tests' (tests/package/install.sh) and the openapi suite's
+# (tests/openapi/install.sh).
 # Idempotent: packages already present are skipped, and `apt-get update` runs
 # at most once per invocation (and only when something is missing).
 set -euo pipefail
@@ -69,3 +70,14 @@ npm_suite "oracle SDKs" tests/oracle/install.sh ABX_SKIP_ORACLE_DEPS
 # (tests/package/package-lock.json), which validate packaging/k8s/ against the
 # agent-sandbox CRDs. ABX_SKIP_PACKAGE_DEPS=1 leaves the install to the test.
 npm_suite "package test npm packages" tests/package/install.sh ABX_SKIP_PACKAGE_DEPS
+# The openapi suite: @apidevtools/swagger-parser@12.1.0,
+# @redocly/openapi-core@1.34.24, openapi-typescript@7.13.0,
+# openapi-fetch@0.17.0, typescript@5.9.3, ajv@8.20.0
+# (tests/openapi/package-lock.json), which validate GET /openapi.json, check
+# answers against it and build a typed client from it.
+# ABX_SKIP_OPENAPI_DEPS=1 leaves the install to the first openapi test run.
+npm_suite "openapi suite npm packages" tests/openapi/install.sh ABX_SKIP_OPENAPI_DEPS
+# The client examples (examples/package-lock.json: the same openai and
+# @openai/agents as the oracle), which the examples tests run.
+# ABX_SKIP_EXAMPLES_DEPS=1 leaves the install to the first examples test.
+npm_suite "client examples" examples/install.sh ABX_SKIP_EXAMPLES_DEPS

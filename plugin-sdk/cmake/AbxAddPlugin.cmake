@@ -2,7 +2,8 @@
 #                [CORE_SOURCES <files>...]  # static core, unit-testable without dlopen
 #                SOURCES <files>...         # entry.cpp (ABX_DECLARE_PLUGIN) and the rest
 #                [LINK <libs>...]
-#                [COMPONENT <name>])        # the install component (one .deb per component)
+#                [COMPONENT <name>]         # the install component (one .deb per component)
+#                [OPENAPI <file>])          # the OpenAPI fragment (default: openapi.json here, if any)
 # Builds <target>.so as a MODULE with hidden visibility, no undefined symbols,
 # linked against AgentSandbox::PluginSDK, and installs it where the server
 # looks: ABX_PLUGIN_INSTALL_DIR (set by find_package(AgentSandboxPluginSDK)
@@ -11,11 +12,15 @@
 # the plugin's tests link. COMPONENT puts the module in that install
 # component, so a CPack package (a .deb per component) carries it; without
 # it the module is in CMake's default component.
+# The plugin's OpenAPI fragment (OPENAPI, else openapi.json in the calling
+# source folder when there is one) goes beside the module as
+# <target>.openapi.json, in the build tree and in the install: the server
+# reads it from there for GET /openapi.json (docs/openapi.md).
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 
 function(abx_add_plugin target)
-  cmake_parse_arguments(ARG "" "KIND;COMPONENT" "SOURCES;CORE_SOURCES;LINK" ${ARGN})
+  cmake_parse_arguments(ARG "" "KIND;COMPONENT;OPENAPI" "SOURCES;CORE_SOURCES;LINK" ${ARGN})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "abx_add_plugin(${target}): SOURCES is required")
   endif()
@@ -54,4 +59,29 @@ function(abx_add_plugin target)
     set(component COMPONENT ${ARG_COMPONENT})
   endif()
   install(TARGETS ${target} LIBRARY DESTINATION ${destination} ${component})
+  _abx_plugin_openapi(${target} "${ARG_OPENAPI}" ${destination} "${component}")
+endfunction()
+
+function(_abx_plugin_openapi target fragment destination component)
+  if(fragment)
+    get_filename_component(fragment ${fragment} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    if(NOT EXISTS ${fragment})
+      message(FATAL_ERROR "abx_add_plugin(${target}): OPENAPI ${fragment} does not exist")
+    endif()
+  elseif(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/openapi.json)
+    set(fragment ${CMAKE_CURRENT_SOURCE_DIR}/openapi.json)
+  else()
+    return()
+  endif()
+  if(DEFINED ABX_PLUGIN_OUTPUT_DIR)
+    set(out ${ABX_PLUGIN_OUTPUT_DIR}/${target}.openapi.json)
+  else()
+    set(out ${CMAKE_CURRENT_BINARY_DIR}/${target}.openapi.json)
+  endif()
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -E copy_if_different ${fragment} ${out}
+    DEPENDS ${fragment} VERBATIM)
+  add_custom_target(${target}_openapi DEPENDS ${out})
+  add_dependencies(${target} ${target}_openapi)
+  install(FILES ${fragment} DESTINATION ${destination} RENAME ${target}.openapi.json ${component})
 endfunction()

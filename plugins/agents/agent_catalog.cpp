@@ -17,12 +17,13 @@ void AgentCatalog::setDefinitions(std::vector<sdk::agents::AgentSpec> specs, Cre
   std::lock_guard lock(mutex_);
   definitions_ = std::move(next);
   refs_ = std::move(refs);
+  stored_.clear();
   times_.clear();
   for (const auto& [name, agent] : definitions_) times_[name] = {0, 0};
 }
 
 void AgentCatalog::put(sdk::agents::AgentSpec spec, std::int64_t now,
-                       std::vector<CredentialRef> refs) {
+                       std::vector<CredentialRef> refs, Stored stored) {
   auto agent = std::make_shared<ResolvedAgent>();
   agent->redaction = redactionFor(spec);
   agent->spec = std::move(spec);
@@ -34,6 +35,7 @@ void AgentCatalog::put(sdk::agents::AgentSpec spec, std::int64_t now,
     refs_.erase(name);
   else
     refs_[name] = std::move(refs);
+  stored_[name] = std::move(stored);
   definitions_[name] = std::move(agent);
 }
 
@@ -41,6 +43,7 @@ bool AgentCatalog::erase(const std::string& name) {
   std::lock_guard lock(mutex_);
   times_.erase(name);
   refs_.erase(name);
+  stored_.erase(name);
   return definitions_.erase(name) > 0;
 }
 
@@ -48,22 +51,24 @@ std::optional<AgentCatalog::Definition> AgentCatalog::definition(const std::stri
   std::lock_guard lock(mutex_);
   auto it = definitions_.find(name);
   if (it == definitions_.end()) return std::nullopt;
+  return definitionLocked(name, *it->second);
+}
+
+AgentCatalog::Definition AgentCatalog::definitionLocked(const std::string& name,
+                                                        const ResolvedAgent& agent) const {
   const auto& times = times_.at(name);
   auto refs = refs_.find(name);
-  return Definition{it->second->spec, times.first, times.second,
-                    refs == refs_.end() ? std::vector<CredentialRef>{} : refs->second};
+  auto stored = stored_.find(name);
+  return Definition{agent.spec, times.first, times.second,
+                    refs == refs_.end() ? std::vector<CredentialRef>{} : refs->second,
+                    stored == stored_.end() ? Stored{} : stored->second};
 }
 
 std::vector<AgentCatalog::Definition> AgentCatalog::definitions() const {
   std::vector<Definition> out;
   {
     std::lock_guard lock(mutex_);
-    for (const auto& [name, agent] : definitions_) {
-      const auto& times = times_.at(name);
-      auto refs = refs_.find(name);
-      out.push_back({agent->spec, times.first, times.second,
-                     refs == refs_.end() ? std::vector<CredentialRef>{} : refs->second});
-    }
+    for (const auto& [name, agent] : definitions_) out.push_back(definitionLocked(name, *agent));
   }
   std::stable_sort(out.begin(), out.end(), [](const Definition& a, const Definition& b) {
     return a.created_at < b.created_at;

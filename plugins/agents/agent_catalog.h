@@ -15,10 +15,21 @@
 
 #include "abx/sdk/agent_adapter.h"
 #include "abx/sdk/services.h"
+#include "definition/config_tree.h"
 #include "definition/credential_ref.h"
 #include "runtime/agent_runtime.h"
 
 namespace abx::plugins::agents {
+
+/** What the Agents wire keeps of a definition it registered, for its Agent object and merges. */
+struct StoredAgent {
+  /** The request body as merged so far (SDK fields and extensions, secrets
+   *  included, memory only); null for a config-file definition. */
+  ConfigValue body;
+  std::map<std::string, std::string> metadata;
+  bool named = true; /**< false: the server chose the id; the Agent's name is null */
+  std::string model; /**< as requested; "" when none was */
+};
 
 /** THREAD: safe. */
 class AgentCatalog {
@@ -35,14 +46,21 @@ class AgentCatalog {
   /** Replaces the definitions (already validated); @p refs by agent name. */
   void setDefinitions(std::vector<sdk::agents::AgentSpec> specs, CredentialRefs refs = {});
 
+  using Stored = StoredAgent;
   struct Definition {
     sdk::agents::AgentSpec spec; /**< referenced credentials unresolved (empty) */
     std::int64_t created_at = 0;
     std::int64_t updated_at = 0;
     std::vector<CredentialRef> credential_refs;
+    Stored stored;
+    /** The model its Agent object shows: as requested, else the definition's, else the runtime. */
+    const std::string& shownModel() const {
+      return !stored.model.empty() ? stored.model : spec.model.empty() ? spec.runtime : spec.model;
+    }
   };
   /** Adds or replaces one definition (already validated) at @p now. */
-  void put(sdk::agents::AgentSpec spec, std::int64_t now, std::vector<CredentialRef> refs = {});
+  void put(sdk::agents::AgentSpec spec, std::int64_t now, std::vector<CredentialRef> refs = {},
+           Stored stored = {});
   bool erase(const std::string& name);
   std::optional<Definition> definition(const std::string& name) const;
   /** Oldest first. */
@@ -67,6 +85,8 @@ class AgentCatalog {
   const sdk::agents::AgentAdapter* adapter(const std::string& runtime) const;
 
  private:
+  Definition definitionLocked(const std::string& name, const ResolvedAgent& agent) const;
+
   const sdk::ServiceRegistry& services_;
   const bool allow_extra_args_;
   const CredentialLookup credentials_;
@@ -75,6 +95,7 @@ class AgentCatalog {
   std::map<std::string, std::shared_ptr<const ResolvedAgent>> definitions_;
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> times_;  // created, updated
   CredentialRefs refs_;
+  std::map<std::string, Stored> stored_;
   mutable std::map<std::string, std::shared_ptr<const ResolvedAgent>> defaults_;
 };
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -230,6 +231,55 @@ TEST(Cli, DrainTimeoutBoundsTheWaitForRequestsInFlight) {
   EXPECT_THAT(server.stderrText(), HasSubstr("killed 1 command(s) still running"));
   EXPECT_EQ(cli({"serve", "--drain-timeout", "0"}).err,
             "agent-sandbox-server: --drain-timeout must be an integer 1-3600, got '0'\n");
+}
+
+}  // namespace
+}  // namespace abx::testing
+
+namespace abx::testing {
+namespace {
+
+// An out-of-tree plugin's fragment: shipped beside its .so, merged into the
+// `openapi` document, its mistakes listed by check-config.
+TEST(Cli, OpenApiMergesTheFragmentBesideAPlugin) {
+  const std::string dir = "/tmp/abx-cli-openapi-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(fixtureDir() + "/abx_test_echo.so", dir + "/abx_test_echo.so",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir + "/abx_test_echo.openapi.json") << R"({
+    "abx_openapi_fragment": 1,
+    "operations": {
+      "echo_post": {"description": "Echoes the body",
+        "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/EchoBody"}}}}},
+      "no_such_id": {"description": "not an endpoint"}
+    },
+    "components": {"schemas": {"EchoBody": {"type": "object"}, "Error": {"type": "string"}}}
+  })";
+  auto manifest =
+      writeManifest("plugins:\n  - name: echo\n    file: " + dir + "/abx_test_echo.so\n");
+
+  auto doc = cli({"openapi", "--plugins", manifest});
+  EXPECT_EQ(doc.exit_code, 0) << doc.err;
+  EXPECT_THAT(doc.out, HasSubstr(R"("operationId":"echo_post","summary":)"));
+  EXPECT_THAT(doc.out, HasSubstr(R"("description":"Echoes the body")"));
+  EXPECT_THAT(doc.out, HasSubstr(R"("EchoBody":{"type":"object"})"));
+  EXPECT_THAT(doc.out, HasSubstr(R"("operationId":"echo_item")"));  // no fragment: generated
+  EXPECT_THAT(doc.out, HasSubstr(R"("operationId":"openapi")"));
+  EXPECT_THAT(doc.out, ::testing::Not(HasSubstr("echo_optin_ping")));  // opt-in, not turned on
+  EXPECT_THAT(doc.out, ::testing::Not(HasSubstr("no_such_id")));
+  // A caller without echo:read does not see the scoped route.
+  auto narrow = cli({"openapi", "--plugins", manifest, "--scopes", "other:read"});
+  EXPECT_THAT(narrow.out, ::testing::Not(HasSubstr(R"("operationId":"echo_scoped")")));
+  EXPECT_THAT(doc.out, HasSubstr(R"("operationId":"echo_scoped")"));
+
+  auto check = cli({"check-config", "--plugins", manifest});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_THAT(check.out, HasSubstr("warning: openapi: " + dir +
+                                   "/abx_test_echo.openapi.json: operation 'no_such_id' names no "
+                                   "endpoint of"));
+  EXPECT_THAT(check.out, HasSubstr("component schemas/Error is already defined"));
+  std::filesystem::remove_all(dir);
+  std::remove(manifest.c_str());
 }
 
 }  // namespace

@@ -48,16 +48,9 @@ state="$work/state" wire="$work/wire" log="$work/server.log"
 mkdir -p "$state" "$wire" "$work/workspace" "$work/home" "$work/base"
 token="oracle-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 canary="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"   # 32 hex characters
-pid=""
-cleanup() {
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-  fi
-  pid=""
-}
+# shellcheck source=../support/server_run.sh
+. "$repo/tests/support/server_run.sh"
+cleanup() { abx_server_stop; }
 finish() {
   cleanup
   if [ "${ORACLE_KEEP:-0}" = 1 ]; then echo "oracle: work dir kept: $work"; else rm -rf "$work"; fi
@@ -73,7 +66,7 @@ args=(serve --host 127.0.0.1 --port 0 --pty-port 0)
 [ -n "$plugin_dir" ] && args+=(--plugin-dir "$plugin_dir")
 [ -n "$manifest" ] && args+=(--plugins "$manifest")
 read -r -a server_env <<<"${REALCLI_SERVER_ENV:-}"
-env HOME="$work/home" \
+abx_server_start oracle "$log" env HOME="$work/home" \
     PATH="$extra_path$repo/fake_agents:$PATH" \
     ABX_SERVER_TOKEN="$token" \
     ABX_SERVER_ENABLED_GROUPS=agents \
@@ -84,21 +77,9 @@ env HOME="$work/home" \
     ORACLE_CANARY="$canary" \
     ORACLE_WORKSPACE="$work/workspace" \
     "${server_env[@]}" \
-    "$server" "${args[@]}" >"$log" 2>&1 &
-pid=$!
-# If this script is killed outright (CTest timeout), the watchdog stops the server.
-( trap '' TERM INT; while kill -0 $$ 2>/dev/null; do sleep 1; done; kill -KILL "$pid" 2>/dev/null ) &
+    "$server" "${args[@]}"
+port=$abx_server_port
 echo "oracle: $server ${args[*]} (log $log)"
-port=""
-for _ in $(seq 300); do                                   # up to 30 s
-  port="$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$log" | head -1)"
-  [ -n "$port" ] && break
-  if ! kill -0 "$pid" 2>/dev/null; then
-    echo "oracle: the server exited before listening:" >&2; cat "$log" >&2; exit 1
-  fi
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "oracle: the server did not print 'listening on' in 30 s:" >&2; cat "$log" >&2; exit 1; }
 
 # 4. The cases, sequentially, in a clean SDK environment.
 cd "$here"

@@ -57,6 +57,10 @@ contains agent-sandbox-server ./usr/bin/agent-sandbox-server
 contains agent-sandbox-server ./usr/lib/systemd/system/agent-sandbox-server.service
 for p in commands system process terminal; do contains agent-sandbox-server "/abx_$p.so$"; done
 contains agent-sandbox-files /abx_files.so
+# Each plugin's OpenAPI fragment travels with it.
+for p in commands system process terminal; do contains agent-sandbox-server "/abx_$p.openapi.json$"; done
+contains agent-sandbox-files /abx_files.openapi.json
+contains agent-sandbox-dev-tools /abx_dev_tools.openapi.json
 contains agent-sandbox-files ./etc/agent-sandbox/plugins.d/10-files.yaml
 for p in agents adapter_command adapter_claude_code adapter_qwen_code adapter_cursor adapter_codex; do
   contains agent-sandbox-agents "/abx_$p.so$"

@@ -1,29 +1,6 @@
 #!/usr/bin/env bash
 # Installs the package tests' pinned npm packages (package-lock.json here:
-# ajv, yaml) into node_modules here. Exit 0 = ready, 77 = skip (no node/npm or
-# no registry), except under CI=true, where that fails. Tries, in order: the
-# versions already installed; an offline install from the npm cache
-# (ABX_PACKAGE_NPM_CACHE, default .npm-cache here); an online one (which
-# fills the cache, so later runs need no network).
-set -u
-here="$(cd "$(dirname "$0")" && pwd)"
-cd "$here"
-skip() { echo "package: $1" >&2; [ "${CI:-}" = true ] && exit 1; exit 77; }
-command -v node >/dev/null && command -v npm >/dev/null || skip "node/npm missing"
-# Every dependency of package.json, at exactly its pinned version.
-have() {
-  node -e '
-    const want = require(process.argv[1] + "/package.json").dependencies;
-    for (const [name, version] of Object.entries(want)) {
-      const got = require(process.argv[1] + "/node_modules/" + name + "/package.json").version;
-      if (got !== version) process.exit(1);
-    }' "$here" 2>/dev/null
-}
-# One installer at a time: CTest may start several package tests at once.
-exec 9>"$here/.install.lock" && flock 9
-have && exit 0
-cache="${ABX_PACKAGE_NPM_CACHE:-$here/.npm-cache}"
-flags=(--ignore-scripts --no-audit --no-fund --cache "$cache")
-npm ci --offline "${flags[@]}" >/dev/null 2>&1 && have && exit 0
-npm ci --prefer-offline "${flags[@]}" >&2 && have && exit 0
-skip "cannot install the pinned packages of $here/package.json"
+# ajv, yaml) into node_modules here, from the npm cache
+# ABX_PACKAGE_NPM_CACHE (default .npm-cache here) when it can.
+# Exit 0 = ready, 77 = skip; under CI=true a failure instead.
+exec bash "$(dirname "$0")/../support/npm_suite_install.sh" "$(dirname "$0")" package ABX_PACKAGE_NPM_CACHE

@@ -70,6 +70,14 @@ loaded=$(plugin_state)
 started=$(echo "$loaded" | tr ' ' '\n' | grep -c '=started$' || true)
 [ "$started" -eq "$expected" ] || fail "$started of $expected plugins started: $loaded"
 echo "$loaded" | grep -q 'files=started' || fail "no files plugin: $loaded"
+# The plugins' OpenAPI fragments are installed beside them and found there.
+curl -s "http://127.0.0.1:$port/openapi.json" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert "FilesStat" in d["components"]["schemas"], "no FilesStat: abx_files.openapi.json not found"
+assert "ProcessRecord" in d["components"]["schemas"], "no ProcessRecord"
+assert not [w for w in json.load(open(sys.argv[1]))["warnings"] if "openapi" in w], "fragment warnings"
+' <(curl -s "http://127.0.0.1:$port/capabilities") || fail "GET /openapi.json lacks the installed fragments"
 stop
 
 # A drop-in removed (as removing its package does): its group is gone.

@@ -59,6 +59,12 @@ if [ "$body" != "$expected" ]; then
   echo "unexpected body: $body (expected $expected)"; exit 1
 fi
 echo "sdk consumer: out-of-tree plugin built against the installed SDK answered $body"
+# Its OpenAPI fragment, copied beside the module by abx_add_plugin, is merged.
+test -f "$work/build/com_example_hello.openapi.json"
+case "$(curl -sS "http://127.0.0.1:$port/openapi.json")" in
+  *'"operationId":"example_hello"'*'"ExampleHelloGreeting":{'*) ;;
+  *) echo "GET /openapi.json lacks the plugin's fragment"; exit 1 ;;
+esac
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 
 # Installed as a third party's package would: abx_add_plugin() puts the
@@ -67,6 +73,7 @@ kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 # loads it with no --plugins or --plugin-dir.
 cmake --install "$work/build" > "$work/plugin-install.log"
 test -f "$work/prefix/lib/agent-sandbox/plugins/com_example_hello.so"
+test -f "$work/prefix/lib/agent-sandbox/plugins/com_example_hello.openapi.json"
 drop_ins="$work/prefix/etc/agent-sandbox/plugins.d"
 test -d "$drop_ins"
 printf 'plugins:\n  - name: hello\n    file: com_example_hello.so\n    id: com.example.hello\n' \

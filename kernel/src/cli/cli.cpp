@@ -14,6 +14,7 @@
 
 #include "abx/sdk/json.h"
 #include "abx/sdk/version.h"
+#include "cli/cli_parts.h"
 #include "cli/health_probe.h"
 #include "core/core_endpoints.h"
 #include "core/policy_decision.h"
@@ -62,7 +63,7 @@ constexpr const char* kEnvironmentHelp =
 
 bool readsEnvironment(const Command& cmd) {
   const std::string name = cmd.name;
-  return name == "serve" || name == "check-config" || name == "plugins";
+  return name == "serve" || name == "check-config" || name == "plugins" || name == "openapi";
 }
 
 const std::vector<Command>& commands() {
@@ -110,6 +111,14 @@ const std::vector<Command>& commands() {
        {"--plugins", "--plugin-dir", "--policy", "--preset", "--explain", "--path", "--scopes",
         "--op"},
        {"--json", "--strict"}},
+      {"openapi",
+       "openapi [--plugins MANIFEST] [--plugin-dir DIR] [--policy FILE] [--preset NAME]\n"
+       "      [--scopes S,S]",
+       "Print the OpenAPI document GET /openapi.json would serve to a caller holding\n"
+       "--scopes (default *), with the plugins and policy check-config would use;\n"
+       "binds nothing. Its `servers` entry is \"/\".",
+       {"--plugins", "--plugin-dir", "--policy", "--preset", "--scopes"},
+       {}},
       {"plugins",
        "plugins [--plugins MANIFEST] [--plugin-dir DIR] [--json]",
        "List what the manifest would load and whether each plugin loads.",
@@ -125,11 +134,6 @@ void printUsage(std::FILE* out) {
   for (const auto& c : commands()) std::fprintf(out, "  %s\n", c.usage);
   std::fprintf(out, "\nRun 'agent-sandbox-server <command> --help' for details.\n");
 }
-
-struct Parsed {
-  std::map<std::string, std::string> options;
-  std::set<std::string> flags;
-};
 
 // Returns nullopt after printing the error (exit 2) or help (exit 0, via help flag).
 std::optional<Parsed> parse(const Command& cmd, int argc, char** argv, int& exit_code) {
@@ -181,28 +185,6 @@ bool parsePort(const std::string& text, int& port, const char* what) {
     return false;
   }
   return true;
-}
-
-// The environment's settings, then the manifest flags; nullopt (exit 2)
-// after printing why a variable's value is refused.
-std::optional<ServerConfig> baseConfig(const Parsed& p) {
-  ServerConfig c;
-  if (auto error = applyEnvironmentDefaults(c)) {
-    std::fprintf(stderr, "agent-sandbox-server: %s\n", error->c_str());
-    return std::nullopt;
-  }
-  if (auto it = p.options.find("--plugins"); it != p.options.end()) {
-    c.manifest = it->second;
-    c.manifest_explicit = true;
-  }
-  if (auto it = p.options.find("--plugin-dir"); it != p.options.end()) c.plugin_dir = it->second;
-  return c;
-}
-
-void applyPolicyOptions(const Parsed& p, ServerConfig& c) {
-  if (auto it = p.options.find("--policy"); it != p.options.end()) c.policy_file = it->second;
-  if (auto it = p.options.find("--preset"); it != p.options.end()) c.preset = it->second;
-  c.strict = p.flags.count("--strict") > 0;
 }
 
 int serve(const Parsed& p) {
@@ -353,116 +335,27 @@ int probeAll(const Parsed& p, bool json) {
   return failures;
 }
 
-std::vector<std::string> splitScopes(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    auto end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    auto s = text.substr(start, end - start);
-    if (!s.empty()) out.push_back(s);
-    start = end + 1;
-  }
-  return out;
-}
-
-const std::vector<sdk::ParamSpec>& declaredParamsOf(const std::vector<GroupRecord>& groups,
-                                                    const std::string& group) {
-  static const std::vector<sdk::ParamSpec> kNone;
-  for (const auto& g : groups)
-    if (g.spec.name == group) return g.spec.params;
-  return kNone;
-}
-
-int checkConfig(const Parsed& p) {
-  bool json = p.flags.count("--json") > 0;
-  auto base = baseConfig(p);
-  if (!base) return 2;
-  ServerConfig c = std::move(*base);
-  applyPolicyOptions(p, c);
-  if (c.manifest_explicit && !std::filesystem::exists(c.manifest)) {
-    std::fprintf(stderr, "agent-sandbox-server: %s: no such plugin manifest\n", c.manifest.c_str());
-    return 2;
-  }
-  // Plugins start (their routes are what the policy is checked against), told
-  // to bind nothing: a check beside a running server must not disturb it.
-  c.checking = true;
-  Server server(c);
-  if (auto error = server.boot()) {
-    if (json)
-      std::printf("%s\n", sdk::JsonWriter()
-                              .beginObject()
-                              .member("ok", false)
-                              .member("error", *error)
-                              .endObject()
-                              .text()
-                              .c_str());
-    else
-      std::fprintf(stderr, "agent-sandbox-server: %s\n", error->c_str());
-    return 2;
-  }
-  const Dispatch& dispatch = *server.pipeline().current();
-  const CompiledPolicy& policy = dispatch.admission->compiled();
-  std::string explained, explained_rule, declared_params;
-  if (auto it = p.options.find("--explain"); it != p.options.end()) {
-    const Route* route = dispatch.routes->findEndpoint(it->second);
-    if (!route) {
-      std::vector<std::string> ids;
-      for (const auto& r : dispatch.routes->routes()) ids.push_back(r->spec.endpoint);
-      std::fprintf(stderr, "agent-sandbox-server: unknown endpoint '%s'%s\n", it->second.c_str(),
-                   didYouMean(it->second, ids).c_str());
-      return 2;
-    }
-    sdk::Identity caller;
-    caller.id = "explain";
-    if (auto s = p.options.find("--scopes"); s != p.options.end())
-      caller.scopes = splitScopes(s->second);
-    auto op = parsePathOp(p.options.count("--op") ? p.options.at("--op") : "read");
-    if (!op) {
-      std::fprintf(stderr, "agent-sandbox-server: --op must be read, write, remove or list\n");
-      return 2;
-    }
-    std::optional<std::string> path;
-    if (auto s = p.options.find("--path"); s != p.options.end()) path = s->second;
-    auto decision = decide(dispatch, *route, caller, path, *op);
-    // The verdict, the effective rule (its params included) and the
-    // parameters the endpoint's group declares.
-    const std::string rule = endpointPolicyJson(dispatch.admission->policy(*route));
-    sdk::JsonWriter declared;
-    writeDeclaredParams(declared, declaredParamsOf(server.groups(), route->spec.group));
-    explained = decisionJson(decision);
-    explained_rule = rule;
-    declared_params = declared.take();
-    if (!json)
-      std::printf("%s: %s (rule %s%s%s)\nrule: %s\ndeclared params: %s\n",
-                  decision.endpoint.c_str(), decision.allowed ? "allowed" : "denied",
-                  decision.rule.c_str(), decision.reason.empty() ? "" : ", reason ",
-                  decision.reason.c_str(), rule.c_str(), declared_params.c_str());
-  }
-  if (json) {
-    sdk::JsonWriter out;
-    out.beginObject()
-        .member("ok", true)
-        .member("preset", policy.preset)
-        .member("sources", policy.sources)
-        .member("endpoints", dispatch.routes->size())
-        .member("warnings", policy.warnings);
-    // "explain" stays last: it is POST /capabilities/check's body, byte for byte.
-    if (!explained.empty())
-      out.key("rule").raw(explained_rule).key("declared_params").raw(declared_params);
-    if (!explained.empty()) out.key("explain").raw(explained);
-    out.endObject();
-    std::printf("%s\n", out.text().c_str());
-  } else {
-    for (const auto& w : policy.warnings) std::printf("warning: %s\n", w.c_str());
-    std::printf("configuration ok: %zu endpoints, preset %s, policy %s\n", dispatch.routes->size(),
-                policy.preset.c_str(),
-                policy.sources.empty() ? "none" : policy.sources.back().c_str());
-  }
-  return 0;
-}
-
 }  // namespace
+
+std::optional<ServerConfig> baseConfig(const Parsed& p) {
+  ServerConfig c;
+  if (auto error = applyEnvironmentDefaults(c)) {
+    std::fprintf(stderr, "agent-sandbox-server: %s\n", error->c_str());
+    return std::nullopt;
+  }
+  if (auto it = p.options.find("--plugins"); it != p.options.end()) {
+    c.manifest = it->second;
+    c.manifest_explicit = true;
+  }
+  if (auto it = p.options.find("--plugin-dir"); it != p.options.end()) c.plugin_dir = it->second;
+  return c;
+}
+
+void applyPolicyOptions(const Parsed& p, ServerConfig& c) {
+  if (auto it = p.options.find("--policy"); it != p.options.end()) c.policy_file = it->second;
+  if (auto it = p.options.find("--preset"); it != p.options.end()) c.preset = it->second;
+  c.strict = p.flags.count("--strict") > 0;
+}
 
 int runCli(int argc, char** argv) {
   if (argc < 2) {
@@ -498,6 +391,7 @@ int runCli(int argc, char** argv) {
                 ABX_SDK_ABI_MAJOR, ABX_SDK_ABI_MINOR, ABX_SDK_VERSION_STRING);
     return 0;
   }
+  if (name == "openapi") return printOpenApi(*parsed);
   if (name == "plugins") return probeAll(*parsed, parsed->flags.count("--json") > 0) < 0 ? 2 : 0;
   return checkConfig(*parsed);
 }

@@ -10,7 +10,9 @@ namespace {
 
 constexpr std::size_t kDefaultLimit = 50;
 
-sdk::Response recent(const AuditRing& ring, const sdk::Request& request) {
+}  // namespace
+
+sdk::Response auditRecent(const AuditRing& ring, const sdk::Request& request) {
   std::size_t limit = kDefaultLimit;
   if (auto text = request.queryParam("limit")) {
     auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), limit);
@@ -30,20 +32,6 @@ sdk::Response recent(const AuditRing& ring, const sdk::Request& request) {
   for (const auto& r : records) w.raw(r);
   w.endArray().member("capacity", static_cast<std::uint64_t>(ring.capacity())).endObject();
   return sdk::Response::json(w.take());
-}
-
-}  // namespace
-
-sdk::RouteSpec auditRecentRoute(const AuditRing& ring) {
-  sdk::RouteSpec spec;
-  spec.method = "GET";
-  spec.path = "/audit/recent";
-  spec.endpoint = "audit_recent";
-  spec.group = "core";
-  spec.summary = "The newest audit records, newest first";
-  spec.scopes = {"audit:read"};
-  spec.handler = [&ring](const sdk::Request& r) { return recent(ring, r); };
-  return spec;
 }
 
 }  // namespace abx::kernel

@@ -2,12 +2,12 @@
 // the audit log, as the kernel keeps them in its AuditRing.
 #pragma once
 
-#include "abx/sdk/routes.h"
+#include "abx/sdk/http.h"
 #include "pipeline/audit_ring.h"
 
 namespace abx::kernel {
 
-/** The route; @p ring must outlive it. */
-sdk::RouteSpec auditRecentRoute(const AuditRing& ring);
+/** The answer: {"records": [...newest first], "capacity"}; `limit` 1..capacity, default 50. */
+sdk::Response auditRecent(const AuditRing& ring, const sdk::Request& request);
 
 }  // namespace abx::kernel

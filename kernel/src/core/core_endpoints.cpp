@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "abx/sdk/json.h"
+#include "core/audit_endpoint.h"
 #include "core/policy_decision.h"
+#include "openapi/openapi_document.h"
 #include "support/did_you_mean.h"
 
 namespace abx::kernel {
@@ -64,10 +66,8 @@ void writeReason(sdk::JsonWriter& w, const std::string& reason) {
 
 void writeEndpoints(sdk::JsonWriter& w, const Dispatch& dispatch, const sdk::Identity& caller) {
   w.key("endpoints").beginObject();
-  for (const auto& route : dispatch.routes->routes()) {
-    const auto& spec = route->spec;
-    const auto& policy = dispatch.admission->policy(*route);
-    auto decision = decide(dispatch, *route, caller, std::nullopt, sdk::PathOp::read);
+  for (const auto& view : endpointViews(dispatch, caller)) {
+    const auto& spec = view.route->spec;
     w.key(spec.endpoint)
         .beginObject()
         .member("method", spec.method)
@@ -76,13 +76,13 @@ void writeEndpoints(sdk::JsonWriter& w, const Dispatch& dispatch, const sdk::Ide
         .member("summary", spec.summary)
         .member("streaming", spec.streaming)
         .member("auth_required", spec.auth_required)
-        .member("enabled", policy.enabled)
-        .member("allowed", decision.allowed);
-    writeReason(w, decision.reason);
+        .member("enabled", view.policy->enabled)
+        .member("allowed", view.decision.allowed);
+    writeReason(w, view.decision.reason);
     // The effective rule's fields (scopes, limits, paths, params, audit) sit
     // beside the route's own.
-    w.member("rule", policy.rule).members(endpointPolicyJson(policy));
-    w.member("plugin", route->owner).endObject();
+    w.member("rule", view.policy->rule).members(endpointPolicyJson(*view.policy));
+    w.member("plugin", view.route->owner).endObject();
   }
   w.endObject();
 }
@@ -174,66 +174,96 @@ std::string statusBody(std::string_view status) {
 
 }  // namespace
 
+std::vector<EndpointView> endpointViews(const Dispatch& dispatch, const sdk::Identity& caller) {
+  std::vector<EndpointView> views;
+  views.reserve(dispatch.routes->size());
+  for (const auto& route : dispatch.routes->routes()) {
+    auto& view = views.emplace_back();
+    view.route = route.get();
+    view.policy = &dispatch.admission->policy(*route);
+    view.decision = decide(dispatch, *route, caller, std::nullopt, sdk::PathOp::read);
+  }
+  return views;
+}
+
+std::string openApiFor(const CoreState& state, const sdk::Identity& caller,
+                       const std::string& server_url) {
+  OpenApiInputs in;
+  in.catalog = state.openapi;
+  in.groups = state.groups;
+  in.version = state.server_version;
+  in.server_url = server_url;
+  for (const auto& view : endpointViews(*state.pipeline->current(), caller))
+    if (view.offered()) in.routes.push_back(view.route);
+  return openApiDocument(in);
+}
+
 void writeLoadError(sdk::JsonWriter& w, const LoadError& error) {
   w.beginObject().member("stage", error.stage).member("message", error.message).endObject();
 }
 
 GroupRecord coreGroup() { return {{"core", false, "health, readiness and discovery"}, "core"}; }
 
+namespace {
+
+// Every core route is in group core, registered by "core".
+void addCore(RouteTable& routes, const char* method, const char* path, const char* id,
+             const char* summary, sdk::Handler handler, bool auth_required = true,
+             std::vector<std::string> scopes = {}) {
+  sdk::RouteSpec spec;
+  spec.method = method;
+  spec.path = path;
+  spec.endpoint = id;
+  spec.group = "core";
+  spec.summary = summary;
+  spec.auth_required = auth_required;
+  spec.scopes = std::move(scopes);
+  spec.handler = std::move(handler);
+  routes.add(std::move(spec), "core");
+}
+
+}  // namespace
+
 void addCoreRoutes(RouteTable& routes, CoreState& state) {
   // Written once: the /health hot path copies a constant, it builds no JSON.
   static const std::string kHealth = statusBody("ok");
-  sdk::RouteSpec health;
-  health.method = "GET";
-  health.path = "/health";
-  health.endpoint = "health";
-  health.group = "core";
-  health.summary = "Liveness: always 200";
-  health.auth_required = false;
-  health.handler = [](const sdk::Request&) { return sdk::Response::json(kHealth); };
-  routes.add(std::move(health), "core");
-
-  sdk::RouteSpec ready;
-  ready.method = "GET";
-  ready.path = "/ready";
-  ready.endpoint = "ready";
-  ready.group = "core";
-  ready.summary = "Readiness: 503 until every plugin started and while draining";
-  ready.auth_required = false;
-  ready.handler = [&state](const sdk::Request&) {
-    static const std::string kReady = statusBody("ready");
-    static const std::string kDraining = statusBody("draining");
-    static const std::string kStarting = statusBody("starting");
-    switch (state.readiness.load()) {
-      case Readiness::ready:
-        return sdk::Response::json(kReady);
-      case Readiness::draining:
-        return sdk::Response::json(kDraining, 503);
-      default:
-        return sdk::Response::json(kStarting, 503);
-    }
-  };
-  routes.add(std::move(ready), "core");
-
-  sdk::RouteSpec caps;
-  caps.method = "GET";
-  caps.path = "/capabilities";
-  caps.endpoint = "capabilities";
-  caps.group = "core";
-  caps.summary = "Groups, endpoints, plugins and the caller's identity";
-  caps.handler = [&state](const sdk::Request& r) {
-    return sdk::Response::json(capabilities(state, r.identity));
-  };
-  routes.add(std::move(caps), "core");
-
-  sdk::RouteSpec check_route;
-  check_route.method = "POST";
-  check_route.path = "/capabilities/check";
-  check_route.endpoint = "capabilities_check";
-  check_route.group = "core";
-  check_route.summary = "The policy decision for a hypothetical call";
-  check_route.handler = [&state](const sdk::Request& r) { return check(state, r); };
-  routes.add(std::move(check_route), "core");
+  addCore(
+      routes, "GET", "/health", "health", "Liveness: always 200",
+      [](const sdk::Request&) { return sdk::Response::json(kHealth); }, false);
+  addCore(
+      routes, "GET", "/ready", "ready",
+      "Readiness: 503 until every plugin started and while draining",
+      [&state](const sdk::Request&) {
+        static const std::string kReady = statusBody("ready");
+        static const std::string kDraining = statusBody("draining");
+        static const std::string kStarting = statusBody("starting");
+        switch (state.readiness.load()) {
+          case Readiness::ready:
+            return sdk::Response::json(kReady);
+          case Readiness::draining:
+            return sdk::Response::json(kDraining, 503);
+          default:
+            return sdk::Response::json(kStarting, 503);
+        }
+      },
+      false);
+  addCore(routes, "GET", "/capabilities", "capabilities",
+          "Groups, endpoints, plugins and the caller's identity", [&state](const sdk::Request& r) {
+            return sdk::Response::json(capabilities(state, r.identity));
+          });
+  addCore(routes, "POST", "/capabilities/check", "capabilities_check",
+          "The policy decision for a hypothetical call",
+          [&state](const sdk::Request& r) { return check(state, r); });
+  addCore(routes, "GET", "/openapi.json", "openapi",
+          "The OpenAPI 3.1 document of the endpoints the caller may use",
+          [&state](const sdk::Request& r) {
+            return sdk::Response::json(
+                openApiFor(state, r.identity, serverUrlFor(r.header("host").value_or(""))));
+          });
+  if (const AuditRing* ring = state.audit)
+    addCore(routes, "GET", "/audit/recent", "audit_recent",
+            "The newest audit records, newest first",
+            [ring](const sdk::Request& r) { return auditRecent(*ring, r); }, true, {"audit:read"});
 }
 
 }  // namespace abx::kernel

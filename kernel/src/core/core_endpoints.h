@@ -1,6 +1,6 @@
 // The core group, the only group the kernel itself serves: GET /health,
-// GET /ready, GET /capabilities, POST /capabilities/check. It cannot be
-// disabled.
+// GET /ready, GET /capabilities, POST /capabilities/check, GET /openapi.json,
+// GET /audit/recent. It cannot be disabled.
 #pragma once
 
 #include <atomic>
@@ -9,8 +9,11 @@
 #include <vector>
 
 #include "abx/sdk/json.h"
+#include "core/policy_decision.h"
 #include "loader/plugin_loader.h"
+#include "openapi/openapi_catalog.h"
 #include "pipeline/admission.h"
+#include "pipeline/audit_ring.h"
 #include "pipeline/pipeline.h"
 #include "routing/route_table.h"
 
@@ -26,7 +29,26 @@ struct CoreState {
   const std::vector<GroupRecord>* groups = nullptr;
   std::string server_version;
   std::vector<std::string> warnings;
+  /** The loaded plugins' OpenAPI fragments (GET /openapi.json). */
+  const OpenApiCatalog* openapi = nullptr;
+  /** The newest audit records (GET /audit/recent); null: no such route. */
+  const AuditRing* audit = nullptr;
 };
+
+/** A route, its effective rule and the verdict for one caller: what GET
+ *  /capabilities lists, and what GET /openapi.json keeps (offered()). */
+struct EndpointView {
+  const Route* route = nullptr;
+  const sdk::EndpointPolicy* policy = nullptr;
+  PolicyDecision decision;
+  bool offered() const { return policy->enabled && decision.allowed; }
+};
+std::vector<EndpointView> endpointViews(const Dispatch& dispatch, const sdk::Identity& caller);
+
+/** The OpenAPI document of the endpoints offered to @p caller; @p server_url
+ *  is its `servers` entry. */
+std::string openApiFor(const CoreState& state, const sdk::Identity& caller,
+                       const std::string& server_url);
 
 /** The core group's record (declared by the kernel, never opt-in). */
 GroupRecord coreGroup();
@@ -34,7 +56,7 @@ GroupRecord coreGroup();
 /** A plugin's load error, {"stage", "message"}: /capabilities and `plugins --json` show it. */
 void writeLoadError(sdk::JsonWriter& w, const LoadError& error);
 
-/** Registers the four core routes into @p routes. */
+/** Registers the core routes into @p routes (GET /audit/recent with an AuditRing). */
 void addCoreRoutes(RouteTable& routes, CoreState& state);
 
 }  // namespace abx::kernel

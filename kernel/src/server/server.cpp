@@ -7,8 +7,8 @@
 
 #include "abx/sdk/subprocess.h"
 #include "abx/sdk/version.h"
-#include "core/audit_endpoint.h"
 #include "http/http_server.h"
+#include "openapi/openapi_document.h"
 #include "policy/policy_engine.h"
 #include "server/orphan_reaper.h"
 #include "server/policy_sources.h"
@@ -34,6 +34,7 @@ Server::Server(ServerConfig config)
   core_.plugins = &plugins_;
   core_.groups = &groups_;
   core_.pipeline = &pipeline_;
+  core_.audit = &audit_ring_;
   origins_ =
       std::make_unique<OriginPolicy>(config_.host, config_.allowed_hosts, config_.cors_origins);
   pipeline_.setOriginPolicy(origins_.get());
@@ -85,6 +86,18 @@ std::optional<std::string> Server::loadPlugins() {
     ids.push_back(record.id);
   }
   return std::nullopt;
+}
+
+void Server::loadOpenApiFragments() {
+  openapi_.addText("core", coreOpenApiFragment(), "the core fragment");
+  for (const auto& plugin : plugins_)
+    if (plugin.state == "started") openapi_.addFile(plugin.id, plugin.path);
+  openapi_.check(*routes_);
+  for (const auto& w : openapi_.warnings()) {
+    core_.warnings.push_back(w);
+    services_->log.write(sdk::LogLevel::warn, "loader", w);
+  }
+  core_.openapi = &openapi_;
 }
 
 std::optional<std::string> Server::publishPolicy() {
@@ -161,13 +174,13 @@ std::optional<std::string> Server::boot() {
   routes_ = std::make_shared<RouteTable>();
   groups_.push_back(coreGroup());
   addCoreRoutes(*routes_, core_);
-  routes_->add(auditRecentRoute(audit_ring_), "core");
   // Plugins may copy the child environment while they start (the agents
   // keep theirs), before the policy is compiled: its token variables leave
   // the environment first. A source that cannot be read fails below.
   if (auto sources = readPolicySources(config_))
     services_->environment.protect(tokenEnvNames(*sources));
   if (auto error = loadPlugins()) return error;
+  loadOpenApiFragments();
   if (config_.enabled_groups) {
     auto parsed = DefaultAdmission::parseEnabledGroups(*config_.enabled_groups, groups_);
     if (!parsed) return parsed.status().message();

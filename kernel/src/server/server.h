@@ -44,6 +44,8 @@ class Server {
 
   const Pipeline& pipeline() const { return pipeline_; }
   const std::vector<GroupRecord>& groups() const { return groups_; }
+  /** What the core endpoints read (the `openapi` command builds from it). */
+  const CoreState& core() const { return core_; }
   void stopPlugins();
 
  private:
@@ -54,6 +56,8 @@ class Server {
   std::FILE* auditFile(const std::string& path);
   /** Compiles the policy from its sources into a new, published dispatch. */
   std::optional<std::string> publishPolicy();
+  /** Reads the started plugins' OpenAPI fragments; their problems are warnings. */
+  void loadOpenApiFragments();
 
   ServerConfig config_;
   std::unique_ptr<KernelServices> services_;
@@ -61,6 +65,7 @@ class Server {
   std::vector<GroupRecord> groups_;
   std::vector<std::string> env_groups_;
   CoreState core_;
+  OpenApiCatalog openapi_;
   Pipeline pipeline_;
   std::unique_ptr<PolicyPathGuard> path_guard_;
   std::shared_ptr<RouteTable> routes_;

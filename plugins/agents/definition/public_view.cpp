@@ -116,9 +116,12 @@ std::string maskUrlCredential(std::string_view url) {
 }
 
 void writePublicDefinitionMembers(sdk::JsonWriter& w, const AgentSpec& spec,
-                                  const std::vector<CredentialRef>& refs, std::string_view model) {
+                                  const std::vector<CredentialRef>& refs, std::string_view model,
+                                  bool named) {
   SecretSlots slots(w, refs);
-  w.member("name", spec.name).member("runtime", spec.runtime).key("model");
+  w.key("name");
+  named ? w.value(spec.name) : w.null();
+  w.member("runtime", spec.runtime).key("model");
   writeTextOrNull(w, model);
   w.key("instructions");
   writeTextOrNull(w, spec.instructions);

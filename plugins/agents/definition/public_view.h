@@ -26,10 +26,12 @@ inline constexpr std::string_view kMaskedSecret = "***";
  * Secret values (and URL credentials) are "***"; an absent secret is null; a
  * slot given as a credential reference shows the reference {vault, credential}.
  * @p model is the "model" shown (null when empty): the definition's, or what
- * the caller makes of it.
+ * the caller makes of it. @p named false shows the name as null (an agent
+ * whose id the server chose).
  */
 void writePublicDefinitionMembers(sdk::JsonWriter& w, const sdk::agents::AgentSpec& spec,
-                                  const std::vector<CredentialRef>& refs, std::string_view model);
+                                  const std::vector<CredentialRef>& refs, std::string_view model,
+                                  bool named = true);
 
 /** The view as one compact JSON object (model as defined). */
 std::string publicDefinitionJson(const sdk::agents::AgentSpec& spec,

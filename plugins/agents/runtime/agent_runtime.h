@@ -64,6 +64,9 @@ struct TurnRequest {
   std::string extra_instructions;
   std::vector<sdk::agents::McpServerSpec> extra_mcp_servers;
   std::string reasoning_effort;
+  /** The CLI's working directory (a session's workspace_directory, already
+   *  checked to lie in the definition's workspace); "" = the workspace. */
+  std::string workdir;
   std::vector<InputMessage> input;
   /** Secret env for this turn on top of the definition's (vault credentials). */
   sdk::agents::EnvList secret_env;

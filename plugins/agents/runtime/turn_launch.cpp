@@ -122,7 +122,7 @@ std::optional<TurnError> prepareTurnLaunch(const TurnRequest& request,
   ctx.extra_instructions = request.extra_instructions;
   if (!history.native_session_id.empty()) ctx.native_session_id = history.native_session_id;
   ctx.is_first_turn = history.native_session_id.empty();
-  ctx.workdir = spec.workspace.path;
+  ctx.workdir = request.workdir.empty() ? spec.workspace.path : request.workdir;
   ctx.reasoning_effort = request.reasoning_effort;
   ctx.session_usage = history.usage;
   {

@@ -2,12 +2,17 @@
 
 #include <chrono>
 #include <map>
+#include <utility>
+#include <variant>
 
 #include "abx/sdk/route_table.h"
 #include "definition/agent_definition.h"
 #include "definition/public_view.h"
+#include "definition/sdk_agent_body.h"
+#include "json_fields.h"
 #include "openai_error.h"
 #include "ownership.h"
+#include "runtime/id_factory.h"
 #include "secrets/secret_bag.h"
 #include "session_objects.h"
 #include "wire_route.h"
@@ -18,17 +23,17 @@ namespace {
 using Ctx = std::shared_ptr<const AgentsRoutesContext>;
 
 // The Agent object: the SDK's required fields around the definition's
-// public view (secrets as "***"); its model is the runtime when the
-// definition names none.
+// public view (secrets as "***"); its model is the one asked for, else the
+// definition's, else the runtime.
 std::string agentJson(const AgentCatalog::Definition& d) {
   const auto& spec = d.spec;
   sdk::JsonWriter w(2048);
   w.beginObject();
-  writePublicDefinitionMembers(w, spec, d.credential_refs,
-                               spec.model.empty() ? spec.runtime : spec.model);
+  writePublicDefinitionMembers(w, spec, d.credential_refs, d.shownModel(), d.stored.named);
   w.member("id", spec.name).member("object", "agent");
   w.member("created_at", d.created_at).member("updated_at", d.updated_at);
-  w.key("metadata").beginObject().endObject();
+  w.key("metadata");
+  writeTextMap(w, d.stored.metadata);
   writeAgentSettings(w);
   w.key("tools");
   writePublicMcpTools(w, spec);
@@ -63,27 +68,78 @@ std::optional<sdk::Response> foreignVault(const Ctx& ctx, const std::vector<Cred
   return std::nullopt;
 }
 
-// Parses, validates against the runtime's adapter, registers.
-sdk::Response store(const Ctx& ctx, const sdk::Request& r, const std::string& forced_name,
-                    bool must_be_new) {
-  auto body = configFromJson(r.json);
-  if (!forced_name.empty()) {
-    // The path names the agent being updated; a body without a name means it.
-    const ConfigValue* name = body.find("name");
-    if (!name) {
-      ConfigValue named;
-      named.kind = ConfigValue::Kind::string;
-      named.text = forced_name;
-      body.members.emplace_back("name", std::move(named));
-    } else if (name->kind != ConfigValue::Kind::string || name->text != forced_name) {
-      return openAiError({.status = 400,
-                          .message = "The name of an agent cannot change.",
-                          .code = "invalid_request",
-                          .param = "name"});
-    }
-  }
+sdk::Response badField(const DefinitionError& e) {
+  return openAiError(
+      {.status = 400, .message = e.text(), .code = "invalid_request", .param = e.path});
+}
+
+// What an update merges over: the stored body, or for a config-file
+// definition (no body) its name, runtime and model.
+ConfigValue storedBody(const AgentCatalog::Definition& d) {
+  if (d.stored.body.kind == ConfigValue::Kind::object) return d.stored.body;
+  auto text = [](const std::string& s) {
+    ConfigValue v;
+    v.kind = ConfigValue::Kind::string;
+    v.text = s;
+    return v;
+  };
+  ConfigValue body;
+  body.kind = ConfigValue::Kind::object;
+  body.members.emplace_back("name", text(d.spec.name));
+  body.members.emplace_back("runtime", text(d.spec.runtime));
+  if (!d.spec.model.empty()) body.members.emplace_back("model", text(d.spec.model));
+  return body;
+}
+
+// The body to register: a new agent's (its id: the name, else a new
+// agent_<hex>), or an update merged over the stored one.
+std::variant<std::pair<ConfigValue, std::string>, sdk::Response> bodyToStore(
+    const Ctx& ctx, const sdk::Request& r, const std::string& updated_id) {
+  auto request = configFromJson(r.json);
+  if (request.kind != ConfigValue::Kind::object)
+    return badField({"", "The request body must be a JSON object."});
+  const ConfigValue* name = request.find("name");
+  if (updated_id.empty())
+    return std::pair{
+        request, name && name->kind == ConfigValue::Kind::string ? name->text : randomId("agent")};
+  auto current = ctx->catalog->definition(updated_id);
+  if (!current) return notFound(updated_id);
+  // The name is the id: it can be cleared (the agent stays), never changed.
+  if (name && name->kind != ConfigValue::Kind::null &&
+      (!current->stored.named || name->kind != ConfigValue::Kind::string ||
+       name->text != updated_id))
+    return openAiError({.status = 400,
+                        .message = "The name of an agent cannot change.",
+                        .code = "invalid_request",
+                        .param = "name"});
+  return std::pair{mergeAgentBody(storedBody(*current), request), updated_id};
+}
+
+std::optional<sdk::Response> adapterRefusal(const AgentCatalog& catalog,
+                                            const sdk::agents::AgentSpec& spec) {
+  auto* adapter = catalog.adapter(spec.runtime);
+  if (!adapter) return std::nullopt;
+  auto problems = adapter->validate(spec);
+  if (problems.empty()) return std::nullopt;
+  std::string message;
+  for (const auto& p : problems) message += (message.empty() ? "" : "; ") + p;
+  return openAiError(
+      {.status = 400, .message = message, .code = "invalid_request", .param = "runtime"});
+}
+
+// Translates the SDK's fields, parses, validates against the runtime's adapter, registers.
+sdk::Response store(const Ctx& ctx, const sdk::Request& r, const std::string& updated_id) {
+  auto to_store = bodyToStore(ctx, r, updated_id);
+  if (auto* refused = std::get_if<sdk::Response>(&to_store)) return std::move(*refused);
+  auto& [body, id] = std::get<std::pair<ConfigValue, std::string>>(to_store);
   auto* catalog = ctx->catalog;
-  auto parsed = parseAgentDefinitionBody(body, [catalog](std::string_view runtime) {
+  auto translated = translateAgentBody(body, id, [catalog](std::string_view name) {
+    auto* adapter = catalog->adapter(std::string(name));
+    return adapter ? std::optional<std::string>(adapter->name()) : std::nullopt;
+  });
+  if (auto* e = std::get_if<DefinitionError>(&translated)) return badField(*e);
+  auto& agent = std::get<AgentBody>(translated);
+  auto parsed = parseAgentDefinitionBody(agent.definition, [catalog](std::string_view runtime) {
     return catalog->adapter(std::string(runtime)) != nullptr;
   });
   if (!parsed.ok())
@@ -92,17 +148,9 @@ sdk::Response store(const Ctx& ctx, const sdk::Request& r, const std::string& fo
                         .code = "invalid_request",
                         .param = parsed.errors.front().path});
   auto& spec = parsed.spec;
-  if (auto* adapter = catalog->adapter(spec.runtime)) {
-    auto problems = adapter->validate(spec);
-    if (!problems.empty()) {
-      std::string message;
-      for (const auto& p : problems) message += (message.empty() ? "" : "; ") + p;
-      return openAiError(
-          {.status = 400, .message = message, .code = "invalid_request", .param = "runtime"});
-    }
-  }
+  if (auto refused = adapterRefusal(*catalog, spec)) return *refused;
   if (auto refused = foreignVault(ctx, parsed.credential_refs, r.identity)) return *refused;
-  if (must_be_new && catalog->definition(spec.name))
+  if (updated_id.empty() && catalog->definition(spec.name))
     return openAiError({.status = 409,
                         .message = "An agent named '" + spec.name +
                                    "' exists; update it with POST /v1/agents/" + spec.name + ".",
@@ -114,9 +162,20 @@ sdk::Response store(const Ctx& ctx, const sdk::Request& r, const std::string& fo
   if (ctx->log)
     for (const auto& warning : registrationWarnings(spec, !parsed.credential_refs.empty()))
       ctx->log->warn(warning);
-  const std::string name = spec.name;
-  catalog->put(std::move(spec), unixNow(), std::move(parsed.credential_refs));
-  return sdk::Response::json(agentJson(*catalog->definition(name)));
+  AgentCatalog::Stored stored{std::move(body), std::move(agent.metadata), agent.named,
+                              std::move(agent.model)};
+  catalog->put(std::move(spec), unixNow(), std::move(parsed.credential_refs), std::move(stored));
+  return sdk::Response::json(agentJson(*catalog->definition(id)));
+}
+
+sdk::Response listAgents(const Ctx& ctx, const sdk::Request& r) {
+  auto filter = metadataFilter(r);
+  if (auto* bad = std::get_if<WireError>(&filter)) return openAiError(*bad);
+  PageItems items;
+  for (const auto& d : ctx->catalog->definitions())
+    if (matchesMetadata(std::get<MetadataFilter>(filter), d.stored.metadata))
+      items.emplace_back(d.spec.name, agentJson(d));
+  return pageResponse(r, std::move(items));
 }
 
 }  // namespace
@@ -187,19 +246,14 @@ sdk::Status addAgentsRoutes(sdk::RouteRegistry& registry, Ctx context) {
                                    {"agents:admin"},
                                    [](const Ctx& ctx, const sdk::Request& r) {
                                      if (ctx->locked) return lockedResponse();
-                                     return store(ctx, r, "", /*must_be_new=*/true);
+                                     return store(ctx, r, "");
                                    }},
                                   {"GET",
                                    "/v1/agents",
                                    "agents_list",
                                    "Agent definitions (secrets as ***)",
                                    {"agents:admin"},
-                                   [](const Ctx& ctx, const sdk::Request& r) {
-                                     PageItems items;
-                                     for (const auto& d : ctx->catalog->definitions())
-                                       items.emplace_back(d.spec.name, agentJson(d));
-                                     return pageResponse(r, std::move(items));
-                                   }},
+                                   &listAgents},
                                   {"GET",
                                    "/v1/agents/{id}",
                                    "agents_get",
@@ -213,13 +267,11 @@ sdk::Status addAgentsRoutes(sdk::RouteRegistry& registry, Ctx context) {
                                   {"POST",
                                    "/v1/agents/{id}",
                                    "agents_update",
-                                   "Replace an agent definition",
+                                   "Update an agent definition (a merge)",
                                    {"agents:admin"},
                                    [](const Ctx& ctx, const sdk::Request& r) {
                                      if (ctx->locked) return lockedResponse();
-                                     const std::string id(r.param("id").value_or(""));
-                                     if (!ctx->catalog->definition(id)) return notFound(id);
-                                     return store(ctx, r, id, /*must_be_new=*/false);
+                                     return store(ctx, r, std::string(r.param("id").value_or("")));
                                    }},
                                   {"DELETE",
                                    "/v1/agents/{id}",

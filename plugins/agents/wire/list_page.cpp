@@ -50,4 +50,31 @@ std::variant<std::string, WireError> listPage(const sdk::Request& request, PageI
   return body.take();
 }
 
+std::variant<MetadataFilter, WireError> metadataFilter(const sdk::Request& request) {
+  constexpr std::string_view kPrefix = "metadata[";
+  MetadataFilter filter;
+  for (const auto& [name, value] : request.query) {
+    if (!name.starts_with(kPrefix) || !name.ends_with("]")) continue;
+    auto key = name.substr(kPrefix.size(), name.size() - kPrefix.size() - 1);
+    if (key.empty() || key.size() > 64 || filter.size() == 16)
+      return WireError{.status = 400,
+                       .message =
+                           "A metadata filter takes up to 16 metadata[key]=value pairs, "
+                           "keys of 1 to 64 characters.",
+                       .code = "invalid_request",
+                       .param = "metadata"};
+    filter[std::move(key)] = value;
+  }
+  return filter;
+}
+
+bool matchesMetadata(const MetadataFilter& filter,
+                     const std::map<std::string, std::string>& metadata) {
+  for (const auto& [key, value] : filter) {
+    auto it = metadata.find(key);
+    if (it == metadata.end() || it->second != value) return false;
+  }
+  return true;
+}
+
 }  // namespace abx::plugins::agents

@@ -5,6 +5,7 @@
 #include "abx/sdk/agent_adapter.h"
 #include "abx/sdk/route_table.h"
 #include "abx/sdk/subprocess.h"
+#include "definition/sdk_agent_body.h"
 #include "json_fields.h"
 #include "wire_route.h"
 
@@ -98,7 +99,7 @@ sdk::Response listRuntimes(const RuntimesContext& ctx, const sdk::Request&) {
         .member("object", "agent.runtime")
         .member("implemented", true)
         .member("installed", installed)
-        .member("default", adapter->name() == "codex")
+        .member("default", adapter->name() == kDefaultRuntime)
         .key("binary");
     writeTextOrNull(w, adapter->binary());
     w.key("path");

@@ -43,9 +43,21 @@ std::vector<std::string> SessionVaultIds::get(const std::string& session_id) con
   return it == ids_.end() ? std::vector<std::string>{} : it->second;
 }
 
+void SessionVaultIds::setOverrides(const std::string& session_id, SessionOverrides overrides) {
+  std::lock_guard lock(mutex_);
+  overrides_[session_id] = std::move(overrides);
+}
+
+SessionOverrides SessionVaultIds::overrides(const std::string& session_id) const {
+  std::lock_guard lock(mutex_);
+  auto it = overrides_.find(session_id);
+  return it == overrides_.end() ? SessionOverrides{} : it->second;
+}
+
 void SessionVaultIds::forget(const std::string& session_id) {
   std::lock_guard lock(mutex_);
   ids_.erase(session_id);
+  overrides_.erase(session_id);
 }
 
 }  // namespace abx::plugins::agents

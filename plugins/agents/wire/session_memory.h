@@ -1,6 +1,7 @@
 // What the Agents wire remembers per session beside the runtime: the
-// Idempotency-Keys of POST …/events and the vault_ids a session was created
-// with. Both are forgotten when the session ends.
+// Idempotency-Keys of POST …/events, and the vault_ids and inline agent and
+// environment settings a session was created (or updated) with. All are
+// forgotten when the session ends.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,17 @@
 #include <utility>
 #include <vector>
 
+#include "abx/sdk/agent_adapter.h"
+
 namespace abx::plugins::agents {
+
+/** What a session's inline `agent` and `environment` give each of its turns. */
+struct SessionOverrides {
+  std::string instructions; /**< added to the turn's extra instructions */
+  std::vector<sdk::agents::McpServerSpec> mcp_servers; /**< http only; headers secret */
+  std::string reasoning_effort;
+  std::string workdir; /**< "" = the definition's workspace */
+};
 
 /** Per-session Idempotency-Key memory (24 h, 256 keys a session; the wire
  *  passes each caller's keys apart, see callerKey()). THREAD: safe. */
@@ -25,16 +36,19 @@ class SessionKeys {
   std::map<std::string, std::vector<std::pair<std::string, std::int64_t>>> keys_;
 };
 
-/** The vault_ids each session was created with. THREAD: safe. */
+/** The vault_ids and overrides of each session. THREAD: safe. */
 class SessionVaultIds {
  public:
   void set(const std::string& session_id, std::vector<std::string> ids);
   std::vector<std::string> get(const std::string& session_id) const;
+  void setOverrides(const std::string& session_id, SessionOverrides overrides);
+  SessionOverrides overrides(const std::string& session_id) const;
   void forget(const std::string& session_id);
 
  private:
   mutable std::mutex mutex_;
   std::map<std::string, std::vector<std::string>> ids_;
+  std::map<std::string, SessionOverrides> overrides_;
 };
 
 }  // namespace abx::plugins::agents

@@ -8,6 +8,7 @@
 #include "openai_error.h"
 #include "ownership.h"
 #include "runtime/id_factory.h"
+#include "session_agent.h"
 #include "session_feed.h"
 #include "session_objects.h"
 #include "wire_route.h"
@@ -64,6 +65,13 @@ sdk::Result<Turn> submit(const Ctx& ctx, const std::string& session_id,
   TurnRequest turn;
   turn.prompt = promptOf(messages);
   turn.input = std::move(messages);
+  auto overrides = ctx->vault_ids->overrides(session_id);
+  turn.extra_instructions = std::move(overrides.instructions);
+  for (const auto& server : overrides.mcp_servers)
+    for (const auto& header : server.headers) turn.extra_secrets.push_back(header.value);
+  turn.extra_mcp_servers = std::move(overrides.mcp_servers);
+  turn.reasoning_effort = std::move(overrides.reasoning_effort);
+  turn.workdir = std::move(overrides.workdir);
   const auto vault_ids = ctx->vault_ids->get(session_id);
   turn.secret_env = ctx->vaults->secretEnv(vault_ids);
   turn.mcp_bearer_tokens = ctx->vaults->mcpBearerTokens(vault_ids);
@@ -91,9 +99,16 @@ std::optional<std::uint64_t> resumeFrom(const sdk::Request& r) {
   }
 }
 
+// A session's agent and the model it shows: its Agent object's, or the runtime it names.
+AgentModels agentModel(const AgentCatalog& catalog, const std::string& agent) {
+  auto d = catalog.definition(agent);
+  return {agent, d ? d->shownModel() : agent};
+}
+
 std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r,
                                            sdk::SseStream& sse) {
   const sdk::Json& body = r.json;
+  if (auto e = sessionCreateFieldsProblem(body)) return openAiError(*e);
   std::string model = textOf(body.get("agent_id"));
   std::string model_param = "agent_id";
   if (const auto agent = body.get("agent"); agent.isObject() && model.empty()) {
@@ -106,14 +121,19 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
                         .code = "invalid_request",
                         .param = "agent_id"});
   const auto asked_vaults = body.get("vault_ids");
-  if (auto locked = definitionLockRefusal(
-          *ctx->catalog,
-          {model, model_param, false, asked_vaults.isArray() && asked_vaults.size() > 0}))
+  const auto asked_tools = body.get("agent").get("tools");
+  if (auto locked =
+          definitionLockRefusal(*ctx->catalog, {model, model_param, asked_tools.size() > 0,
+                                                asked_vaults.isArray() && asked_vaults.size() > 0}))
     return openAiError(*locked);
   std::string why;
-  if (!ctx->catalog->resolve(model, why))
+  auto resolved = ctx->catalog->resolve(model, why);
+  if (!resolved)
     return openAiError(
         {.status = 404, .message = why, .code = "model_not_found", .param = "agent_id"});
+  SessionOverrides overrides;
+  if (auto e = readSessionCreate(body, *resolved, agentModel(*ctx->catalog, model), overrides))
+    return openAiError(*e);
   std::vector<InputMessage> input;
   if (const auto given = body.get("input"); !given.isAbsent())
     if (auto e = inputMessages(given, input)) return openAiError(*e);
@@ -128,7 +148,8 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
                         .message = "A streamed session needs an 'input'.",
                         .code = "invalid_request",
                         .param = "input"});
-  const auto metadata = textMap(body.get("metadata"));
+  std::map<std::string, std::string> metadata;
+  if (auto e = readSessionMetadata(body.get("metadata"), metadata)) return openAiError(*e);
   std::vector<std::string> vault_ids;
   for (const auto& id : asked_vaults.elements()) {
     auto vault = textOf(id);
@@ -146,6 +167,7 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
                         .code = "model_not_found",
                         .param = "agent_id"});
   ctx->vault_ids->set(created->id, vault_ids);
+  ctx->vault_ids->setOverrides(created->id, std::move(overrides));
   auto session_stream = streamFor(ctx, created->id);
   session_stream->created(*created);
   const auto start = session_stream->lastSeq() - 1;
@@ -172,11 +194,24 @@ sdk::Response getSession(const Ctx& ctx, const sdk::Request& r) {
   return sdk::Response::json(sessionJson(*s, ctx->vault_ids->get(id)));
 }
 
+// Metadata and the inline agent's overrides; every field is checked before any changes.
 sdk::Response updateSession(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
-  if (!visibleSession(*ctx->runtime, id, r.identity)) return noSession(id);
-  if (const auto meta = r.json.get("metadata"); meta.isObject())
-    if (!ctx->runtime->setMetadata(id, textMap(meta))) return noSession(id);
+  auto session = visibleSession(*ctx->runtime, id, r.identity);
+  if (!session) return noSession(id);
+  if (r.json.get("agent").get("tools").size() > 0)
+    if (auto locked =
+            definitionLockRefusal(*ctx->catalog, {session->agent, "agent_id", true, false}))
+      return openAiError(*locked);
+  auto overrides = ctx->vault_ids->overrides(id);
+  if (auto e = readSessionUpdate(r.json, agentModel(*ctx->catalog, session->agent), overrides))
+    return openAiError(*e);
+  const auto meta = r.json.get("metadata");
+  std::map<std::string, std::string> metadata;
+  if (auto e = readSessionMetadata(meta, metadata)) return openAiError(*e);
+  if (!meta.isMissing() && !ctx->runtime->setMetadata(id, std::move(metadata)))
+    return noSession(id);
+  ctx->vault_ids->setOverrides(id, std::move(overrides));
   return getSession(ctx, r);
 }
 
@@ -195,9 +230,12 @@ sdk::Response listSessions(const Ctx& ctx, const sdk::Request& r) {
     return a.created_at != b.created_at ? a.created_at < b.created_at : a.id < b.id;
   });
   const auto agent = r.queryParam("agent_id");
+  auto filter = metadataFilter(r);
+  if (auto* bad = std::get_if<WireError>(&filter)) return openAiError(*bad);
   PageItems items;
   for (const auto& s : sessions)
-    if ((!agent || s.agent == *agent) && mayActOn(r.identity, s.owner))
+    if ((!agent || s.agent == *agent) && mayActOn(r.identity, s.owner) &&
+        matchesMetadata(std::get<MetadataFilter>(filter), s.metadata))
       items.emplace_back(s.id, sessionJson(s, ctx->vault_ids->get(s.id)));
   return pageResponse(r, std::move(items));
 }
@@ -358,7 +396,7 @@ sdk::Status addSessionsRoutes(sdk::RouteRegistry& registry, Ctx context) {
                                   {"POST",
                                    "/v1/agents/sessions/{id}",
                                    "agent_sessions_update",
-                                   "Update a session's metadata",
+                                   "Update a session's metadata and agent settings",
                                    {"agents:run"},
                                    &updateSession},
                                   {"DELETE",

@@ -303,13 +303,65 @@ TEST(AgentsDefinitions, CreateReadRunUpdateDeleteWithWriteOnlySecrets) {
                   R"({"model":"made-by-http","input":"from http"})", kAuth);
   EXPECT_EQ(run.status, 200) << run.body;
   EXPECT_THAT(run.body, HasSubstr("turn 1: from http"));
-  auto bad =
-      http(server.port(), "POST", "/v1/agents/made-by-http", R"({"runtime":"command"})", kAuth);
-  EXPECT_EQ(bad.status, 400);  // runtime command needs its command block
+  // An update merges: the command block and the secret stay (still write-only).
+  auto merged = http(server.port(), "POST", "/v1/agents/made-by-http",
+                     R"({"instructions":"Be brief.","metadata":{"team":"a"}})", kAuth);
+  EXPECT_EQ(merged.status, 200) << merged.body;
+  EXPECT_THAT(merged.body, HasSubstr(R"("instructions":"Be brief.")"));
+  EXPECT_THAT(merged.body, HasSubstr(R"("HTTP_AGENT_SECRET":"***")"));
+  EXPECT_THAT(merged.body, HasSubstr(R"("metadata":{"team":"a"})"));
+  EXPECT_THAT(merged.body, HasSubstr(R"("argv":["fake-agent")"));
+  auto filtered = http(server.port(), "GET", "/v1/agents?metadata%5Bteam%5D=a", "", kAuth);
+  EXPECT_THAT(filtered.body, HasSubstr(R"("id":"made-by-http")"));
+  filtered = http(server.port(), "GET", "/v1/agents?metadata%5Bteam%5D=b", "", kAuth);
+  EXPECT_THAT(filtered.body, HasSubstr(R"("data":[])"));
+  auto rerun = http(server.port(), "POST", "/v1/responses",
+                    R"({"model":"made-by-http","input":"after the merge"})", kAuth);
+  EXPECT_THAT(rerun.body, HasSubstr("turn 1: after the merge"));
+  // null clears: runtime command without its command block is refused, naming it.
+  auto bad = http(server.port(), "POST", "/v1/agents/made-by-http", R"({"command":null})", kAuth);
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_THAT(bad.body, HasSubstr(R"("param":"command")"));
   auto removed = http(server.port(), "DELETE", "/v1/agents/made-by-http", "", kAuth);
   EXPECT_EQ(removed.status, 200);
   EXPECT_EQ(http(server.port(), "GET", "/v1/agents/made-by-http", "", kAuth).status, 404);
   EXPECT_THAT(server.stderrText(), Not(HasSubstr("write-only-value")));
+}
+
+std::string paramIs(const std::string& param) { return R"("param":")" + param + R"(")"; }
+
+// What an agent or a session cannot honour is a 400 whose param names the field.
+TEST(AgentsDefinitions, UnhonouredFieldsAre400sNamingTheField) {
+  ServerProcess server(sessionsServer());
+  const std::pair<const char*, const char*> agents[] = {
+      {R"({"model":"codex","tools":[{"type":"web_search"}]})", "tools[0].type"},
+      {R"({"model":"codex","text":{"format":{"type":"json_object"}}})", "text.format"},
+      {R"({"model":"codex","service_tier":"priority"})", "service_tier"},
+      {R"({"model":"codex","reasoning":{"effort":"high"}})", "reasoning.effort"},
+      {R"({"model":"codex","unheard_of":1})", "unheard_of"},
+      {R"({"name":"x"})", "model"}};
+  for (const auto& [body, param] : agents) {
+    auto r = http(server.port(), "POST", "/v1/agents", body, kAuth);
+    EXPECT_EQ(r.status, 400) << body;
+    EXPECT_THAT(r.body, HasSubstr(paramIs(param))) << r.body;
+  }
+  const std::pair<const char*, const char*> sessions[] = {
+      {R"({"agent_id":"fake","agent":{"multi_agent":{"enabled":true}}})",
+       "agent.multi_agent.enabled"},
+      {R"({"agent_id":"fake","environment":{"type":"self_hosted","workspace_directory":"/"}})",
+       "environment.workspace_directory"},
+      {R"({"agent_id":"fake","review":"auto_review"})", "review"},
+      {R"({"agent_id":"fake","metadata":{"k":5}})", "metadata.k"}};
+  for (const auto& [body, param] : sessions) {
+    auto r = http(server.port(), "POST", "/v1/agents/sessions", body, kAuth);
+    EXPECT_EQ(r.status, 400) << body;
+    EXPECT_THAT(r.body, HasSubstr(paramIs(param))) << r.body;
+  }
+  const auto id = createSession(server, "fake");
+  auto r = http(server.port(), "POST", "/v1/agents/sessions/" + id,
+                R"({"agent":{"tools":[{"type":"function"}]}})", kAuth);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_THAT(r.body, HasSubstr(R"("param":"agent.tools[0].type")"));
 }
 
 TEST(AgentsDefinitions, LockedDefinitionsRefuseWrites) {
@@ -319,6 +371,17 @@ TEST(AgentsDefinitions, LockedDefinitionsRefuseWrites) {
   EXPECT_EQ(http(server.port(), "POST", "/v1/agents", kDefinition, kAuth).status, 403);
   EXPECT_EQ(http(server.port(), "DELETE", "/v1/agents/fake", "", kAuth).status, 403);
   EXPECT_EQ(http(server.port(), "GET", "/v1/agents/fake", "", kAuth).status, 200);
+  // A session may not add MCP servers to a locked definition, at create or update.
+  const std::string tools = R"({"tools":[{"type":"mcp","server_label":"x",
+    "transport":{"type":"http","server_url":"http://127.0.0.1:9/mcp"}}]})";
+  auto created = http(server.port(), "POST", "/v1/agents/sessions",
+                      R"({"agent_id":"fake","agent":)" + tools + "}", kAuth);
+  EXPECT_EQ(created.status, 403) << created.body;
+  const auto id = createSession(server, "fake");
+  auto updated =
+      http(server.port(), "POST", "/v1/agents/sessions/" + id, R"({"agent":)" + tools + "}", kAuth);
+  EXPECT_EQ(updated.status, 403) << updated.body;
+  EXPECT_THAT(updated.body, HasSubstr("definitions_locked"));
 }
 
 }  // namespace
