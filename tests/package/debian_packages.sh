@@ -66,6 +66,7 @@ for p in agents adapter_command adapter_claude_code adapter_qwen_code adapter_cu
   contains agent-sandbox-agents "/abx_$p.so$"
 done
 contains agent-sandbox-inspector /abx_inspector.so
+contains agent-sandbox-inspector /abx_inspector.openapi.json
 contains agent-sandbox-inspector ./etc/agent-sandbox/plugins.d/50-inspector.yaml
 contains libabx-plugin-sdk2 "/libabx_plugin_sdk.so.2$"
 contains libabx-plugin-sdk-dev "/libabx_plugin_sdk.so$"
