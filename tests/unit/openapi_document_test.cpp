@@ -218,7 +218,8 @@ TEST(OpenApiDocument, BrokenFragmentsAreWarnings) {
 
 TEST(OpenApiDocument, CoreFragmentDescribesOnlyCoreRoutes) {
   RouteTable routes;
-  for (const char* id : {"health", "ready", "capabilities", "capabilities_check", "openapi"})
+  for (const char* id :
+       {"health", "ready", "capabilities", "capabilities_check", "openapi", "audit_recent"})
     routes.add(spec("GET", std::string("/") + id, id), "core");
   OpenApiCatalog catalog;
   catalog.addText("core", abx::kernel::coreOpenApiFragment(), "core");

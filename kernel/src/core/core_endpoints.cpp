@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "abx/sdk/json.h"
+#include "core/audit_endpoint.h"
 #include "core/policy_decision.h"
 #include "openapi/openapi_document.h"
 #include "support/did_you_mean.h"
@@ -207,7 +208,8 @@ namespace {
 
 // Every core route is in group core, registered by "core".
 void addCore(RouteTable& routes, const char* method, const char* path, const char* id,
-             const char* summary, sdk::Handler handler, bool auth_required = true) {
+             const char* summary, sdk::Handler handler, bool auth_required = true,
+             std::vector<std::string> scopes = {}) {
   sdk::RouteSpec spec;
   spec.method = method;
   spec.path = path;
@@ -215,6 +217,7 @@ void addCore(RouteTable& routes, const char* method, const char* path, const cha
   spec.group = "core";
   spec.summary = summary;
   spec.auth_required = auth_required;
+  spec.scopes = std::move(scopes);
   spec.handler = std::move(handler);
   routes.add(std::move(spec), "core");
 }
@@ -257,6 +260,10 @@ void addCoreRoutes(RouteTable& routes, CoreState& state) {
             return sdk::Response::json(
                 openApiFor(state, r.identity, serverUrlFor(r.header("host").value_or(""))));
           });
+  if (const AuditRing* ring = state.audit)
+    addCore(routes, "GET", "/audit/recent", "audit_recent",
+            "The newest audit records, newest first",
+            [ring](const sdk::Request& r) { return auditRecent(*ring, r); }, true, {"audit:read"});
 }
 
 }  // namespace abx::kernel

@@ -42,6 +42,10 @@ test('one operation per offered endpoint, and nothing else', async () => {
 test('kernel-written parts: security, envelopes, SSE', () => {
   const health = doc.paths['/health'].get;
   assert.deepEqual(health.security, []);
+  // The inspector page needs no token; the audit records need audit:read.
+  assert.deepEqual(doc.paths['/ui'].get.security, []);
+  assert.deepEqual(doc.paths['/ui/{asset}'].get.security, []);
+  assert.deepEqual(doc.paths['/audit/recent'].get['x-scopes'], ['audit:read']);
   const upload = doc.paths['/upload'].post;
   assert.deepEqual(upload.security, [{ accessToken: [] }, { bearerAuth: [] }]);
   assert.deepEqual(upload['x-scopes'], ['files:write']);
@@ -65,6 +69,8 @@ test("answers match the document's schemas, errors included", async () => {
     check(method, template, await call(route, { method, body }));
   await run('GET', '/health');
   await run('GET', '/capabilities');
+  await run('GET', '/audit/recent', '/audit/recent?limit=5');
+  await run('GET', '/audit/recent', '/audit/recent?limit=0');
   await run('POST', '/capabilities/check', '/capabilities/check', { endpoint: 'shell', path: 'x' });
   await run('POST', '/capabilities/check', '/capabilities/check', { endpoint: 'nope' });
   await run('GET', '/system/info');
