@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs oracle case files (official openai / @openai/agents JS SDKs) against a
 # fresh agent-sandbox-server, then checks that the secret canary leaked
-# nowhere.
+# nowhere and that every recorded answer matches the server's own OpenAPI
+# document (tests/openapi/wire_check.mjs).
 #
 #   run.sh --server BIN [--plugin-dir DIR] [--manifest FILE]
 #          [--agents FILE] [--path DIR] CASE.test.mjs...
@@ -10,9 +11,10 @@
 # the server's PATH, before fake_agents/ (tests/realcli passes its real CLIs).
 # Extra server environment: REALCLI_SERVER_ENV="NAME=value ..." (no secrets).
 #
-# Exit codes: 0 pass, 1 fail (a case failed, the server did not start, or the
-# canary leaked), 77 skip (node/npm or the pinned SDKs unavailable and CI is
-# not set; under CI=true that is a failure).
+# Exit codes: 0 pass, 1 fail (a case failed, the server did not start, the
+# canary leaked or an answer does not match the document), 77 skip (node/npm
+# or the pinned SDKs unavailable and CI is not set; under CI=true that is a
+# failure).
 # ORACLE_KEEP=1 keeps the work dir (server log, state dir, recorded wire).
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -26,15 +28,20 @@ while [ $# -gt 0 ]; do
     --manifest) manifest="$2"; shift 2 ;;
     --agents) agents="$2"; shift 2 ;;
     --path) extra_path="$2:"; shift 2 ;;
-    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,18p "$0"; exit 0 ;;
     *) cases+=("$1"); shift ;;
   esac
 done
 [ -n "$server" ] && [ -x "$server" ] || { echo "oracle: --server BIN is required and must be executable (got '$server')" >&2; exit 1; }
+# Absolute paths: the cases and the wire check run from other folders.
+absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+server="$(absolute "$server")"
+[ -n "$plugin_dir" ] && plugin_dir="$(absolute "$plugin_dir")"
+[ -n "$manifest" ] && manifest="$(absolute "$manifest")"
 [ ${#cases[@]} -gt 0 ] || cases=("$here"/cases/*.test.mjs)
 for i in "${!cases[@]}"; do
   [ -f "${cases[$i]}" ] || { echo "oracle: no such case file: ${cases[$i]}" >&2; exit 1; }
-  cases[$i]="$(cd "$(dirname "${cases[$i]}")" && pwd)/$(basename "${cases[$i]}")"
+  cases[$i]="$(absolute "${cases[$i]}")"
 done
 
 # 1. The pinned SDKs. One install at a time: CTest runs the case files in parallel.
@@ -62,22 +69,23 @@ trap 'exit 1' INT TERM
 # 'listening on' line), only the agents group on, token via env (never argv),
 # agents from agents.yaml, the fake agents first on PATH, room for the 250
 # sessions of the pagination case (the default keeps 200).
-args=(serve --host 127.0.0.1 --port 0 --pty-port 0)
-[ -n "$plugin_dir" ] && args+=(--plugin-dir "$plugin_dir")
-[ -n "$manifest" ] && args+=(--plugins "$manifest")
-read -r -a server_env <<<"${REALCLI_SERVER_ENV:-}"
-abx_server_start oracle "$log" env HOME="$work/home" \
-    PATH="$extra_path$repo/fake_agents:$PATH" \
-    ABX_SERVER_TOKEN="$token" \
-    ABX_SERVER_ENABLED_GROUPS=agents \
-    ABX_SERVER_BASE_DIR="$work/base" \
-    ABX_AGENTS_CONFIG="$agents" \
-    ABX_AGENTS_STATE_DIR="$state" \
-    ABX_AGENTS_MAX_SESSIONS=1000 \
-    ORACLE_CANARY="$canary" \
-    ORACLE_WORKSPACE="$work/workspace" \
-    "${server_env[@]}" \
-    "$server" "${args[@]}"
+config=()
+[ -n "$plugin_dir" ] && config+=(--plugin-dir "$plugin_dir")
+[ -n "$manifest" ] && config+=(--plugins "$manifest")
+args=(serve --host 127.0.0.1 --port 0 --pty-port 0 "${config[@]}")
+read -r -a extra_env <<<"${REALCLI_SERVER_ENV:-}"
+server_env=(HOME="$work/home"
+    PATH="$extra_path$repo/fake_agents:$PATH"
+    ABX_SERVER_TOKEN="$token"
+    ABX_SERVER_ENABLED_GROUPS=agents
+    ABX_SERVER_BASE_DIR="$work/base"
+    ABX_AGENTS_CONFIG="$agents"
+    ABX_AGENTS_STATE_DIR="$state"
+    ABX_AGENTS_MAX_SESSIONS=1000
+    ORACLE_CANARY="$canary"
+    ORACLE_WORKSPACE="$work/workspace"
+    "${extra_env[@]}")
+abx_server_start oracle "$log" env "${server_env[@]}" "$server" "${args[@]}"
 port=$abx_server_port
 echo "oracle: $server ${args[*]} (log $log)"
 
@@ -114,4 +122,22 @@ else
   [ "${ORACLE_KEEP:-0}" = 1 ] || echo "oracle: set ORACLE_KEEP=1 to keep $work for inspection"
   [ $rc -eq 0 ] && rc=1
 fi
+
+# 6. The recorded answers against the document of the same server: its
+# `openapi` command, same plugins, environment and group, its own agents
+# state dir (the server's is scanned above and stays as the server left it).
+# Without the openapi suite's validator (tests/openapi/install.sh) the
+# check is skipped, except under CI=true, where that fails.
+"$repo/tests/openapi/install.sh" >/dev/null
+case $? in
+  0) if ! env "${server_env[@]}" ABX_AGENTS_STATE_DIR="$work/openapi-state" \
+         node "$repo/tests/openapi/wire_check.mjs" --server "$server" "${config[@]}" --wire "$wire"; then
+       echo "not ok - wire check: the answers above do not match the server's OpenAPI document"
+       [ "${ORACLE_KEEP:-0}" = 1 ] || echo "oracle: set ORACLE_KEEP=1 to keep the recorded wire"
+       [ $rc -eq 0 ] && rc=1
+     fi ;;
+  77) echo "oracle: wire check skipped: no openapi suite npm packages (tests/openapi/install.sh)" ;;
+  *) echo "not ok - wire check: tests/openapi/install.sh failed (CI requires its packages)"
+     [ $rc -eq 0 ] && rc=1 ;;
+esac
 exit $rc

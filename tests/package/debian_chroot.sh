@@ -41,13 +41,13 @@ apt_get update
 # A package's .deb as the chroot sees it.
 deb() { echo "/tmp/debs/$(basename "$(ls "$debs/${1}_"*.deb)")"; }
 every=("$(deb agent-sandbox-server)" "$(deb agent-sandbox-files)" "$(deb agent-sandbox-agents)"
-  "$(deb agent-sandbox-dev-tools)" "$(deb agent-sandbox-browser)" "$(deb libabx-plugin-sdk2)"
-  "$(deb libabx-plugin-sdk-dev)")
+  "$(deb agent-sandbox-dev-tools)" "$(deb agent-sandbox-browser)" "$(deb agent-sandbox-inspector)"
+  "$(deb libabx-plugin-sdk2)" "$(deb libabx-plugin-sdk-dev)")
 apt_get install --no-install-recommends --download-only "${every[@]}"
 step "downloaded $(du -sh "$root/var/cache/apt/archives" | cut -f1)"
 apt_get install --no-install-recommends "${every[@]}"
 for p in agent-sandbox-server agent-sandbox-files agent-sandbox-agents agent-sandbox-dev-tools \
-  agent-sandbox-browser libabx-plugin-sdk2 libabx-plugin-sdk-dev; do
+  agent-sandbox-browser agent-sandbox-inspector libabx-plugin-sdk2 libabx-plugin-sdk-dev; do
   in_root dpkg-query -W -f '${Status} ${Version}\n' "$p" | grep -q "^install ok installed $version-" ||
     fail "$p is not installed at $version"
 done
@@ -133,8 +133,8 @@ expect_plugins() {
 core="commands=started process=started system=started terminal=started"
 agents="adapter_claude_code=started adapter_codex=started adapter_command=started adapter_cursor=started adapter_qwen_code=started agents=started"
 sorted() { echo "$@" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//'; }
-all=$(sorted "$core" "$agents" browser=started dev_tools=started files=started)
-without_files=$(sorted "$core" "$agents" browser=started dev_tools=started)
+all=$(sorted "$core" "$agents" browser=started dev_tools=started files=started inspector=started)
+without_files=$(sorted "$core" "$agents" browser=started dev_tools=started inspector=started)
 
 step "serve with every package: /ready, the plugins of each package, reload"
 start
@@ -142,6 +142,11 @@ start
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/capabilities")" = 401 ] ||
   fail "/capabilities without the token was not refused"
 expect_plugins "$all"
+# The inspector page, its files built into the installed plugin, needs no token.
+for path in /ui /ui/inspector.js; do
+  code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port$path")
+  [ "$code" = 200 ] || fail "$path answered $code"
+done
 uid=$(in_root id -u "$user")
 [ "$(stat -c %u "/proc/$server_pid")" = "$uid" ] || fail "the server runs as uid $(stat -c %u "/proc/$server_pid"), want $user ($uid)"
 tr '\0' ' ' < "/proc/$server_pid/cmdline" | grep -q "$token" && fail "the token is on the server's command line"

@@ -28,11 +28,11 @@ mkdir -p "$out"
 (cd "$build" && cpack -G DEB -B "$out" > "$out/cpack.log" 2>&1) || { tail -30 "$out/cpack.log"; fail "cpack"; }
 version=$(sed -n 's/^set(CPACK_PACKAGE_VERSION "\(.*\)")$/\1/p' "$build/CPackConfig.cmake")
 packages="agent-sandbox-server agent-sandbox-files agent-sandbox-agents agent-sandbox-dev-tools
-  agent-sandbox-browser libabx-plugin-sdk2 libabx-plugin-sdk-dev"
+  agent-sandbox-browser agent-sandbox-inspector libabx-plugin-sdk2 libabx-plugin-sdk-dev"
 for p in $packages; do
   ls "$out/${p}_${version}-"*.deb > /dev/null 2>&1 || fail "no $p .deb in $out"
 done
-[ "$(ls "$out"/*.deb | wc -l)" -eq 7 ] || fail "$(ls "$out"/*.deb | wc -l) .debs, want 7"
+[ "$(ls "$out"/*.deb | wc -l)" -eq 8 ] || fail "$(ls "$out"/*.deb | wc -l) .debs, want 8"
 deb() { ls "$out/${1}_"*.deb; }
 
 step "contents"
@@ -65,6 +65,9 @@ contains agent-sandbox-files ./etc/agent-sandbox/plugins.d/10-files.yaml
 for p in agents adapter_command adapter_claude_code adapter_qwen_code adapter_cursor adapter_codex; do
   contains agent-sandbox-agents "/abx_$p.so$"
 done
+contains agent-sandbox-inspector /abx_inspector.so
+contains agent-sandbox-inspector /abx_inspector.openapi.json
+contains agent-sandbox-inspector ./etc/agent-sandbox/plugins.d/50-inspector.yaml
 contains libabx-plugin-sdk2 "/libabx_plugin_sdk.so.2$"
 contains libabx-plugin-sdk-dev "/libabx_plugin_sdk.so$"
 contains libabx-plugin-sdk-dev /AgentSandboxPluginSDKConfig.cmake
@@ -82,7 +85,7 @@ depends agent-sandbox-server "libabx-plugin-sdk2 (= $version-"
 depends agent-sandbox-server adduser
 depends agent-sandbox-server procps
 depends agent-sandbox-server libpocofoundation
-for p in files agents dev-tools browser; do depends "agent-sandbox-$p" "agent-sandbox-server (= $version-"; done
+for p in files agents dev-tools browser inspector; do depends "agent-sandbox-$p" "agent-sandbox-server (= $version-"; done
 depends agent-sandbox-files libarchive13
 depends agent-sandbox-dev-tools git
 depends agent-sandbox-browser chromium

@@ -24,7 +24,7 @@ import { startStrayTrafficSink } from '../realcli/lib/stray_traffic_sink.mjs';
 const preset = process.argv[2];
 const BASE = process.env.IMAGE_URL;
 const TOKEN = process.env.IMAGE_TOKEN;
-const CORE = ['commands', 'core', 'file_ops', 'process', 'system', 'terminal'];
+const CORE = ['commands', 'core', 'file_ops', 'inspector', 'process', 'system', 'terminal'];
 const GROUPS = {
   minimal: CORE,
   agents: [...CORE, 'agents'],
@@ -32,11 +32,12 @@ const GROUPS = {
   full: [...CORE, 'agents', 'browser', 'dev_tools'],
 };
 const ADAPTERS = ['adapter_command', 'adapter_claude_code', 'adapter_qwen_code', 'adapter_cursor', 'adapter_codex'];
+const MINIMAL = ['commands', 'system', 'process', 'terminal', 'files', 'inspector'];
 const PLUGINS = {
-  minimal: ['commands', 'system', 'process', 'terminal', 'files'],
-  agents: ['commands', 'system', 'process', 'terminal', 'files', 'agents', ...ADAPTERS],
-  browser: ['commands', 'system', 'process', 'terminal', 'files', 'browser'],
-  full: ['commands', 'system', 'process', 'terminal', 'files', 'agents', ...ADAPTERS, 'dev_tools', 'browser'],
+  minimal: MINIMAL,
+  agents: [...MINIMAL, 'agents', ...ADAPTERS],
+  browser: [...MINIMAL, 'browser'],
+  full: [...MINIMAL, 'agents', ...ADAPTERS, 'dev_tools', 'browser'],
 };
 // The CLIs the agents images carry, at tests/realcli's pins.
 const PINS = JSON.parse(fs.readFileSync(new URL('../realcli/package.json', import.meta.url))).dependencies;

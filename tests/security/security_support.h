@@ -36,7 +36,8 @@ inline const std::string kAllPlugins =
     "  - {name: adapter_cursor, file: abx_adapter_cursor.so, id: abx.adapter.cursor}\n"
     "  - {name: adapter_codex, file: abx_adapter_codex.so, id: abx.adapter.codex}\n"
     "  - {name: dev_tools, file: abx_dev_tools.so, id: abx.dev_tools}\n"
-    "  - {name: browser, file: abx_browser.so, id: abx.browser}\n";
+    "  - {name: browser, file: abx_browser.so, id: abx.browser}\n"
+    "  - {name: inspector, file: abx_inspector.so, id: abx.inspector}\n";
 
 /**
  * The server with every plugin. @p policy (YAML, may be empty) is written to

@@ -218,8 +218,8 @@ TEST(OpenApiDocument, BrokenFragmentsAreWarnings) {
 
 TEST(OpenApiDocument, CoreFragmentDescribesOnlyCoreRoutes) {
   RouteTable routes;
-  for (const char* id :
-       {"health", "ready", "capabilities", "capabilities_check", "openapi", "metrics"})
+  for (const char* id : {"health", "ready", "capabilities", "capabilities_check", "openapi",
+                         "audit_recent", "metrics"})
     routes.add(spec("GET", std::string("/") + id, id), "core");
   OpenApiCatalog catalog;
   catalog.addText("core", abx::kernel::coreOpenApiFragment(), "core");

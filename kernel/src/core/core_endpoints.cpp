@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "abx/sdk/json.h"
+#include "core/audit_endpoint.h"
 #include "core/policy_decision.h"
 #include "openapi/openapi_document.h"
 #include "support/did_you_mean.h"
@@ -259,6 +260,10 @@ void addCoreRoutes(RouteTable& routes, CoreState& state) {
             return sdk::Response::json(
                 openApiFor(state, r.identity, serverUrlFor(r.header("host").value_or(""))));
           });
+  if (const AuditRing* ring = state.audit)
+    addCore(routes, "GET", "/audit/recent", "audit_recent",
+            "The newest audit records, newest first",
+            [ring](const sdk::Request& r) { return auditRecent(*ring, r); }, true, {"audit:read"});
   // The one core route behind a scope: its numbers describe every caller's traffic.
   addCore(routes, "GET", "/metrics", "metrics",
           "Server and plugin metrics in the Prometheus text format",

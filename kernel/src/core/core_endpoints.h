@@ -1,6 +1,6 @@
 // The core group, the only group the kernel itself serves: GET /health,
 // GET /ready, GET /capabilities, POST /capabilities/check, GET /openapi.json,
-// GET /metrics. It cannot be disabled.
+// GET /audit/recent, GET /metrics. It cannot be disabled.
 #pragma once
 
 #include <atomic>
@@ -14,6 +14,7 @@
 #include "metrics/metrics_registry.h"
 #include "openapi/openapi_catalog.h"
 #include "pipeline/admission.h"
+#include "pipeline/audit_ring.h"
 #include "pipeline/pipeline.h"
 #include "routing/route_table.h"
 
@@ -33,6 +34,8 @@ struct CoreState {
   std::vector<std::string> warnings;
   /** The loaded plugins' OpenAPI fragments (GET /openapi.json). */
   const OpenApiCatalog* openapi = nullptr;
+  /** The newest audit records (GET /audit/recent); null: no such route. */
+  const AuditRing* audit = nullptr;
 };
 
 /** A route, its effective rule and the verdict for one caller: what GET
@@ -56,7 +59,7 @@ GroupRecord coreGroup();
 /** A plugin's load error, {"stage", "message"}: /capabilities and `plugins --json` show it. */
 void writeLoadError(sdk::JsonWriter& w, const LoadError& error);
 
-/** Registers the six core routes into @p routes. */
+/** Registers the core routes into @p routes (GET /audit/recent with an AuditRing). */
 void addCoreRoutes(RouteTable& routes, CoreState& state);
 
 }  // namespace abx::kernel

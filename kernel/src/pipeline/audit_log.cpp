@@ -41,8 +41,10 @@ std::FILE* AuditLog::openFile(const std::string& path) {
 }
 
 void AuditLog::record(const AuditEntry& entry) {
-  if (!sink_ || (forced_ && !wants(entry.allowed))) return;
+  if ((!sink_ && !ring_) || (forced_ && !wants(entry.allowed))) return;
   auto line = format(entry);
+  if (ring_) ring_->push(std::string_view(line).substr(0, line.size() - 1));  // no newline
+  if (!sink_) return;
   std::lock_guard lock(mutex_);
   std::fwrite(line.data(), 1, line.size(), sink_);
   std::fflush(sink_);

@@ -2,7 +2,8 @@
 // decision, rule, status, duration) — never bodies, headers or secrets.
 // Which calls are recorded is each endpoint's `audit` rule (off | deny |
 // all; default deny) unless the log was built with a level that overrides
-// it for every endpoint.
+// it for every endpoint. Each record written also goes to the AuditRing the
+// log was given (GET /audit/recent).
 #pragma once
 
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <string_view>
 
 #include "abx/sdk/policy.h"
+#include "pipeline/audit_ring.h"
 
 namespace abx::kernel {
 
@@ -32,8 +34,10 @@ struct AuditEntry {
 
 class AuditLog {
  public:
-  /** Writes to @p sink (not owned); each endpoint's rule decides what. */
-  explicit AuditLog(std::FILE* sink = stderr) : sink_(sink) {}
+  /** Writes to @p sink and keeps in @p ring (neither owned; either may be
+   *  null); each endpoint's rule decides what. */
+  explicit AuditLog(std::FILE* sink = stderr, AuditRing* ring = nullptr)
+      : sink_(sink), ring_(ring) {}
   /** Writes to @p sink with @p forced as every endpoint's level. */
   AuditLog(AuditMode forced, std::FILE* sink) : forced_(forced), sink_(sink) {}
   /** Opens @p path for appending (0600); nullptr sink on failure. */
@@ -49,6 +53,7 @@ class AuditLog {
  private:
   std::optional<AuditMode> forced_;
   std::FILE* sink_;
+  AuditRing* ring_ = nullptr;
   std::mutex mutex_;
 };
 

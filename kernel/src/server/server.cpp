@@ -38,6 +38,7 @@ Server::Server(ServerConfig config)
   core_.plugins = &plugins_;
   core_.groups = &groups_;
   core_.pipeline = &pipeline_;
+  core_.audit = &audit_ring_;
   core_.metrics = &services_->metrics;
   origins_ =
       std::make_unique<OriginPolicy>(config_.host, config_.allowed_hosts, config_.cors_origins);
@@ -131,7 +132,7 @@ std::optional<std::string> Server::publishPolicy() {
     sink = auditFile(*policy.audit_log);
     if (!sink) return "audit_log: cannot open " + *policy.audit_log;
   }
-  auto audit = std::make_unique<AuditLog>(sink);
+  auto audit = std::make_unique<AuditLog>(sink, &audit_ring_);
 
   auto dispatch = std::make_unique<Dispatch>();
   dispatch->routes = routes_;

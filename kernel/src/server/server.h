@@ -80,6 +80,8 @@ class Server {
   std::vector<std::unique_ptr<Dispatch>> dispatches_;
   std::vector<std::unique_ptr<Authenticator>> authenticators_;
   std::vector<std::unique_ptr<AuditLog>> audit_logs_;
+  // The newest records of every policy revision's log (GET /audit/recent).
+  AuditRing audit_ring_;
   // One stream per audit_log path, reused by every reload that names it.
   std::map<std::string, std::FILE*> audit_files_;
   std::unique_ptr<OriginPolicy> origins_;

@@ -1,7 +1,8 @@
 // The whole surface (every opt-in group on): the document validates, matches
 // GET /capabilities operation for operation, describes what the routes
 // really answer, equals what the `openapi` command prints, and a client
-// generated from it drives native routes.
+// generated from it drives native routes; every plugin's fragment passes
+// wire_check.mjs's lint.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -10,8 +11,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import {
-  BASE_URL, TOKEN, assertParity, call, cliDocument, conformanceChecker, documentFor, lintErrors,
-  operations, validate, withoutServers,
+  BASE_URL, TOKEN, WORK_DIR, assertParity, call, cliDocument, conformanceChecker, documentFor,
+  lintErrors, operations, validate, withoutServers,
 } from '../lib/harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -41,6 +42,10 @@ test('one operation per offered endpoint, and nothing else', async () => {
 test('kernel-written parts: security, envelopes, SSE', () => {
   const health = doc.paths['/health'].get;
   assert.deepEqual(health.security, []);
+  // The inspector page needs no token; the audit records need audit:read.
+  assert.deepEqual(doc.paths['/ui'].get.security, []);
+  assert.deepEqual(doc.paths['/ui/{asset}'].get.security, []);
+  assert.deepEqual(doc.paths['/audit/recent'].get['x-scopes'], ['audit:read']);
   const upload = doc.paths['/upload'].post;
   assert.deepEqual(upload.security, [{ accessToken: [] }, { bearerAuth: [] }]);
   assert.deepEqual(upload['x-scopes'], ['files:write']);
@@ -64,6 +69,8 @@ test("answers match the document's schemas, errors included", async () => {
     check(method, template, await call(route, { method, body }));
   await run('GET', '/health');
   await run('GET', '/capabilities');
+  await run('GET', '/audit/recent', '/audit/recent?limit=5');
+  await run('GET', '/audit/recent', '/audit/recent?limit=0');
   await run('POST', '/capabilities/check', '/capabilities/check', { endpoint: 'shell', path: 'x' });
   await run('POST', '/capabilities/check', '/capabilities/check', { endpoint: 'nope' });
   await run('GET', '/system/info');
@@ -96,6 +103,21 @@ test("answers match the document's schemas, errors included", async () => {
   await run('GET', '/commands');
   await run('POST', '/commands/{name}', '/commands/hello', { name: 'openapi' });
   await run('POST', '/code/run', '/code/run', { code: 'echo hi', language: 'bash' });
+});
+
+test("every plugin's fragment passes wire_check's lint", () => {
+  const saved = path.join(WORK_DIR, 'lint-openapi.json');
+  fs.writeFileSync(saved, JSON.stringify(doc));
+  const plugins = path.join(suite, '..', '..', 'plugins');
+  const folders = fs.readdirSync(plugins).filter((f) => fs.existsSync(path.join(plugins, f, 'openapi.json')));
+  assert.ok(folders.includes('agents') && folders.includes('files'), folders.join(' '));
+  for (const folder of folders) {
+    // Components are named after the plugin's folder: dev_tools -> DevTools.
+    const prefix = folder.split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+    const run = spawnSync(process.execPath, [path.join(suite, 'wire_check.mjs'), '--document', saved,
+      '--fragment', path.join(plugins, folder, 'openapi.json'), '--prefix', prefix], { encoding: 'utf8' });
+    assert.equal(run.status, 0, `${folder}:\n${run.stdout}${run.stderr}`);
+  }
 });
 
 test('the openapi command prints the same document', () => {

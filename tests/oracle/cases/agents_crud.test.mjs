@@ -1,5 +1,5 @@
 // Agent definitions, vaults (also referenced by a definition) and list
-// pagination through client.beta.agents.*.
+// pagination through client.beta.agents.*, and GET /v1/agents/runtimes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AGENTS, client, limit, uniquePrompt } from '../lib/harness.mjs';
@@ -54,6 +54,9 @@ test('vaults and credentials CRUD; the credential secret never comes back', { ti
   }, limit());
   assert.ok(!JSON.stringify(rotated).includes(secret));
   await beta.vaults.credentials.delete(cred.id, { vault_id: vault.id }, limit());
+  const renamed = await beta.vaults.update(vault.id, { name: 'oracle-renamed', metadata: { team: 'b' } }, limit());
+  assert.equal(renamed.name, 'oracle-renamed');
+  assert.deepEqual(renamed.metadata, { team: 'b' });
   const vaults = await beta.vaults.list({}, limit());
   assert.ok(vaults.data.some((v) => v.id === vault.id));
   await beta.vaults.delete(vault.id, limit());
@@ -115,4 +118,14 @@ test('sessions list paginates over 250 sessions without loss or repeats', { time
   assert.equal(new Set(seen).size, seen.length, 'no session twice');
   for (const id of made) assert.ok(seen.includes(id), `session ${id} missing from the pages`);
   void uniquePrompt;
+});
+
+// Not an OpenAI route: the runtimes the `model` of a definition may name.
+test('GET /v1/agents/runtimes lists the adapters, codex the default', { timeout: 30_000 }, async () => {
+  const runtimes = await c.get('/agents/runtimes', limit());
+  assert.equal(runtimes.object, 'list');
+  const codex = runtimes.data.find((r) => r.name === 'codex');
+  assert.ok(codex, `no codex in ${JSON.stringify(runtimes.data.map((r) => r.name))}`);
+  assert.equal(codex.default, true);
+  assert.ok(runtimes.data.some((r) => r.name === 'command'));
 });

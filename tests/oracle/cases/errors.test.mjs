@@ -41,3 +41,17 @@ test('wrong token -> AuthenticationError (401)', T, async () => {
     OpenAI.AuthenticationError, { status: 401 });
   envelope(e2);
 });
+
+test('Agents API parts the runtimes lack -> BadRequestError (400, unsupported_endpoint)', T, async () => {
+  const beta = c.beta.agents;
+  for (const [what, call] of [
+    ['environments.list', () => beta.environments.list({}, limit())],
+    ['environments.retrieve', () => beta.environments.retrieve('env_oracle', limit())],
+    ['sessions.artifacts.list', () => beta.sessions.artifacts.list('agsess_oracle', {}, limit())],
+    ['sessions.traces.list', () => beta.sessions.traces.list('agsess_oracle', {}, limit())],
+  ]) {
+    const err = await expectApiError(call(), OpenAI.BadRequestError, { status: 400, code: 'unsupported_endpoint' });
+    envelope(err);
+    assert.ok(err.message.length > 0, what);
+  }
+});

@@ -1,6 +1,6 @@
 // /v1/responses through the official openai@7.55.0 client: non-streaming
 // create, the raw SSE stream, the responses.stream() helper, continuity via
-// previous_response_id, retrieve, and inputItems.list.
+// previous_response_id, retrieve, inputItems.list and delete.
 // The fake agent answers `turn <n>: <last line of the prompt>`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -134,4 +134,11 @@ test('responses.inputItems.list returns the user message with an id', T, async (
   assert.equal(m.role, 'user');
   const text = (m.content ?? []).filter((p) => p.type === 'input_text').map((p) => p.text).join('');
   assert.equal(text, prompt);
+});
+
+test('responses.delete removes the stored response', T, async () => {
+  assert.ok(created, 'needs the non-streaming create above');
+  const { response: r } = created;
+  await c.responses.delete(r.id, limit());
+  await assert.rejects(c.responses.retrieve(r.id, {}, limit()), (e) => e.status === 404);
 });

@@ -38,6 +38,8 @@ test('sessions.stream() on an idle session: three turns with continuity', { time
   for (const i of items.data) assert.ok(i.id && i.turn_id, `item without id/turn_id: ${JSON.stringify(i)}`);
   const turnItems = await sessions.turns.items.list(turns.data[0].id, { session_id: s.id }, limit());
   assert.ok(turnItems.data.length >= 2);
+  const first = await sessions.turns.retrieve(turns.data[0].id, { session_id: s.id }, limit());
+  assert.deepEqual(first, turns.data[0]);
 });
 
 test('create with stream: true starts with agent.session.created and the result collects', { timeout: 120_000 }, async () => {
