@@ -122,7 +122,7 @@ export function refreshAudit() {
 const METRICS = [
   ['abx_http_requests_total', 'HTTP requests'],
   ['abx_http_requests_in_flight', 'requests in flight'],
-  ['abx_http_open_streams', 'open streams'],
+  ['abx_http_streams_open', 'open streams'],
   ['abx_agent_turns_running', 'agent turns running'],
   ['abx_agent_sessions', 'agent sessions'],
 ];
