@@ -34,7 +34,7 @@ done
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/abx-openapi-XXXXXX")"
 log="$work/server.log"
-mkdir -p "$work/base" "$work/home" "$work/state" "$work/agents" "$work/workspace"
+mkdir -p "$work/base" "$work/home" "$work/state" "$work/agents" "$work/workspace" "$work/wire"
 random_token() { echo "$1-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"; }
 # shellcheck source=../support/server_run.sh
 . "$repo/tests/support/server_run.sh"
