@@ -1,8 +1,9 @@
 // The whole surface (every opt-in group on): the document validates, matches
-// GET /capabilities operation for operation, describes what the routes
-// really answer, equals what the `openapi` command prints, and a client
-// generated from it drives native routes; every plugin's fragment passes
-// wire_check.mjs's lint.
+// GET /capabilities operation for operation, equals what the `openapi`
+// command prints, and a client generated from it drives native routes; every
+// native operation is called, and every answer received is checked against
+// the document by wire_check.mjs's closed schemas; every plugin's fragment
+// passes wire_check.mjs's lint.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
