@@ -7,7 +7,7 @@ import path from 'node:path';
 
 /** A fetch that tees every response into @p dir (none: plain fetch) while
  *  handing the body on chunk by chunk, so SSE keeps streaming. */
-export function recordingFetch(dir) {
+export function makeRecordingFetch(dir) {
   let seq = 0;
   const tag = `${process.pid}-${path.basename(process.argv[1] ?? 'node', '.mjs')}`;
   return async (input, init) => {

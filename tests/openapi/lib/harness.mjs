@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { recordingFetch } from '../../support/recording_fetch.mjs';
+import { makeRecordingFetch } from '../../support/recording_fetch.mjs';
 import { checkWire } from '../wire_check.mjs';
 
 export const BASE_URL = process.env.OPENAPI_BASE_URL;
@@ -20,7 +20,7 @@ export const WORK_DIR = process.env.OPENAPI_WORK_DIR;
 if (!BASE_URL || !TOKEN || !WORK_DIR) throw new Error('run the cases through run.sh');
 /** Where every answer a case receives is recorded, for checkRecordedAnswers. */
 export const WIRE_DIR = path.join(WORK_DIR, 'wire');
-export const recordedFetch = recordingFetch(WIRE_DIR);
+export const recordedFetch = makeRecordingFetch(WIRE_DIR);
 
 /** A call to a route as @p token, recorded; resolves to {status, type,
  *  body} (parsed JSON, else the text: an SSE stream is read to its end). */

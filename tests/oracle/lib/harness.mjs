@@ -8,7 +8,7 @@
 //   ORACLE_WIRE_DIR  where every response (status line, headers, body) is written
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { recordingFetch as recordingFetchTo } from '../../support/recording_fetch.mjs';
+import { makeRecordingFetch } from '../../support/recording_fetch.mjs';
 
 export { OpenAI };
 export const BASE_URL = process.env.ORACLE_BASE_URL;
@@ -20,7 +20,7 @@ if (!BASE_URL || !TOKEN) throw new Error('ORACLE_BASE_URL and ORACLE_TOKEN must 
 export const AGENTS = { codex: 'fake-codex', slow: 'fake-slow', claude: 'fake-claude' };
 
 // Every response the SDK receives, recorded for the canary scan and the wire check.
-export const recordingFetch = recordingFetchTo(WIRE_DIR);
+export const recordingFetch = makeRecordingFetch(WIRE_DIR);
 
 export const client = (o = {}) => new OpenAI({
   apiKey: TOKEN, baseURL: BASE_URL, maxRetries: 0, timeout: 60_000, fetch: recordingFetch, ...o,
