@@ -23,6 +23,7 @@ import { lintFragment } from '../wire_check.mjs';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const suite = path.dirname(here);
 const doc = await documentFor();
+// The browser plugin looks for these names on PATH (kChromiumNames).
 const onPath = (name) => (process.env.PATH ?? '').split(':').some((d) => d && fs.existsSync(path.join(d, name)));
 
 test('swagger-parser validates the document', async () => {
