@@ -16,7 +16,8 @@ import {
   operations, recordedFetch, validate, withoutServers,
 } from '../lib/harness.mjs';
 import {
-  callBrowser, callCommands, callCore, callDevTools, callFiles, callProcess, callSystem, callTerminal,
+  callAudit, callBrowser, callCommands, callCore, callDevTools, callFiles, callInspector, callProcess,
+  callSystem, callTerminal,
 } from '../lib/native_calls.mjs';
 import { lintFragment } from '../wire_check.mjs';
 
@@ -79,6 +80,8 @@ test('every native operation answers (recorded for the final check)', async () =
   await callCommands();
   await callDevTools();
   await callBrowser(onPath('chromium') || onPath('chromium-browser'));
+  await callInspector();
+  await callAudit();
 });
 
 test("every plugin's fragment passes wire_check's lint", () => {

@@ -17,10 +17,26 @@ export async function callCore() {
   await ok('/health');
   await ok('/ready');
   await ok('/capabilities');
-  await ok('/audit/recent?limit=5');
-  await call('/audit/recent?limit=0');
   await ok('/capabilities/check', { method: 'POST', body: { endpoint: 'shell', path: 'x' } });
   await call('/capabilities/check', { method: 'POST', body: { endpoint: 'nope' } });
+}
+
+/** The inspector page and its files: no token needed. */
+export async function callInspector() {
+  const page = await ok('/ui', { token: '' });
+  assert.match(page, /<html/i);
+  await ok('/ui/inspector.css', { token: '' });
+  await ok('/ui/api.js', { token: '' });
+  await call('/ui/no-such-file.js', { token: '' });
+}
+
+/** Last, so the audit ring holds the refusals of the calls before it (a wrong
+ *  token among them). */
+export async function callAudit() {
+  await call('/system/info', { token: 'not-the-token' });
+  const { records } = await ok('/audit/recent?limit=5');
+  assert.ok(records.length > 0, 'no audit record');
+  await call('/audit/recent?limit=0');
 }
 
 export async function callSystem() {
