@@ -9,10 +9,11 @@
 # whole surface; --policy adds a policy file (restrictive.yaml). Tokens go
 # through the environment, never argv. The case gets OPENAPI_BASE_URL,
 # OPENAPI_TOKEN, OPENAPI_SERVER and OPENAPI_CLI_ARGS (the `openapi` command's
-# arguments for the same configuration).
+# arguments for the same configuration) and OPENAPI_WORK_DIR, whose wire/
+# receives every answer for the closed-schema check.
 # Exit codes: 0 pass, 1 fail, 77 skip (node/npm or the pinned packages
 # unavailable and CI is not set; under CI=true that is a failure).
-# OPENAPI_KEEP=1 keeps the work dir (server log, generated client).
+# OPENAPI_KEEP=1 keeps the work dir (server log, wire/).
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
     --plugin-dir) plugin_dir="$2"; shift 2 ;;
     --manifest) manifest="$2"; shift 2 ;;
     --policy) policy="$2"; shift 2 ;;
-    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     *) case_file="$1"; shift ;;
   esac
 done
@@ -34,7 +35,7 @@ done
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/abx-openapi-XXXXXX")"
 log="$work/server.log"
-mkdir -p "$work/base" "$work/home" "$work/state" "$work/agents" "$work/workspace"
+mkdir -p "$work/base" "$work/home" "$work/state" "$work/agents" "$work/workspace" "$work/wire"
 random_token() { echo "$1-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"; }
 # shellcheck source=../support/server_run.sh
 . "$repo/tests/support/server_run.sh"

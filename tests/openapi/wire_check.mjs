@@ -27,6 +27,9 @@
 // route's template, and SSE media types have the `x-sse-events` shape. (Unknown ids, foreign keys, clashes and dangling
 // `$ref`s are the server's warnings.)
 //
+// The openapi cases import checkWire and lintFragment instead of spawning
+// this file: one checker for every recorded answer.
+//
 // --validator is a node_modules directory that holds ajv (default
 // tests/openapi/node_modules). Exit codes: 0 valid, 1 a check failed, 2 bad
 // usage or no document, 77 no validator installed.
@@ -34,7 +37,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const SERVER_FLAGS = ["plugins", "plugin-dir", "policy", "preset", "scopes"];
 const OPTIONS = new Set([
@@ -99,7 +102,7 @@ function operationsOf(doc) {
 }
 
 // The fragment's rules the server does not warn about (see the header).
-function lintFragment(fragment, doc, prefix, errors) {
+export function lintFragment(fragment, doc, prefix, errors) {
   const ops = operationsOf(doc);
   for (const key of Object.keys(fragment))
     if (!["abx_openapi_fragment", "operations", "components"].includes(key))
@@ -260,7 +263,9 @@ function closedCompiler(doc, Ajv2020) {
   };
 }
 
-function checkWire(doc, dir, Ajv2020, errors) {
+// Checks every answer recorded in @p dir against @p doc, pushing problems
+// onto @p errors; returns the operationIds that answered.
+export function checkWire(doc, dir, Ajv2020, errors) {
   const compile = closedCompiler(doc, Ajv2020);
   const exchanges = readWire(dir);
   // An empty recording would pass without proving anything.
@@ -276,6 +281,7 @@ function checkWire(doc, dir, Ajv2020, errors) {
     checkExchange(op, x, compile, errors);
   }
   console.log(`wire_check: ${exchanges.length} recorded answer(s) of ${seen.size} operation(s) checked`);
+  return seen;
 }
 
 function main() {
@@ -297,4 +303,4 @@ function main() {
   console.log(`ok - wire check: ${checked.filter(Boolean).join(" and ")} pass`);
 }
 
-main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -1,8 +1,9 @@
 // The whole surface (every opt-in group on): the document validates, matches
-// GET /capabilities operation for operation, describes what the routes
-// really answer, equals what the `openapi` command prints, and a client
-// generated from it drives native routes; every plugin's fragment passes
-// wire_check.mjs's lint.
+// GET /capabilities operation for operation, equals what the `openapi`
+// command prints, and a client generated from it drives native routes; every
+// native operation is called, and every answer received is checked against
+// the document by wire_check.mjs's closed schemas; every plugin's fragment
+// passes wire_check.mjs's lint.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -11,13 +12,20 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import {
-  BASE_URL, TOKEN, WORK_DIR, assertParity, call, cliDocument, conformanceChecker, documentFor,
-  lintErrors, operations, validate, withoutServers,
+  BASE_URL, TOKEN, assertParity, checkRecordedAnswers, cliDocument, documentFor, lintErrors,
+  operations, recordedFetch, validate, withoutServers,
 } from '../lib/harness.mjs';
+import {
+  callAudit, callBrowser, callCommands, callCore, callDevTools, callFiles, callInspector, callProcess,
+  callSystem, callTerminal,
+} from '../lib/native_calls.mjs';
+import { lintFragment } from '../wire_check.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const suite = path.dirname(here);
 const doc = await documentFor();
+// The browser plugin looks for these names on PATH (kChromiumNames).
+const onPath = (name) => (process.env.PATH ?? '').split(':').some((d) => d && fs.existsSync(path.join(d, name)));
 
 test('swagger-parser validates the document', async () => {
   await validate(doc);
@@ -63,60 +71,29 @@ test('kernel-written parts: security, envelopes, SSE', () => {
   assert.deepEqual(Object.keys(stream['x-sse-events']).sort(), ['error', 'exit', 'stderr', 'stdout']);
 });
 
-test("answers match the document's schemas, errors included", async () => {
-  const check = await conformanceChecker(doc);
-  const run = async (method, template, route = template, body) =>
-    check(method, template, await call(route, { method, body }));
-  await run('GET', '/health');
-  await run('GET', '/capabilities');
-  await run('GET', '/audit/recent', '/audit/recent?limit=5');
-  await run('GET', '/audit/recent', '/audit/recent?limit=0');
-  await run('POST', '/capabilities/check', '/capabilities/check', { endpoint: 'shell', path: 'x' });
-  await run('POST', '/capabilities/check', '/capabilities/check', { endpoint: 'nope' });
-  await run('GET', '/system/info');
-  await run('GET', '/system/metrics');
-  await run('GET', '/ports');
-  await run('GET', '/env', '/env?filter=PATH,HOME');
-  await run('POST', '/env', '/env', { vars: { APP_MODE: 'test' } });
-  await run('POST', '/env', '/env', { vars: { LD_PRELOAD: 'x' } });
-  await run('POST', '/upload', '/upload', { path: 'conf/a.txt', content_base64: 'aGk=' });
-  await run('GET', '/files/list', '/files/list?path=conf');
-  await run('GET', '/files/stat', '/files/stat?path=conf/a.txt');
-  await run('GET', '/files/stat', '/files/stat?path=conf/none');
-  await run('POST', '/files/search', '/files/search', { pattern: '*.txt', path: 'conf' });
-  await run('POST', '/files/archive', '/files/archive', { paths: ['conf'], format: 'zip' });
-  await run('GET', '/files/download-stream', '/files/download-stream?path=conf/a.txt');
-  await run('POST', '/files/move', '/files/move', { source: 'conf/a.txt', destination: 'conf/b.txt' });
-  await run('DELETE', '/files', '/files?path=conf');
-  await run('POST', '/shell', '/shell', { command: 'sh -c "echo out; echo err >&2; exit 3"' });
-  await run('POST', '/shell', '/shell', { command: 'no-such-program-here' });
-  const { body: started } = await call('/process/start', { method: 'POST', body: { command: ['cat'] } });
-  await run('GET', '/process/list');
-  await run('POST', '/process/{pid}/stdin', `/process/${started.pid}/stdin`, { data: 'x\n', close: true });
-  await run('GET', '/process/{pid}/output', `/process/${started.pid}/output?after=0`);
-  await run('GET', '/process/{pid}', '/process/abc');
-  const { body: pty } = await call('/pty/sessions', { method: 'POST', body: { cols: 100, rows: 30 } });
-  await run('GET', '/pty/sessions/{id}', `/pty/sessions/${pty.session_id}`);
-  await run('POST', '/pty/sessions/{id}/resize', `/pty/sessions/${pty.session_id}/resize`, { cols: 90, rows: 20 });
-  await run('DELETE', '/pty/sessions/{id}', `/pty/sessions/${pty.session_id}`);
-  await run('GET', '/pty');
-  await run('GET', '/commands');
-  await run('POST', '/commands/{name}', '/commands/hello', { name: 'openapi' });
-  await run('POST', '/code/run', '/code/run', { code: 'echo hi', language: 'bash' });
+test('every native operation answers (recorded for the final check)', async () => {
+  await callCore();
+  await callSystem();
+  await callFiles();
+  await callProcess();
+  await callTerminal();
+  await callCommands();
+  await callDevTools();
+  await callBrowser(onPath('chromium') || onPath('chromium-browser'));
+  await callInspector();
+  await callAudit();
 });
 
 test("every plugin's fragment passes wire_check's lint", () => {
-  const saved = path.join(WORK_DIR, 'lint-openapi.json');
-  fs.writeFileSync(saved, JSON.stringify(doc));
   const plugins = path.join(suite, '..', '..', 'plugins');
   const folders = fs.readdirSync(plugins).filter((f) => fs.existsSync(path.join(plugins, f, 'openapi.json')));
   assert.ok(folders.includes('agents') && folders.includes('files'), folders.join(' '));
   for (const folder of folders) {
     // Components are named after the plugin's folder: dev_tools -> DevTools.
     const prefix = folder.split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('');
-    const run = spawnSync(process.execPath, [path.join(suite, 'wire_check.mjs'), '--document', saved,
-      '--fragment', path.join(plugins, folder, 'openapi.json'), '--prefix', prefix], { encoding: 'utf8' });
-    assert.equal(run.status, 0, `${folder}:\n${run.stdout}${run.stderr}`);
+    const errors = [];
+    lintFragment(JSON.parse(fs.readFileSync(path.join(plugins, folder, 'openapi.json'), 'utf8')), doc, prefix, errors);
+    assert.deepEqual(errors, [], folder);
   }
 });
 
@@ -133,7 +110,7 @@ test('a generated typed client drives native routes', async (t) => {
     { encoding: 'utf8', timeout: 120_000 });
   assert.equal(tsc.status, 0, `tsc:\n${tsc.stdout}${tsc.stderr}`);
   const { drive } = await import(pathToFileURL(path.join(dir, 'drive.js')).href);
-  const r = await drive(BASE_URL, TOKEN);
+  const r = await drive(BASE_URL, TOKEN, recordedFetch);
   assert.equal(r.written, 12);
   assert.equal(r.readBack, 'hello, typed');
   assert.deepEqual(r.listed, ['hello.txt']);
@@ -143,4 +120,11 @@ test('a generated typed client drives native routes', async (t) => {
   assert.ok(r.cpuCount >= 1);
   assert.equal(r.offered, operations(doc).size);
   assert.equal(r.missingStatus, 404);
+});
+
+// Last, so it sees every answer the tests above received, the typed client's included.
+test('every answer received matches the document (closed schemas)', async () => {
+  const seen = await checkRecordedAnswers(doc);
+  const native = [...operations(doc)].filter(([, o]) => o.group !== 'agents').map(([id]) => id);
+  assert.deepEqual(native.filter((id) => !seen.has(id)), [], 'native operations never called');
 });

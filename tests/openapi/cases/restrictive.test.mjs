@@ -1,10 +1,11 @@
 // A restrictive policy (restrictive.yaml: process and terminal off, a reader
 // identity with files:read and system:read only): each caller's document
-// lists exactly what /capabilities offers that caller, and validates.
+// lists exactly what /capabilities offers that caller, and validates; every
+// answer received matches the admin's document.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  assertParity, cliDocument, documentFor, lintErrors, validate, withoutServers,
+  assertParity, checkRecordedAnswers, cliDocument, documentFor, lintErrors, validate, withoutServers,
 } from '../lib/harness.mjs';
 
 const READER = process.env.OPENAPI_READER_TOKEN;
@@ -34,4 +35,9 @@ test('the openapi command: the same document for the same scopes', () => {
   assert.deepEqual(withoutServers(cliDocument()), withoutServers(admin));
   assert.deepEqual(withoutServers(cliDocument(['--scopes', 'files:read,system:read'])),
     withoutServers(reader));
+});
+
+test("every answer received matches the admin's document (closed schemas)", async () => {
+  const seen = await checkRecordedAnswers(admin);
+  assert.ok(seen.has('openapi') && seen.has('capabilities'), [...seen].join(','));
 });

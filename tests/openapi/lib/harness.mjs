@@ -1,5 +1,7 @@
 // Shared helpers of the openapi cases: the server run.sh started, its
-// document, the validators, and the parity with GET /capabilities.
+// document, the validators, the parity with GET /capabilities, and the
+// check of every answer received (recorded as the oracle records its wire,
+// checked by wire_check.mjs's closed schemas).
 //
 // Environment (set by run.sh): OPENAPI_BASE_URL, OPENAPI_TOKEN,
 // OPENAPI_SERVER (the binary), OPENAPI_CLI_ARGS (the configuration flags,
@@ -9,22 +11,41 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { makeRecordingFetch } from '../../support/recording_fetch.mjs';
+import { checkWire } from '../wire_check.mjs';
 
 export const BASE_URL = process.env.OPENAPI_BASE_URL;
 export const TOKEN = process.env.OPENAPI_TOKEN;
 export const WORK_DIR = process.env.OPENAPI_WORK_DIR;
-if (!BASE_URL || !TOKEN) throw new Error('run the cases through run.sh');
+if (!BASE_URL || !TOKEN || !WORK_DIR) throw new Error('run the cases through run.sh');
+/** Where every answer a case receives is recorded, for checkRecordedAnswers. */
+export const WIRE_DIR = path.join(WORK_DIR, 'wire');
+export const recordedFetch = makeRecordingFetch(WIRE_DIR);
 
-/** GET/POST a route as @p token; resolves to {status, body (parsed JSON)}. */
-export async function call(route, { method = 'GET', token = TOKEN, body } = {}) {
+/** A call to a route as @p token, recorded; resolves to {status, type,
+ *  body} (parsed JSON, else the text: an SSE stream is read to its end). */
+export async function call(route, { method = 'GET', token = TOKEN, body, timeout = 30_000 } = {}) {
   const headers = { 'X-Access-Token': token };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(BASE_URL + route, {
+  const res = await recordedFetch(BASE_URL + route, {
     method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
+    signal: AbortSignal.timeout(timeout),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  const type = res.headers.get('content-type') ?? '';
+  return { status: res.status, type, body: text && type.includes('json') ? JSON.parse(text) : text || null };
+}
+
+/** Checks every answer recorded so far against @p doc (wire_check.mjs: a
+ *  listed status and media type, SSE event names, and closed schemas, so a
+ *  member the fragment does not describe fails); returns the operationIds
+ *  that answered. */
+export async function checkRecordedAnswers(doc) {
+  const { default: Ajv2020 } = await import('ajv/dist/2020.js');
+  const errors = [];
+  const seen = checkWire(doc, WIRE_DIR, Ajv2020, errors);
+  assert.equal(errors.length, 0, `answers that do not match the document:\n${errors.join('\n')}`);
+  return seen;
 }
 
 export async function documentFor(token = TOKEN) {
@@ -90,24 +111,3 @@ export function cliDocument(extraArgs = [], env = {}) {
 
 /** @p doc without its `servers` (the only part that depends on the request). */
 export const withoutServers = ({ servers, ...rest }) => rest;
-
-/** A checker of answers against @p doc: check(method, template, {status,
- *  body}) throws unless the body matches the schema the document gives
- *  that status (or `default`) of that operation. */
-export async function conformanceChecker(doc) {
-  const { default: Ajv2020 } = await import('ajv/dist/2020.js');
-  // OpenAPI's own keywords (x-sse-events, ...) are not JSON Schema's.
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  ajv.addSchema(doc, 'openapi.json');
-  const pointer = (...parts) => parts.map((p) => String(p).replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
-  return (method, template, { status, body }) => {
-    const op = doc.paths[template]?.[method.toLowerCase()];
-    assert.ok(op, `no operation ${method} ${template}`);
-    const code = op.responses[String(status)] ? String(status) : 'default';
-    assert.ok(op.responses[code], `${method} ${template}: ${status} is not documented`);
-    if (!op.responses[code].content?.['application/json']) return;
-    const validate = ajv.getSchema(`openapi.json#/${pointer('paths', template, method.toLowerCase(),
-      'responses', code, 'content', 'application/json', 'schema')}`);
-    assert.ok(validate(body), `${method} ${template} ${status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
-  };
-}

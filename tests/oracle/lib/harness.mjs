@@ -6,10 +6,9 @@
 //   ORACLE_BASE_URL  http://127.0.0.1:PORT/v1
 //   ORACLE_TOKEN     the server token (ABX_SERVER_TOKEN)
 //   ORACLE_WIRE_DIR  where every response (status line, headers, body) is written
-import fs from 'node:fs';
-import path from 'node:path';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
+import { makeRecordingFetch } from '../../support/recording_fetch.mjs';
 
 export { OpenAI };
 export const BASE_URL = process.env.ORACLE_BASE_URL;
@@ -20,48 +19,8 @@ if (!BASE_URL || !TOKEN) throw new Error('ORACLE_BASE_URL and ORACLE_TOKEN must 
 // Agent names configured in agents.yaml (ABX_AGENTS_CONFIG).
 export const AGENTS = { codex: 'fake-codex', slow: 'fake-slow', claude: 'fake-claude' };
 
-let seq = 0;
-const tag = `${process.pid}-${path.basename(process.argv[1] ?? 'node', '.mjs')}`;
-
-// A fetch that tees every response into ORACLE_WIRE_DIR while handing the
-// body to the SDK chunk by chunk (SSE keeps streaming: each chunk is written
-// synchronously and passed on at once, nothing is buffered).
-export async function recordingFetch(input, init) {
-  const response = await fetch(input, init);
-  if (!WIRE_DIR) return response;
-  const method = (init?.method ?? 'GET').toUpperCase();
-  const url = typeof input === 'string' ? input : input.url ?? String(input);
-  const file = path.join(WIRE_DIR, `${tag}-${String(++seq).padStart(4, '0')}.http`);
-  const fd = fs.openSync(file, 'w', 0o600);
-  let head = `${method} ${url}\n${response.status} ${response.statusText}\n`;
-  for (const [k, v] of response.headers) head += `${k}: ${v}\n`;
-  fs.writeSync(fd, head + '\n');
-  if (!response.body || [101, 204, 205, 304].includes(response.status)) {
-    fs.closeSync(fd);
-    return response;
-  }
-  let closed = false;
-  const close = () => { if (!closed) { closed = true; fs.closeSync(fd); } };
-  // Pull-through: each chunk is written synchronously and handed on at once,
-  // so SSE keeps streaming; a caller that breaks out cancels the upstream too.
-  const reader = response.body.getReader();
-  const passthrough = new ReadableStream({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) { close(); controller.close(); return; }
-        fs.writeSync(fd, value);
-        controller.enqueue(value);
-      } catch (err) { close(); controller.error(err); }
-    },
-    cancel(reason) { close(); return reader.cancel(reason); },
-  });
-  const copy = new Response(passthrough, {
-    status: response.status, statusText: response.statusText, headers: response.headers,
-  });
-  Object.defineProperty(copy, 'url', { value: response.url });
-  return copy;
-}
+// Every response the SDK receives, recorded for the canary scan and the wire check.
+export const recordingFetch = makeRecordingFetch(WIRE_DIR);
 
 export const client = (o = {}) => new OpenAI({
   apiKey: TOKEN, baseURL: BASE_URL, maxRetries: 0, timeout: 60_000, fetch: recordingFetch, ...o,
