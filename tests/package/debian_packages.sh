@@ -103,6 +103,22 @@ cp "$unit" "$out/"
   grep -v 'Command /usr/bin/agent-sandbox-server is not executable' > "$out/verify.txt" || true
 [ ! -s "$out/verify.txt" ] || { cat "$out/verify.txt"; fail "systemd-analyze verify"; }
 
+step "hardening"
+# Every ELF file shipped: full RELRO (a GNU_RELRO segment and BIND_NOW, so
+# the GOT is read-only once the program runs); the server and the SDK
+# library also call the fortified libc functions and the stack-protector.
+elves=$(find "$build/destdir" -type f \( -name '*.so*' -o -path '*/bin/*' \) -exec sh -c 'head -c4 "$1" | grep -q ELF' _ {} \; -print)
+[ -n "$elves" ] || fail "no ELF file in $build/destdir"
+for elf in $elves; do
+  readelf -lW "$elf" | grep -q GNU_RELRO || fail "$elf: no GNU_RELRO segment"
+  readelf -dW "$elf" | grep -Eq '\(FLAGS\).*BIND_NOW|\(FLAGS_1\).*NOW' || fail "$elf: not linked with -z now"
+done
+for elf in "$build/destdir/usr/bin/agent-sandbox-server" "$build"/destdir/usr/lib/*/libabx_plugin_sdk.so.2; do
+  syms=$(readelf --dyn-syms -W "$elf")
+  echo "$syms" | grep -q '__stack_chk_fail' || fail "$elf: no stack protector"
+  echo "$syms" | grep -Eq ' __[a-z_]+_chk(@|$)' || fail "$elf: no fortified libc call"
+done
+
 step "lintian"
 lintian --fail-on error,warning --tag-display-limit 0 "$out"/*.deb > "$out/lintian.txt" 2>&1 ||
   { grep -v '^N:' "$out/lintian.txt"; fail "lintian (errors or warnings not overridden)"; }
