@@ -59,6 +59,7 @@ constexpr const char* kEnvironmentHelp =
     "  ABX_AGENTS_ADAPTER_MODULES           comma list of adapter .so files to load\n"
     "  ABX_LOG_LEVEL                        debug, info (default), warn or error\n"
     "  ABX_LOG_FORMAT                       text (default) or json: one object per line\n"
+    "  ABX_ACCESS_LOG                       --access-log: a file, or - for stderr\n"
     "  ABX_<PLUGIN>_<KEY>                   a plugin's setting (ABX_AGENTS_MAX_SESSIONS, ...)\n";
 
 bool readsEnvironment(const Command& cmd) {
@@ -72,7 +73,7 @@ const std::vector<Command>& commands() {
        "serve [--host H] [--port P] [--pty-port P] [--plugins MANIFEST] [--plugin-dir DIR]\n"
        "      [--policy FILE] [--preset NAME] [--base-dir DIR] [--state-dir DIR] [--threads N]\n"
        "      [--allowed-host NAMES] [--cors-origin ORIGINS] [--child-user USER]\n"
-       "      [--drain-timeout SECONDS] [--insecure-no-auth]",
+       "      [--drain-timeout SECONDS] [--access-log FILE|-] [--insecure-no-auth]",
        "Start the server (default 127.0.0.1:9000). Plugins come from the manifest\n"
        "(default plugins.yaml and plugins.d/*.yaml of the install's config dir)\n"
        "and ABX_AGENTS_ADAPTER_MODULES. --port 0 picks a free port; the chosen one is\n"
@@ -88,10 +89,12 @@ const std::vector<Command>& commands() {
        "state (default: the install's, /var/lib/agent-sandbox for a /usr install, if\n"
        "writable, else $XDG_STATE_HOME/agent-sandbox), never reachable through the file\n"
        "API. The config dir is /etc/agent-sandbox for a /usr install. On SIGTERM the\n"
-       "server drains: requests in flight get up to --drain-timeout seconds (10).",
+       "server drains: requests in flight get up to --drain-timeout seconds (10).\n"
+       "--access-log / ABX_ACCESS_LOG: one line per request (ABX_LOG_FORMAT's format)\n"
+       "appended to FILE (created 0600), or to stderr for '-'.",
        {"--host", "--port", "--pty-port", "--plugins", "--plugin-dir", "--policy", "--preset",
         "--base-dir", "--state-dir", "--threads", "--allowed-host", "--cors-origin", "--child-user",
-        "--drain-timeout"},
+        "--drain-timeout", "--access-log"},
        {"--insecure-no-auth"}},
       {"healthcheck",
        "healthcheck [--host H] [--port P] [--timeout SECONDS] [--ready]",
@@ -236,6 +239,7 @@ int serve(const Parsed& p) {
     }
     c.drain_timeout_s = static_cast<int>(seconds);
   }
+  if (auto it = p.options.find("--access-log"); it != p.options.end()) c.access_log = it->second;
   c.insecure_no_auth = p.flags.count("--insecure-no-auth") > 0;
   Server server(std::move(c));
   return server.run();

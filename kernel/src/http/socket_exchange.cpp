@@ -105,6 +105,7 @@ void SocketExchange::addResponseHeader(const std::string& name, const std::strin
 }
 
 std::string SocketExchange::localAddress() const { return socketAddress(fd_, false); }
+std::string SocketExchange::peerAddress() const { return socketAddress(fd_, true); }
 
 namespace {
 

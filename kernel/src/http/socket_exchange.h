@@ -41,6 +41,7 @@ class SocketExchange final : public Exchange {
               std::shared_ptr<void> hold = {}) override;
   void addResponseHeader(const std::string& name, const std::string& value) override;
   std::string localAddress() const override;
+  std::string peerAddress() const override;
 
   /** May the connection carry another request (answered whole, body consumed)? */
   bool reusable() const { return reusable_; }

@@ -44,6 +44,8 @@ class Exchange {
   virtual void addResponseHeader(const std::string& name, const std::string& value) = 0;
   /** The IP address the connection arrived on ("" when unknown). */
   virtual std::string localAddress() const = 0;
+  /** The client's address (the access log); "" when unknown. */
+  virtual std::string peerAddress() const { return {}; }
 };
 
 }  // namespace abx::kernel

@@ -183,19 +183,37 @@ struct Pipeline::Call {
 void Pipeline::handle(Exchange& ex) const {
   Call call(ex, metrics_);
   const RequestIdScope logged_as(call.request_id);
-  if (!metrics_) return serve(call);
-  metrics_->in_flight.inc();
+  if (!metrics_ && !access_log_) return serve(call);
+  if (metrics_) metrics_->in_flight.inc();
+  // Counted and logged however serve() leaves (an exception included).
   struct Done {
+    const Pipeline& pipeline;
     const Call& call;
-    ~Done() {
-      call.metrics->in_flight.dec();
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - call.started).count();
-      call.metrics->requestDone(call.route ? std::string_view(call.route->spec.endpoint) : "none",
-                                call.method, call.status, seconds);
-    }
-  } done{call};
+    ~Done() { pipeline.finished(call); }
+  } done{*this, call};
   serve(call);
+}
+
+void Pipeline::finished(const Call& call) const {
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - call.started).count();
+  const std::string_view endpoint = call.route ? std::string_view(call.route->spec.endpoint) : "";
+  if (metrics_) {
+    metrics_->in_flight.dec();
+    metrics_->requestDone(endpoint.empty() ? "none" : endpoint, call.method, call.status, seconds);
+  }
+  if (!access_log_) return;
+  const std::string remote = call.ex.peerAddress();
+  AccessEntry entry;
+  entry.remote = remote;
+  entry.identity = call.identity ? std::string_view(call.identity->id) : "";
+  entry.method = call.method;
+  entry.path = call.path;
+  entry.status = call.status;
+  entry.duration_ms = seconds * 1000;
+  entry.request_id = call.request_id;
+  entry.endpoint = endpoint;
+  access_log_->record(entry);
 }
 
 void Pipeline::serve(Call& call) const {

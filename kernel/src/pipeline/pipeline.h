@@ -12,6 +12,7 @@
 
 #include "abx/sdk/admission.h"
 #include "metrics/kernel_metrics.h"
+#include "pipeline/access_log.h"
 #include "pipeline/admission.h"
 #include "pipeline/audit_log.h"
 #include "pipeline/exchange.h"
@@ -52,6 +53,8 @@ class Pipeline {
   void setOriginPolicy(const OriginPolicy* origins) { origins_ = origins; }
   /** Where requests, denials and auth failures are counted; null (unit tests): nowhere. */
   void setMetrics(const KernelMetrics* metrics) { metrics_ = metrics; }
+  /** One line per answered request (--access-log); nullptr: none. */
+  void setAccessLog(AccessLog* log) { access_log_ = log; }
   const OriginPolicy* originPolicy() const { return origins_; }
 
   /** Strips the query, collapses repeated '/', strips a trailing '/' ("/" stays). */
@@ -75,6 +78,8 @@ class Pipeline {
   struct Call;
   /** handle() without its bookkeeping: every stage, to the answer. */
   void serve(Call& call) const;
+  /** The request's metrics and access-log line, once it is answered. */
+  void finished(const Call& call) const;
   /** Finds the route and its policy; false: 404. */
   bool route(Call& call) const;
   /** Sets the caller's identity (the open one when no token is needed), or the 401. */
@@ -97,6 +102,7 @@ class Pipeline {
   std::size_t default_body_limit_;
   const OriginPolicy* origins_ = nullptr;
   const KernelMetrics* metrics_ = nullptr;
+  AccessLog* access_log_ = nullptr;
   std::atomic<const Dispatch*> dispatch_{nullptr};
 };
 

@@ -2,7 +2,9 @@
 
 #include <signal.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "abx/sdk/subprocess.h"
@@ -48,6 +50,7 @@ Server::Server(ServerConfig config)
 Server::~Server() {
   stopPlugins();
   for (auto& [path, f] : audit_files_) std::fclose(f);
+  if (access_file_ && access_file_ != stderr) std::fclose(access_file_);
 }
 
 void Server::stopPlugins() {
@@ -179,6 +182,13 @@ std::optional<std::string> Server::prepareStateDir() {
 
 std::optional<std::string> Server::boot() {
   if (auto error = prepareStateDir()) return error;
+  if (!config_.access_log.empty()) {
+    access_file_ = config_.access_log == "-" ? stderr : AuditLog::openFile(config_.access_log);
+    if (!access_file_)
+      return "--access-log: cannot open " + config_.access_log + ": " + std::strerror(errno);
+    access_log_ = std::make_unique<AccessLog>(access_file_, config_.log_format);
+    pipeline_.setAccessLog(access_log_.get());
+  }
   routes_ = std::make_shared<RouteTable>();
   groups_.push_back(coreGroup());
   addCoreRoutes(*routes_, core_);

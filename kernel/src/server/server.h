@@ -85,6 +85,8 @@ class Server {
   // One stream per audit_log path, reused by every reload that names it.
   std::map<std::string, std::FILE*> audit_files_;
   std::unique_ptr<OriginPolicy> origins_;
+  std::FILE* access_file_ = nullptr;  // owned unless it is stderr
+  std::unique_ptr<AccessLog> access_log_;
 };
 
 }  // namespace abx::kernel

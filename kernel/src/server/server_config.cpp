@@ -146,6 +146,7 @@ std::optional<std::string> applyEnvironmentDefaults(ServerConfig& c) {
     if (!format) return "ABX_LOG_FORMAT must be text or json, got '" + *v + "'";
     c.log_format = *format;
   }
+  if (auto v = env("ABX_ACCESS_LOG"); v && !v->empty()) c.access_log = *v;
   return applyNumericEnvironment(c);
 }
 

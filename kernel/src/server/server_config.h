@@ -48,7 +48,9 @@ struct ServerConfig {
   int drain_timeout_s = 10;                      /**< --drain-timeout, ABX_SERVER_DRAIN_TIMEOUT_S */
   sdk::LogLevel log_level = sdk::LogLevel::info; /**< ABX_LOG_LEVEL */
   LogFormat log_format = LogFormat::text;        /**< ABX_LOG_FORMAT */
-  int idle_timeout_s = 30;                       /**< ABX_SERVER_IDLE_TIMEOUT_S */
+  /** One line per request: a file, "-" for stderr, empty for none. */
+  std::string access_log;  /**< --access-log, ABX_ACCESS_LOG */
+  int idle_timeout_s = 30; /**< ABX_SERVER_IDLE_TIMEOUT_S */
   std::size_t max_request_bytes = 10u << 20;
 };
 
