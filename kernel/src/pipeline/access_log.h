@@ -1,5 +1,6 @@
-// AccessLog: one line per answered request, every request (404s, refusals,
-// streams when they end), for operators who want a web server's access log.
+// AccessLog: one line per answered request, every request (404s, refusals;
+// a stream when its handler returns or it leaves for the event loop), for
+// operators who want a web server's access log.
 // Off unless --access-log / ABX_ACCESS_LOG names a file (or "-" for stderr).
 // The path is the normalised path without its query (a query may carry a
 // WebSocket ticket or a file name a caller considers private); no header,

@@ -19,6 +19,8 @@ export async function callCore() {
   await ok('/capabilities');
   await ok('/capabilities/check', { method: 'POST', body: { endpoint: 'shell', path: 'x' } });
   await call('/capabilities/check', { method: 'POST', body: { endpoint: 'nope' } });
+  const metrics = await ok('/metrics');
+  assert.match(metrics, /^# HELP abx_/m);
 }
 
 /** The inspector page and its files: no token needed. */
