@@ -115,6 +115,10 @@ TEST(Metrics, CountersMoveByExactlyTheWorkloadAndPromtoolAcceptsTheScrape) {
 
   for (int i = 0; i < 3; ++i) ASSERT_EQ(call("GET", "/health").status, 200);
   ASSERT_EQ(call("GET", "/no/such/route").status, 404);
+  // Methods the server does not serve are one label value, whatever a caller
+  // sends: distinct ones must not use up the series cap.
+  ASSERT_EQ(call("BREW", "/health").status, 501);
+  ASSERT_EQ(call("XATTACK", "/health").status, 501);
   ++call.calls;  // a request line the HTTP layer cannot read, on a connection of its own
   EXPECT_THAT(rawHttp(server.port(), "NOT A REQUEST LINE\r\n\r\n"), HasSubstr(" 400 "));
   ASSERT_EQ(call("POST", "/shell", R"({"command":"true"})", token(kReader)).status, 403);
@@ -142,6 +146,8 @@ TEST(Metrics, CountersMoveByExactlyTheWorkloadAndPromtoolAcceptsTheScrape) {
   EXPECT_EQ(moved(requests("health", "GET", 200)), 3);
   EXPECT_EQ(moved("abx_http_request_duration_seconds_count{endpoint=\"health\"}"), 3);
   EXPECT_EQ(moved(requests("none", "GET", 404)), 1);
+  EXPECT_EQ(moved(requests("none", "other", 501)), 2);
+  EXPECT_THAT(after, Not(HasSubstr("method=\"BREW\"")));
   EXPECT_EQ(moved("abx_http_refusals_total{reason=\"malformed_head\"}"), 1);
   EXPECT_EQ(moved(requests("shell", "POST", 403)), 1);
   EXPECT_EQ(moved(requests("shell", "POST", 200)), 1);
