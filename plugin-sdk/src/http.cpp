@@ -62,6 +62,8 @@ std::shared_ptr<SseWaker> SseStream::detach(std::shared_ptr<SseFeed>) { return n
 
 bool SseStream::frames(std::string_view) { return false; }
 
+bool SseStream::header(std::string_view, std::string_view) { return false; }
+
 std::shared_ptr<DeferredAnswer> SseStream::defer(std::function<void()>) { return nullptr; }
 
 void SseFeed::closed() {}

@@ -45,6 +45,11 @@ Response HttpError::toOpenAiResponse() const {
   param.empty() ? body.null() : body.value(param);
   body.key("code");
   code.empty() ? body.null() : body.value(code);
+  // The policy's rule, endpoint and scope ride inside the error object, where
+  // the SDK's APIError keeps them (error.rule, ...).
+  for (const auto& [name, value] : fields)
+    if (name != "message" && name != "type" && name != "param" && name != "code")
+      body.member(name, value);
   body.endObject().endObject();
   return withRetryAfter(Response::json(body.take(), status), retry_after);
 }

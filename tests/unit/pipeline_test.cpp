@@ -581,7 +581,8 @@ TEST(CheckScopes, MissingScopeIs403WithEndpointAndScope) {
   auto v1 = renderError("/v1/files/move", *denied);
   EXPECT_EQ(v1.body,
             R"({"error":{"message":"Missing scope 'files:delete' for endpoint 'files_move'",)"
-            R"("type":"permission_error","param":null,"code":"missing_scope"}})");
+            R"("type":"permission_error","param":null,"code":"missing_scope",)"
+            R"("endpoint":"files_move","scope":"files:delete"}})");
 
   abx::sdk::Identity admin;
   admin.id = "admin";
@@ -815,7 +816,8 @@ TEST_F(PipelineTest, OpenAiEnvelopeUnderV1) {
   EXPECT_EQ(big.response().status, 413);
   EXPECT_EQ(big.response().body,
             R"({"error":{"message":"Request body too large: 23 bytes; the limit is 16",)"
-            R"("type":"invalid_request_error","param":null,"code":"request_too_large"}})");
+            R"("type":"invalid_request_error","param":null,"code":"request_too_large",)"
+            R"("endpoint":"responses_create","limit":"max_request_bytes"}})");
 
   auto bad = run(FakeExchange("POST", "/v1/responses").token().body("[1]"));
   EXPECT_EQ(bad.response().status, 400);

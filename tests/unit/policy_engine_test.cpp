@@ -1347,7 +1347,8 @@ TEST(PolicyAdmissionErrors, EnabledAndScopes) {
   // The /v1 routes get the OpenAI envelope.
   EXPECT_EQ(rendered(admission.admit(route("shell"), Identity{}), "/v1/responses"),
             R"(404 {"error":{"message":"Endpoint 'shell' is disabled",)"
-            R"("type":"invalid_request_error","param":null,"code":"endpoint_disabled"}})");
+            R"("type":"invalid_request_error","param":null,"code":"endpoint_disabled",)"
+            R"("endpoint":"shell","rule":"policy:endpoints.shell"}})");
 }
 
 TEST(PolicyAdmissionErrors, RatePerMinute) {

@@ -1,6 +1,9 @@
 #include "http/sse_writer.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 
 #include "http/deferred_answer.h"
 #include "http/socket_io.h"
@@ -79,6 +82,22 @@ bool SseWriter::finish() {
   std::lock_guard lock(mutex_);
   if (!begun_ || detached_) return false;
   return writeAll(fd_, {"0\r\n\r\n"});
+}
+
+bool SseWriter::header(std::string_view name, std::string_view value) {
+  auto token = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || (c != '\0' && std::strchr("!#$%&'*+-.^_`|~", c));
+  };
+  if (name.empty() || !std::all_of(name.begin(), name.end(), token) ||
+      value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos)
+    return false;
+  std::lock_guard lock(mutex_);
+  // The head ends with its blank line; the header goes before it.
+  if (begun_ || detached_ || !head_.ends_with("\r\n\r\n")) return false;
+  std::string line;
+  line.append(name).append(": ").append(value).append("\r\n");
+  head_.insert(head_.size() - 2, line);
+  return true;
 }
 
 bool SseWriter::begin() {

@@ -46,6 +46,7 @@ class SseWriter final : public sdk::SseStream {
   std::shared_ptr<sdk::SseWaker> detach(std::shared_ptr<sdk::SseFeed> feed) override;
   std::shared_ptr<sdk::DeferredAnswer> defer(std::function<void()> on_hang_up) override;
   bool frames(std::string_view encoded) override;
+  bool header(std::string_view name, std::string_view value) override;
   bool open() const override { return !closed_.load(std::memory_order_acquire); }
 
   bool begun() const;

@@ -72,6 +72,7 @@ std::optional<ApiError> Pipeline::parseQuery(std::string_view raw, sdk::ParamMap
       ApiError e;
       e.message = "Duplicate query parameter: " + name;
       e.code = "duplicate_parameter";
+      e.param = name;
       e.fields = {{"param", name}};
       return e;
     }

@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <set>
 #include <system_error>
 
 #include "session_file.h"
@@ -76,6 +77,7 @@ void AgentRuntime::shutdown() {
 
 sdk::Result<Turn> AgentRuntime::submitTurn(const std::string& session_id, TurnRequest request) {
   Turn snapshot;
+  bool waits = false;
   TurnObserver observer = request.observer;
   {
     std::lock_guard lock(mutex_);
@@ -93,23 +95,42 @@ sdk::Result<Turn> AgentRuntime::submitTurn(const std::string& session_id, TurnRe
     state.turn.input = request.input;
     state.request = std::move(request);
     snapshot = state.turn;
+    waits = waitsLocked(session_id);
     it->second.info.turn_ids.push_back(snapshot.id);
     it->second.info.last_active_at = snapshot.created_at;
     turns_[snapshot.id] = std::move(state);
   }
-  // turn.queued goes out before a worker can see the turn, so no
-  // turn.started can overtake it.
+  // turn.queued (and turn.waiting) go out before a worker can see the
+  // turn, so no turn.started can overtake them.
   RuntimeEvent queued;
   queued.type = "turn.queued";
   queued.turn_id = snapshot.id;
   queued.turn = std::make_shared<const Turn>(snapshot);
-  publish(session_id, std::move(queued), observer);
+  publish(session_id, queued, observer);
+  if (waits) {
+    queued.type = "turn.waiting";
+    publish(session_id, queued, observer);
+  }
   {
     std::lock_guard lock(mutex_);
     if (turns_.count(snapshot.id)) pending_.push_back(snapshot.id);
   }
   work_.notify_one();
   return snapshot;
+}
+
+bool AgentRuntime::waitsLocked(const std::string& session_id) const {
+  std::size_t busy = 0;
+  std::set<std::string> claimed;  // sessions whose first queued turn a free worker takes
+  for (const auto& [id, s] : sessions_)
+    if (s.running) ++busy;
+  for (const auto& id : pending_) {
+    const auto& owner = turns_.at(id).turn.session_id;
+    if (owner == session_id) return true;
+    if (!sessions_.at(owner).running) claimed.insert(owner);
+  }
+  if (sessions_.at(session_id).running) return true;
+  return busy + claimed.size() >= options_.max_concurrent_turns;
 }
 
 void AgentRuntime::workerLoop() {
@@ -170,7 +191,6 @@ void AgentRuntime::finishTurn(const std::string& turn_id, TurnEnd end, bool rele
     session_id = state.turn.session_id;
     if (auto s = sessions_.find(session_id); releases_session && s != sessions_.end()) {
       if (end.native_session_id) s->second.info.native_session_id = *end.native_session_id;
-      s->second.info.status = SessionStatus::idle;
       s->second.info.last_active_at = state.turn.completed_at;
       s->second.running = false;
     }

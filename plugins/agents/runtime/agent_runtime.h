@@ -174,6 +174,10 @@ class AgentRuntime {
     TurnRequest request;
     std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
   };
+  SessionInfo snapshotLocked(const SessionState& state) const;
+  /** Whether a turn queued now waits: for its session's running turn, or
+   *  for a worker (every one busy or promised to an earlier turn). */
+  bool waitsLocked(const std::string& session_id) const;
   /** What a turn's worker takes from the tables as the turn starts. */
   struct TurnStart {
     std::string session_id;

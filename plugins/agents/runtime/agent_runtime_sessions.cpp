@@ -32,17 +32,37 @@ sdk::Result<SessionInfo> AgentRuntime::createSession(const std::string& agent,
   return info;
 }
 
+// A session as readers see it: in_progress while any of its turns is
+// queued or running, and the usage its finished turns reported.
+SessionInfo AgentRuntime::snapshotLocked(const SessionState& state) const {
+  SessionInfo out = state.info;
+  bool active = state.running;
+  for (const auto& id : out.turn_ids) {
+    auto t = turns_.find(id);
+    if (t == turns_.end()) continue;
+    if (!isTerminal(t->second.turn.status)) {
+      active = true;
+      continue;
+    }
+    if (!out.usage) out.usage.emplace();
+    addUsage(*out.usage, t->second.turn.usage);
+  }
+  if (out.status != SessionStatus::failed)
+    out.status = active ? SessionStatus::in_progress : SessionStatus::idle;
+  return out;
+}
+
 std::optional<SessionInfo> AgentRuntime::session(const std::string& id) const {
   std::lock_guard lock(mutex_);
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return std::nullopt;
-  return it->second.info;
+  return snapshotLocked(it->second);
 }
 
 std::vector<SessionInfo> AgentRuntime::sessions() const {
   std::lock_guard lock(mutex_);
   std::vector<SessionInfo> out;
-  for (const auto& [id, s] : sessions_) out.push_back(s.info);
+  for (const auto& [id, s] : sessions_) out.push_back(snapshotLocked(s));
   return out;
 }
 

@@ -44,6 +44,7 @@ AgentRuntime::TurnEnd AgentRuntime::runStages(const std::string& turn_id, const 
                     if (event.item) recordItem(turn_id, *event.item);
                     publish(start.session_id, std::move(event), observer);
                   });
+  items.setWorkdir(launch.spawn.cwd);
   const auto outcome = runTurnLaunch(launch, *start.cancel, items);
 
   auto verdict = classifyTurnOutcome(launch, outcome, items.reportedFailure());
@@ -62,22 +63,11 @@ AgentRuntime::TurnStart AgentRuntime::beginTurn(const std::string& turn_id) {
     auto& session = sessions_.at(start.session_id);
     start.agent = session.info.agent;
     start.history.native_session_id = session.info.native_session_id;
-    for (const auto& id : session.info.turn_ids) {
-      auto earlier = turns_.find(id);
-      if (id == turn_id || earlier == turns_.end()) continue;
-      const auto& u = earlier->second.turn.usage;
-      auto& sum = start.history.usage;
-      sum.input_tokens += u.input_tokens;
-      sum.cached_input_tokens += u.cached_input_tokens;
-      sum.output_tokens += u.output_tokens;
-      sum.reasoning_tokens += u.reasoning_tokens;
-      sum.cost_usd += u.cost_usd;
-    }
+    start.history.usage = snapshotLocked(session).usage.value_or(sdk::agents::TokenUsage{});
     start.cancel = state.cancel;
     start.request = state.request;
     state.turn.status = TurnStatus::in_progress;
     state.turn.started_at = options_.clock->unixSeconds();
-    session.info.status = SessionStatus::in_progress;
     session.info.last_active_at = state.turn.started_at;
   }
   RuntimeEvent started;

@@ -34,4 +34,12 @@ bool isTerminal(TurnStatus s) {
   return s == TurnStatus::completed || s == TurnStatus::failed || s == TurnStatus::cancelled;
 }
 
+void addUsage(sdk::agents::TokenUsage& sum, const sdk::agents::TokenUsage& more) {
+  sum.input_tokens += more.input_tokens;
+  sum.cached_input_tokens += more.cached_input_tokens;
+  sum.output_tokens += more.output_tokens;
+  sum.reasoning_tokens += more.reasoning_tokens;
+  sum.cost_usd += more.cost_usd;
+}
+
 }  // namespace abx::plugins::agents

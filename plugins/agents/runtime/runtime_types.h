@@ -35,6 +35,8 @@ struct Item {
   std::string output;                 /**< tools: collected output */
   std::string error;                  /**< tools: error text */
   std::optional<int> exit_code;
+  std::string cwd;                        /**< command_execution: where the turn's CLI ran */
+  std::optional<std::int64_t> duration_ms; /**< tools: from start to end, once done */
   std::int64_t created_at = 0;
 };
 
@@ -74,7 +76,13 @@ struct SessionInfo {
   std::int64_t last_active_at = 0;
   std::map<std::string, std::string> metadata;
   std::vector<std::string> turn_ids; /**< oldest first */
+  /** In the runtime's snapshots: the sum over the finished turns it still
+   *  holds; nullopt before the first one. Not stored (computed). */
+  std::optional<sdk::agents::TokenUsage> usage;
 };
+
+/** @p sum plus @p more, field by field. */
+void addUsage(sdk::agents::TokenUsage& sum, const sdk::agents::TokenUsage& more);
 
 /** What a session's earlier turns hand the next one. */
 struct SessionHistory {
@@ -84,16 +92,19 @@ struct SessionHistory {
   sdk::agents::TokenUsage usage;
 };
 
-/** turn.queued | turn.started | item.added | item.text.delta | item.reasoning.delta |
+/** turn.queued | turn.waiting (queued behind the concurrency cap or its
+ *  session's running turn) | turn.started | item.added | item.text.delta | item.reasoning.delta |
  *  item.output.delta | item.done | usage | turn.completed | turn.failed |
- *  turn.cancelled | log | session.ended (deleted or evicted; delta = why,
+ *  turn.cancelled | log | error (a CLI's error that did not end the turn:
+ *  code, delta = message) | session.ended (deleted or evicted; delta = why,
  *  only to RuntimeOptions::listener) */
 struct RuntimeEvent {
   std::uint64_t seq = 0; /**< per session, from 1 */
   std::string type;
   std::string turn_id;
   std::string item_id;
-  std::string delta; /**< the *.delta events, log text */
+  std::string delta; /**< the *.delta events, log and error text */
+  std::string code;  /**< error: the failure code the CLI gave, or "" */
   /** item.added / item.done: the item's state. Shared, not copied: a
    *  flooding agent publishes hundreds of thousands of events. */
   std::shared_ptr<const Item> item;

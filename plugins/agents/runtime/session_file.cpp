@@ -37,6 +37,8 @@ void writeItem(sdk::JsonWriter& w, const Item& item) {
       .member("output", item.output)
       .member("error", item.error)
       .optionalMember("exit_code", item.exit_code)
+      .member("cwd", item.cwd)
+      .optionalMember("duration_ms", item.duration_ms)
       .member("created_at", item.created_at)
       .endObject();
 }
@@ -55,6 +57,8 @@ Item itemFrom(const sdk::Json& o) {
   item.error = textOf(o.get("error"));
   if (!o.get("exit_code").isMissing())
     item.exit_code = static_cast<int>(integerOf(o.get("exit_code")));
+  item.cwd = textOf(o.get("cwd"));
+  if (!o.get("duration_ms").isMissing()) item.duration_ms = integerOf(o.get("duration_ms"));
   item.created_at = integerOf(o.get("created_at"));
   return item;
 }

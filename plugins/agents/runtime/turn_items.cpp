@@ -77,7 +77,18 @@ void TurnItems::finishItem(Open& open, const std::string& status) {
       emit(item.type == "message" ? "item.text.delta" : "item.reasoning.delta", item, tail);
     }
   }
+  if (item.type != "message" && item.type != "reasoning") return endTool(open, status);
   item.status = status;
+  open.done = true;
+  emit("item.done", item);
+}
+
+void TurnItems::endTool(Open& open, const std::string& status) {
+  Item& item = items_[open.index];
+  item.status = status;
+  item.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - open.began)
+                         .count();
   open.done = true;
   emit("item.done", item);
 }
@@ -135,6 +146,7 @@ void TurnItems::toolStart(const ParsedEvent& event) {
   else
     item.arguments = "{}";
   item.id = ids_("mcp");
+  if (item.type == "command_execution") item.cwd = workdir_;
   item.turn_id = turn_id_;
   item.created_at = clock_.unixSeconds();
   items_.push_back(item);
@@ -177,10 +189,7 @@ void TurnItems::toolEnd(const ParsedEvent& event) {
     open.stream->flush();
     item.output.clear();
     appendBounded(item.output, redaction_.redact(event.text));
-    item.status = status;
-    open.done = true;
-    emit("item.done", item);
-    return;
+    return endTool(open, status);
   }
   finishItem(open, status);
 }
@@ -220,9 +229,13 @@ void TurnItems::apply(const ParsedEvent& event) {
                              redaction_.redact(event.text)};
       [[fallthrough]];
     case ParsedKind::log: {
+      // An error that does not end the turn is news for the client; a fatal
+      // one reaches it as the turn's failure.
       RuntimeEvent log;
-      log.type = "log";
+      const bool warning = event.kind == ParsedKind::error && !event.fatal;
+      log.type = warning ? "error" : "log";
       log.turn_id = turn_id_;
+      log.code = warning ? event.code : std::string();
       log.delta = redaction_.redact(event.text);
       sink_(std::move(log));
       break;

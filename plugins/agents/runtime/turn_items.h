@@ -6,6 +6,7 @@
 // resume handle, usage, and a failure it announced.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -29,6 +30,8 @@ class TurnItems {
   TurnItems(std::string turn_id, std::string runtime_label, const TextRedaction& redaction,
             IdFactory ids, const RuntimeClock& clock, Sink sink);
 
+  /** The directory the CLI runs in: the cwd of its command_execution items. */
+  void setWorkdir(std::string workdir) { workdir_ = std::move(workdir); }
   void apply(const sdk::agents::ParsedEvent& event);
   /** Ends every open item: completed when @p success, else incomplete. */
   void closeOpen(bool success);
@@ -45,6 +48,7 @@ class TurnItems {
     std::string raw;  // unredacted text so far, to match a later full message
     std::unique_ptr<DeltaRedaction> stream;
     bool done = false;
+    std::chrono::steady_clock::time_point began = std::chrono::steady_clock::now();
   };
 
   Open& ensure(const std::string& key, const std::string& type, const std::string& prefix);
@@ -58,10 +62,13 @@ class TurnItems {
   void toolOutput(const sdk::agents::ParsedEvent& event);
   void toolEnd(const sdk::agents::ParsedEvent& event);
   void finishItem(Open& open, const std::string& status);
+  /** A tool item's end: its status and how long it ran; then item.done. */
+  void endTool(Open& open, const std::string& status);
   void emit(std::string type, const Item& item, std::string delta = {});
 
   const std::string turn_id_;
   const std::string runtime_label_;
+  std::string workdir_;
   const TextRedaction& redaction_;
   IdFactory ids_;
   const RuntimeClock& clock_;

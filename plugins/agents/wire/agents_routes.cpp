@@ -41,6 +41,29 @@ std::string agentJson(const AgentCatalog::Definition& d) {
   return w.take();
 }
 
+}  // namespace
+
+std::string sessionAgentJson(const AgentCatalog::Definition& d, const SessionOverrides& overrides) {
+  auto spec = d.spec;
+  if (!overrides.instructions.empty())
+    spec.instructions += (spec.instructions.empty() ? "" : "\n\n") + overrides.instructions;
+  spec.mcp_servers.insert(spec.mcp_servers.end(), overrides.mcp_servers.begin(),
+                          overrides.mcp_servers.end());
+  sdk::JsonWriter w(1024);
+  w.beginObject().member("id", spec.name).key("name");
+  d.stored.named ? w.value(spec.name) : w.null();
+  w.key("instructions");
+  writeTextOrNull(w, spec.instructions);
+  w.member("model", d.shownModel());
+  writeAgentSettings(w);
+  w.key("tools");
+  writePublicMcpTools(w, spec);
+  w.endObject();
+  return w.take();
+}
+
+namespace {
+
 sdk::Response notFound(const std::string& id) {
   return openAiError(
       {.status = 404, .message = "No agent with id '" + id + "' found.", .code = "not_found"});

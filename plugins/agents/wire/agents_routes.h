@@ -14,6 +14,7 @@
 #include "abx/sdk/redactor.h"
 #include "abx/sdk/routes.h"
 #include "agent_catalog.h"
+#include "session_memory.h"
 #include "vaults/vault_store.h"
 
 namespace abx::plugins::agents {
@@ -25,6 +26,14 @@ struct AgentsRoutesContext {
   sdk::Logger* log = nullptr;
   bool locked = false; /**< ABX_AGENTS_LOCK_DEFINITIONS=1 */
 };
+
+/**
+ * The AgentSession.Agent object of a session on @p definition: its name
+ * (null for an unnamed one), the instructions and MCP tools each turn gets
+ * (the definition's, then the session's inline ones), its model.
+ */
+std::string sessionAgentJson(const AgentCatalog::Definition& definition,
+                             const SessionOverrides& overrides);
 
 /** Register after the literal /v1/agents/sessions and /v1/agents/runtimes routes. */
 sdk::Status addAgentsRoutes(sdk::RouteRegistry& registry,

@@ -72,7 +72,16 @@ std::string turnIdForResponse(const std::string& response_id) {
              : std::string();
 }
 
-std::string responseStatus(TurnStatus status) { return turnStatusName(status); }
+std::string incompleteReason(const std::optional<TurnError>& error) {
+  if (error && error->code == "output_limit_exceeded") return "max_output_tokens";
+  return {};
+}
+
+std::string responseStatus(const Turn& turn) {
+  if (turn.status == TurnStatus::failed && !incompleteReason(turn.error).empty())
+    return "incomplete";
+  return turnStatusName(turn.status);
+}
 
 std::string outputItemJson(const Item& item, bool initial) {
   sdk::JsonWriter w(item.text.size() + item.arguments.size() + item.output.size() + 160);
@@ -94,11 +103,18 @@ std::string responseJson(const std::string& id, std::int64_t created_at, const s
   w.beginObject().member("id", id).member("object", "response");
   w.member("created_at", created_at).member("status", status);
   w.member("model", echo.model).key("output").raw(items_json).key("error");
-  if (error)
+  // An incomplete response has no error: its reason says why it stopped.
+  const bool incomplete = status == "incomplete";
+  if (error && !incomplete)
     w.beginObject().member("code", error->code).member("message", error->message).endObject();
   else
     w.null();
-  w.key("incomplete_details").null().key("instructions");
+  w.key("incomplete_details");
+  if (incomplete)
+    w.beginObject().member("reason", incompleteReason(error)).endObject();
+  else
+    w.null();
+  w.key("instructions");
   writeTextOrNull(w, echo.instructions);
   w.key("metadata");
   writeTextMap(w, echo.metadata);
@@ -132,7 +148,7 @@ std::string responseJsonForTurn(const Turn& turn, const ResponseEcho& echo) {
   items.beginArray();
   for (const auto& item : turn.items) writeOutputItem(items, item, /*initial=*/false);
   items.endArray();
-  return responseJson(responseIdForTurn(turn.id), turn.created_at, responseStatus(turn.status),
+  return responseJson(responseIdForTurn(turn.id), turn.created_at, responseStatus(turn),
                       echo, items.text(), turn.error, turn.usage, turn.completed_at);
 }
 

@@ -34,8 +34,13 @@ struct ResponseEcho {
 std::string responseIdForTurn(const std::string& turn_id);
 std::string turnIdForResponse(const std::string& response_id);
 
-/** Responses status of a turn: queued, in_progress, completed, failed, cancelled. */
-std::string responseStatus(TurnStatus status);
+/** Responses status of a turn: queued, in_progress, completed, failed,
+ *  cancelled, or incomplete (failed at a limit that has an incompleteReason). */
+std::string responseStatus(const Turn& turn);
+
+/** incomplete_details.reason for a turn's failure: max_output_tokens for
+ *  the output limit; "" when the failure is a plain failure. */
+std::string incompleteReason(const std::optional<TurnError>& error);
 
 /** An output item; @p initial gives the output_item.added shape (empty content). */
 std::string outputItemJson(const Item& item, bool initial = false);

@@ -195,14 +195,17 @@ void ResponseRun::onEvent(const RuntimeEvent& event) {
       itemAdded(*event.item);
     } else if (type == "item.done" && event.item) {
       itemDone(*event.item);
+    } else if (type == "turn.waiting") {
+      lifecycle("response.queued", "queued", nullptr);
     } else if (type == "turn.started") {
       lifecycle("response.in_progress", "in_progress", nullptr);
     } else if (event.turn && isTerminal(event.turn->status)) {
-      const auto status = responseStatus(event.turn->status);
+      const auto status = responseStatus(*event.turn);
       // OpenAI's catalogue has no response.cancelled: a cancelled response
       // ends with response.failed whose response says status "cancelled".
-      const char* name =
-          event.turn->status == TurnStatus::completed ? "response.completed" : "response.failed";
+      const char* name = status == "completed"    ? "response.completed"
+                         : status == "incomplete" ? "response.incomplete"
+                                                  : "response.failed";
       lifecycle(name, status, event.turn.get());
       finished_ = true;
     }

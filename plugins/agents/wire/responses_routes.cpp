@@ -167,9 +167,11 @@ sdk::Response lostTurnResponse() {
       {.status = 500, .message = "The response's turn was lost.", .code = "internal_error"});
 }
 
+constexpr char kIgnoredParamsHeader[] = "X-Agent-Sandbox-Ignored-Params";
+
 // Names the request parameters this server accepted but ignores.
 sdk::Response withIgnoredParams(sdk::Response response, const std::string& ignored) {
-  if (!ignored.empty()) response.headers.emplace_back("X-Agent-Sandbox-Ignored-Params", ignored);
+  if (!ignored.empty()) response.headers.emplace_back(kIgnoredParamsHeader, ignored);
   return response;
 }
 
@@ -349,6 +351,8 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
     return openAiError(*locked);
   std::string ignored;
   for (const auto& name : req.ignored_params) ignored += (ignored.empty() ? "" : ",") + name;
+  // A streamed answer names them too: on its 200 head, before any event.
+  if (!ignored.empty()) sse.header(kIgnoredParamsHeader, ignored);
 
   // An Idempotency-Key is the caller's own: another identity's equal key is
   // a different key.

@@ -14,9 +14,9 @@ std::string commandOf(const Item& item) {
   return textOf(args->get("command"));
 }
 
-// The Agent an AgentSession embeds: the session's agent, with the fixed
-// settings of an agent runtime.
-void writeSessionAgent(sdk::JsonWriter& w, const std::string& agent) {
+// The Agent an AgentSession embeds when its definition is gone: the name,
+// with the fixed settings of an agent runtime.
+void writeBareSessionAgent(sdk::JsonWriter& w, const std::string& agent) {
   w.beginObject().member("id", agent).member("name", agent).key("instructions").null();
   w.member("model", agent);
   writeAgentSettings(w);
@@ -54,7 +54,7 @@ std::string agentsErrorCode(const std::string& code) {
   return code;
 }
 
-std::string sessionJson(const SessionInfo& s, const std::vector<std::string>& vault_ids,
+std::string sessionJson(const SessionInfo& s, const SessionExtras& extras,
                         const std::string& error) {
   sdk::JsonWriter w(640);
   w.beginObject().member("id", s.id).member("object", "agent.session");
@@ -64,10 +64,18 @@ std::string sessionJson(const SessionInfo& s, const std::vector<std::string>& va
   w.key("metadata");
   writeTextMap(w, s.metadata);
   w.key("vault_ids").beginArray();
-  for (const auto& id : vault_ids) w.value(id);
-  w.endArray().key("usage").null().key("required_actions").beginArray().endArray();
+  for (const auto& id : extras.vault_ids) w.value(id);
+  w.endArray().key("usage");
+  if (s.usage)
+    writeTokenUsage(w, *s.usage, UsageWire::agents);
+  else
+    w.null();
+  w.key("required_actions").beginArray().endArray();
   w.key("environment").beginObject().member("type", "none").endObject().key("agent");
-  writeSessionAgent(w, s.agent);
+  if (extras.agent_json.empty())
+    writeBareSessionAgent(w, s.agent);
+  else
+    w.raw(extras.agent_json);
   w.endObject();
   return w.take();
 }
@@ -117,11 +125,15 @@ std::string sessionItemJson(const Item& item, bool initial) {
     writeTextParts(w, initial || item.text.empty(), "summary_text", item.text);
   } else if (item.type == "command_execution") {
     w.member("type", "command_execution").member("command", commandOf(item));
-    w.key("cwd").null().key("exit_code");
+    w.key("cwd");
+    writeTextOrNull(w, item.cwd);
+    w.key("exit_code");
     writeIntegerOrNull(w, item.exit_code && !initial, item.exit_code.value_or(0));
     w.key("output");
     writeTextOrNullIf(w, initial, item.output);
-    w.key("duration_ms").null().member("status", status);
+    w.key("duration_ms");
+    writeIntegerOrNull(w, item.duration_ms && !initial, item.duration_ms.value_or(0));
+    w.member("status", status);
   } else {
     w.member("type", "mcp_call").member("server_label", item.server_label);
     // "Any JSON" on this wire: a string is always valid, whatever the CLI sent.

@@ -19,7 +19,15 @@ std::string agentsErrorCode(const std::string& code);
  *  (nulls), service_tier, text (plain). */
 void writeAgentSettings(sdk::JsonWriter& w);
 
-std::string sessionJson(const SessionInfo& session, const std::vector<std::string>& vault_ids = {},
+/** What the Agents wire keeps of a session beside the runtime's record. */
+struct SessionExtras {
+  std::vector<std::string> vault_ids;
+  /** Its AgentSession.Agent object; "" = one made from the agent's name
+   *  alone (a definition that is gone). */
+  std::string agent_json;
+};
+
+std::string sessionJson(const SessionInfo& session, const SessionExtras& extras = {},
                         const std::string& error = {});
 std::string turnJson(const Turn& turn, const std::string& agent);
 std::string tokenUsageJson(const sdk::agents::TokenUsage& usage);

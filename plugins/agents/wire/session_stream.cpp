@@ -8,11 +8,11 @@
 namespace abx::plugins::agents {
 
 SessionStream::SessionStream(std::string session_id, std::size_t capacity, SessionLookup lookup,
-                             VaultIdsLookup vault_ids)
+                             ExtrasLookup extras)
     : session_id_(std::move(session_id)),
       capacity_(std::max<std::size_t>(capacity, 1)),
       lookup_(std::move(lookup)),
-      vault_ids_(std::move(vault_ids)) {}
+      extras_(std::move(extras)) {}
 
 // The event id is its sequence number, given under the lock, so the JSON is
 // made there too (@p data(event_id) makes it; anything that needs a lookup
@@ -69,11 +69,11 @@ void SessionStream::writeIds(sdk::JsonWriter& w, const std::string& turn_id) con
 
 std::string SessionStream::sessionNow() {
   auto session = lookup_();
-  return session ? sessionJson(*session, vaultIds()) : std::string("null");
+  return session ? sessionJson(*session, extras()) : std::string("null");
 }
 
-std::vector<std::string> SessionStream::vaultIds() const {
-  return vault_ids_ ? vault_ids_() : std::vector<std::string>{};
+SessionExtras SessionStream::extras() const {
+  return extras_ ? extras_() : SessionExtras{};
 }
 
 void SessionStream::pushSession(const char* type, const std::string& session_json) {
@@ -84,7 +84,7 @@ void SessionStream::ended(const RuntimeEvent& e) {
   if (e.session) {
     auto last = *e.session;
     last.status = SessionStatus::failed;
-    pushSession("agent.session.failed", sessionJson(last, vaultIds(), e.delta));
+    pushSession("agent.session.failed", sessionJson(last, extras(), e.delta));
   }
   close();
 }
@@ -95,7 +95,7 @@ std::string SessionStream::agentName() const {
 }
 
 void SessionStream::created(const SessionInfo& session) {
-  pushSession("agent.session.created", sessionJson(session, vaultIds()));
+  pushSession("agent.session.created", sessionJson(session, extras()));
 }
 
 void SessionStream::pushTurn(const char* type, const Turn& turn, const std::string& turn_json) {
@@ -230,6 +230,8 @@ void SessionStream::onRuntimeEvent(const RuntimeEvent& e) {
   if (t == "item.text.delta" || t == "item.reasoning.delta" || t == "item.output.delta")
     return delta(e);
   if (t == "item.done" && e.item) return itemDone(e.turn_id, *e.item);
+  if (t == "error") return cliError(e);
+  if (t == "turn.waiting") return;
   if (e.turn && isTerminal(e.turn->status)) {
     const auto& turn = *e.turn;
     const std::string type = "agent.session.turn." + std::string(turnStatusName(turn.status));
@@ -240,8 +242,21 @@ void SessionStream::onRuntimeEvent(const RuntimeEvent& e) {
       w.key("usage").raw(usage).key("turn").raw(turn_json);
     });
     next_output_index_.erase(turn.id);
-    pushSession("agent.session.idle", sessionNow());
+    // A session with another turn queued stays in progress: no idle between.
+    auto session = lookup_();
+    if (session && session->status == SessionStatus::idle)
+      pushSession("agent.session.idle", sessionJson(*session, extras()));
   }
+}
+
+// An error the agent's CLI reported without ending its turn (a retried
+// request, a tool it could not start): the SDK's session error event.
+void SessionStream::cliError(const RuntimeEvent& e) {
+  push("error", [&](sdk::JsonWriter& w) {
+    w.member("session_id", session_id_).key("error").beginObject().key("code");
+    e.code.empty() ? w.null() : w.value(e.code);
+    w.member("message", e.delta).key("param").null().member("type", "agent_error").endObject();
+  });
 }
 
 std::uint64_t SessionStream::lastSeq() const {
@@ -301,12 +316,12 @@ void SessionStream::close() {
 
 std::shared_ptr<SessionStream> SessionStreams::open(const std::string& session_id,
                                                     SessionStream::SessionLookup lookup,
-                                                    SessionStream::VaultIdsLookup vault_ids) {
+                                                    SessionStream::ExtrasLookup extras) {
   std::lock_guard lock(mutex_);
   auto& slot = streams_[session_id];
   if (!slot)
     slot = std::make_shared<SessionStream>(session_id, capacity_, std::move(lookup),
-                                           std::move(vault_ids));
+                                           std::move(extras));
   return slot;
 }
 

@@ -23,6 +23,7 @@
 #include "abx/sdk/json.h"
 #include "json_template.h"
 #include "runtime/runtime_types.h"
+#include "session_objects.h"
 
 namespace abx::plugins::agents {
 
@@ -36,10 +37,10 @@ class SessionStream {
     std::string frame;  // the SSE text: `id: <seq>`, `event: <type>`, `data: <json>`
   };
   using SessionLookup = std::function<std::optional<SessionInfo>()>;
-  using VaultIdsLookup = std::function<std::vector<std::string>()>;
+  using ExtrasLookup = std::function<SessionExtras()>;
 
   SessionStream(std::string session_id, std::size_t capacity, SessionLookup lookup,
-                VaultIdsLookup vault_ids = {});
+                ExtrasLookup extras = {});
 
   /** agent.session.created (the first event of a create-and-stream). */
   void created(const SessionInfo& session);
@@ -83,19 +84,20 @@ class SessionStream {
   void itemAdded(const std::string& turn_id, const Item& item);
   void delta(const RuntimeEvent& event);
   void itemDone(const std::string& turn_id, const Item& item);
+  void cliError(const RuntimeEvent& e);
   int outputIndexOf(const std::string& item_id) const;
   void wakeSubscribersLocked();
   /** "session_id" and "turn_id", the first fields of a turn's events. */
   void writeIds(sdk::JsonWriter& w, const std::string& turn_id) const;
   /** The session as it is now (JSON; null when it is gone). */
   std::string sessionNow();
-  std::vector<std::string> vaultIds() const;
+  SessionExtras extras() const;
   std::string agentName() const;
 
   const std::string session_id_;
   const std::size_t capacity_;
   SessionLookup lookup_;
-  VaultIdsLookup vault_ids_;
+  ExtrasLookup extras_;
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
@@ -123,7 +125,7 @@ class SessionStreams {
   /** The stream of @p session_id, created with the lookups if new. */
   std::shared_ptr<SessionStream> open(const std::string& session_id,
                                       SessionStream::SessionLookup lookup,
-                                      SessionStream::VaultIdsLookup vault_ids = {});
+                                      SessionStream::ExtrasLookup extras = {});
   std::shared_ptr<SessionStream> find(const std::string& session_id) const;
   void erase(const std::string& session_id);
   /** The runtime's listener: feeds the session's stream if it has one;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "abx/sdk/route_table.h"
+#include "agents_routes.h"
 #include "definition_lock.h"
 #include "json_fields.h"
 #include "openai_error.h"
@@ -78,12 +79,30 @@ sdk::Result<Turn> submit(const Ctx& ctx, const std::string& session_id,
   return ctx->runtime->submitTurn(session_id, std::move(turn));
 }
 
-std::shared_ptr<SessionStream> streamFor(const Ctx& ctx, const std::string& session_id) {
+// What a session's AgentSession shows beside the runtime's record: its
+// vault_ids and its agent as its turns get it.
+SessionExtras extrasOf(const SessionsContext& ctx, const std::string& session_id,
+                       const std::string& agent) {
+  SessionExtras extras{ctx.vault_ids->get(session_id), {}};
+  if (auto definition = ctx.catalog->definition(agent))
+    extras.agent_json = sessionAgentJson(*definition, ctx.vault_ids->overrides(session_id));
+  return extras;
+}
+
+std::shared_ptr<SessionStream> streamFor(const Ctx& ctx, const std::string& session_id,
+                                         const std::string& agent) {
   auto* runtime = ctx->runtime;
-  auto* vault_ids = ctx->vault_ids;
   return ctx->streams->open(
       session_id, [runtime, session_id] { return runtime->session(session_id); },
-      [vault_ids, session_id] { return vault_ids->get(session_id); });
+      [ctx, session_id, agent] { return extrasOf(*ctx, session_id, agent); });
+}
+
+// 202 with no body (the SDK's events.create resolves to nothing): no Content-Type either.
+sdk::Response accepted() {
+  sdk::Response answer;
+  answer.status = 202;
+  answer.content_type.clear();
+  return answer;
 }
 
 std::optional<std::uint64_t> resumeFrom(const sdk::Request& r) {
@@ -168,7 +187,7 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
                         .param = "agent_id"});
   ctx->vault_ids->set(created->id, vault_ids);
   ctx->vault_ids->setOverrides(created->id, std::move(overrides));
-  auto session_stream = streamFor(ctx, created->id);
+  auto session_stream = streamFor(ctx, created->id, model);
   session_stream->created(*created);
   const auto start = session_stream->lastSeq() - 1;
   if (!input.empty()) {
@@ -184,14 +203,14 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
   }
   auto now = ctx->runtime->session(created->id);
   if (now && !input.empty()) now->status = SessionStatus::in_progress;
-  return sdk::Response::json(sessionJson(now.value_or(*created), vault_ids));
+  return sdk::Response::json(sessionJson(now.value_or(*created), extrasOf(*ctx, created->id, model)));
 }
 
 sdk::Response getSession(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
   auto s = visibleSession(*ctx->runtime, id, r.identity);
   if (!s) return noSession(id);
-  return sdk::Response::json(sessionJson(*s, ctx->vault_ids->get(id)));
+  return sdk::Response::json(sessionJson(*s, extrasOf(*ctx, id, s->agent)));
 }
 
 // Metadata and the inline agent's overrides; every field is checked before any changes.
@@ -236,7 +255,7 @@ sdk::Response listSessions(const Ctx& ctx, const sdk::Request& r) {
   for (const auto& s : sessions)
     if ((!agent || s.agent == *agent) && mayActOn(r.identity, s.owner) &&
         matchesMetadata(std::get<MetadataFilter>(filter), s.metadata))
-      items.emplace_back(s.id, sessionJson(s, ctx->vault_ids->get(s.id)));
+      items.emplace_back(s.id, sessionJson(s, extrasOf(*ctx, s.id, s.agent)));
   return pageResponse(r, std::move(items));
 }
 
@@ -252,8 +271,8 @@ sdk::Response postEvents(const Ctx& ctx, const sdk::Request& r) {
                         .param = "events"});
   if (auto key = r.header("idempotency-key"); key && !key->empty())
     if (!ctx->keys->firstUse(id, callerKey(r.identity, *key), unixNow()))
-      return sdk::Response::json("", 202);
-  streamFor(ctx, id);
+      return accepted();
+  streamFor(ctx, id, session->agent);
   for (const auto& event : events.elements()) {
     const auto type = textOf(event.get("type"));
     if (type == "agent.session.input.message") {
@@ -286,16 +305,15 @@ sdk::Response postEvents(const Ctx& ctx, const sdk::Request& r) {
                           .param = "events"});
     }
   }
-  auto accepted = sdk::Response::json("", 202);
-  accepted.content_type = "application/json";
-  return accepted;
+  return accepted();
 }
 
 std::optional<sdk::Response> streamEvents(const Ctx& ctx, const sdk::Request& r,
                                           sdk::SseStream& sse) {
   const std::string id(r.param("id").value_or(""));
-  if (!visibleSession(*ctx->runtime, id, r.identity)) return noSession(id);
-  auto stream = streamFor(ctx, id);
+  auto session = visibleSession(*ctx->runtime, id, r.identity);
+  if (!session) return noSession(id);
+  auto stream = streamFor(ctx, id, session->agent);
   if (!stream->subscribe())
     return openAiError({.status = 429,
                         .message = "This session already has " +

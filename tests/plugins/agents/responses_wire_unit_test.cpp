@@ -275,6 +275,43 @@ TEST(ResponseRun, AFailedTurnEndsWithResponseFailedCarryingTheError) {
   EXPECT_EQ(response->getObject("usage")->getValue<int>("total_tokens"), 0);  // never null
 }
 
+TEST(ResponseRun, AnOutputLimitStopEndsWithResponseIncompleteAndItsReason) {
+  ResponseRun run("resp_4", 100, {});
+  run.onEvent(event("turn.started"));
+  Turn turn;
+  turn.status = TurnStatus::failed;
+  turn.error = TurnError{"output_limit_exceeded", "the agent wrote more than 100000 bytes"};
+  RuntimeEvent end = event("turn.failed");
+  end.turn = std::make_shared<const Turn>(turn);
+  run.onEvent(end);
+  auto events = drain(run);
+  ASSERT_EQ(events.back().type, "response.incomplete");
+  auto response = json(events.back().data())->getObject("response");
+  EXPECT_EQ(response->getValue<std::string>("status"), "incomplete");
+  EXPECT_TRUE(response->isNull("error"));
+  EXPECT_EQ(response->getObject("incomplete_details")->getValue<std::string>("reason"),
+            "max_output_tokens");
+  EXPECT_EQ(responseJsonForTurn(turn, {}).find(R"("status":"incomplete")") != std::string::npos,
+            true);
+}
+
+TEST(ResponseRun, ATurnThatWaitsIsQueuedBeforeInProgress) {
+  ResponseRun run("resp_5", 100, {});
+  run.onEvent(event("turn.queued"));
+  run.onEvent(event("turn.waiting"));
+  run.onEvent(event("turn.started"));
+  std::vector<ResponseRun::Event> events;
+  const int reader = run.attach();
+  ASSERT_GE(reader, 0);
+  EXPECT_TRUE(run.read(reader, events, std::chrono::milliseconds(1)));  // not finished
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].type, "response.created");
+  EXPECT_EQ(events[1].type, "response.queued");
+  EXPECT_EQ(json(events[1].data())->getObject("response")->getValue<std::string>("status"),
+            "queued");
+  EXPECT_EQ(events[2].type, "response.in_progress");
+}
+
 TEST(ResponseRun, ALateReaderStillSeesEverythingFromCreated) {
   ResponseRun run("resp_3", 100, {});
   run.onEvent(event("turn.started"));

@@ -1,7 +1,9 @@
 // Test doubles for the agent runtime: ScriptAdapter runs the agent's first
 // extra_args entry as a /bin/sh script and parses a tiny line protocol
 // ("S id" session, "T text" delta, "M text" message, "R text" reasoning,
-// "E text" fatal error, "X" parser throws, anything else a log line);
+// "E text" fatal error, "W text" an error the CLI survives, "C cmd" / "D out"
+// a command's start and end, "U in out" usage, "X" parser throws, anything
+// else a log line);
 // MarkerRedaction replaces "SECRET-VALUE" — enough to drive the runtime
 // without a real CLI.
 #pragma once
@@ -95,6 +97,24 @@ class LineParser final : public sdk::agents::EventParser {
       case 'E':
         e.kind = ParsedKind::error;
         e.fatal = true;
+        e.text = rest;
+        break;
+      case 'W':  // an error the CLI survives
+        e.kind = ParsedKind::error;
+        e.code = "rate_limit_exceeded";
+        e.text = rest;
+        break;
+      case 'C':  // "C <command line>": a command starts
+        e.kind = ParsedKind::tool_start;
+        e.id = "c1";
+        e.tool_kind = "command";
+        e.command = rest;
+        break;
+      case 'D':  // the command ends, exit 0
+        e.kind = ParsedKind::tool_end;
+        e.id = "c1";
+        e.status = "completed";
+        e.exit_code = 0;
         e.text = rest;
         break;
       default:

@@ -80,7 +80,7 @@ TEST(SessionStreams, AnEndedSessionSendsSessionFailedWithItsVaultsThenClosesAndI
   SessionStreams streams(100);
   auto stream = streams.open(
       "agsess_1", [] { return std::optional<SessionInfo>(); },
-      [] { return std::vector<std::string>{"vlt_a"}; });
+      [] { return SessionExtras{{"vlt_a"}, {}}; });
   RuntimeEvent ended;
   ended.type = "session.ended";
   ended.delta = "The session was evicted.";
@@ -102,7 +102,7 @@ TEST(SessionStream, SessionEventsCarryTheSessionsVaultIds) {
   SessionStream stream(
       "agsess_1", 10, [] { return std::optional<SessionInfo>(idleSession()); },
       [] {
-        return std::vector<std::string>{"vlt_a", "vlt_b"};
+        return SessionExtras{{"vlt_a", "vlt_b"}, R"({"id":"helper","name":null})"};
       });
   stream.created(idleSession());
   std::uint64_t after = 0;
@@ -111,6 +111,51 @@ TEST(SessionStream, SessionEventsCarryTheSessionsVaultIds) {
   readAll(stream, after, events, gap);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_THAT(events[0].frame, HasSubstr(R"("vault_ids":["vlt_a","vlt_b"])"));
+  // The agent object is the wire's (the definition as the turns get it).
+  EXPECT_THAT(events[0].frame, HasSubstr(R"("agent":{"id":"helper","name":null})"));
+  EXPECT_THAT(events[0].frame, HasSubstr(R"("usage":null)"));
+}
+
+TEST(SessionStream, ACliErrorThatDoesNotEndTheTurnIsAnErrorEvent) {
+  SessionStream stream("agsess_1", 10, [] { return std::optional<SessionInfo>(idleSession()); });
+  RuntimeEvent warning;
+  warning.type = "error";
+  warning.turn_id = "turn_1";
+  warning.code = "rate_limit_exceeded";
+  warning.delta = "Rate limited; retrying in 2s";
+  stream.onRuntimeEvent(warning);
+  std::uint64_t after = 0;
+  std::vector<SessionStream::Event> events;
+  bool gap = false;
+  readAll(stream, after, events, gap);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, "error");
+  EXPECT_THAT(events[0].frame,
+              HasSubstr(R"("session_id":"agsess_1","error":{"code":"rate_limit_exceeded",)"
+                        R"("message":"Rate limited; retrying in 2s","param":null,)"
+                        R"("type":"agent_error"}})"));
+}
+
+TEST(SessionStream, ATurnEndWithAnotherTurnQueuedSendsNoIdle) {
+  SessionInfo busy = idleSession();
+  busy.status = SessionStatus::in_progress;
+  busy.usage = sdk::agents::TokenUsage{10, 0, 5, 0, 0};
+  SessionStream stream("agsess_1", 10, [busy] { return std::optional<SessionInfo>(busy); });
+  Turn turn;
+  turn.id = "turn_1";
+  turn.session_id = "agsess_1";
+  turn.status = TurnStatus::completed;
+  RuntimeEvent done;
+  done.type = "turn.completed";
+  done.turn_id = turn.id;
+  done.turn = std::make_shared<const Turn>(turn);
+  stream.onRuntimeEvent(done);
+  std::uint64_t after = 0;
+  std::vector<SessionStream::Event> events;
+  bool gap = false;
+  readAll(stream, after, events, gap);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, "agent.session.turn.completed");
 }
 
 TEST(SessionStream, AnEventIsEncodedOnceWithItsSequenceAsSseId) {

@@ -169,6 +169,13 @@ class ABX_SDK_API SseStream {
    * thread instead. Since ABI 1.4.
    */
   virtual std::shared_ptr<DeferredAnswer> defer(std::function<void()> on_hang_up);
+  /**
+   * Adds a header to the stream's 200 answer (X-Agent-Sandbox-Ignored-Params,
+   * ...). Only before begin() and the first event; a name or value holding
+   * CR, LF or NUL, or a name that is not a token, is refused. @return false
+   * when refused or too late. Default: false. Since ABI 2.3.
+   */
+  virtual bool header(std::string_view name, std::string_view value);
 
  protected:
   ~SseStream();

@@ -1,8 +1,8 @@
 // HttpError: the one error type a handler answers with, and the one mapping
 // to the two error bodies of the wire: the native
 // {"error","type"[,"code"],...fields[,"retry_after"]} and, for the OpenAI
-// routes under /v1/, the envelope {"error":{"message","type","param","code"}}
-// whose type follows the status (openAiErrorType).
+// routes under /v1/, the envelope {"error":{"message","type","param","code",
+// ...fields}} whose type follows the status (openAiErrorType).
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,8 @@ struct HttpError {
   std::string code = {};
   /** The OpenAI envelope's "param"; "" → null. */
   std::string param = {};
-  /** Extra string fields of the native body (endpoint, rule, scope, limit). */
+  /** Extra string fields (endpoint, rule, scope, limit): members of the
+   *  native body, and of the OpenAI envelope's error object. */
   std::vector<std::pair<std::string, std::string>> fields = {};
   /** Seconds; also sent as Retry-After. */
   std::optional<std::int64_t> retry_after = {};

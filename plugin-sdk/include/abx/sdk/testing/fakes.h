@@ -220,6 +220,11 @@ class RecordingStream final : public SseStream {
     return accept;
   }
   bool open() const override { return accept; }
+  bool header(std::string_view name, std::string_view value) override {
+    if (begun) return false;
+    headers.emplace_back(name, value);
+    return true;
+  }
   bool frames(std::string_view encoded) override {
     if (!accept) return false;
     std::lock_guard lock(mutex);
@@ -261,6 +266,8 @@ class RecordingStream final : public SseStream {
   std::atomic<int> comments{0};
   std::mutex mutex;
   std::string text;
+  /** What header() added before the stream began. */
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 /**
