@@ -70,24 +70,6 @@ void sendInput(const ServerProcess& s, const std::string& id, const std::string&
   EXPECT_EQ(r.status, 202) << r.body;
 }
 
-// The head of a raw HTTP/1.1 response followed by its body, de-chunked (a
-// chunk boundary may fall anywhere inside an SSE event).
-std::string dechunked(const std::string& raw) {
-  const auto head_end = raw.find("\r\n\r\n");
-  if (head_end == std::string::npos || raw.find("chunked") > head_end) return raw;
-  std::string out = raw.substr(0, head_end + 4);
-  std::size_t at = head_end + 4;
-  while (at < raw.size()) {
-    const auto line_end = raw.find("\r\n", at);
-    if (line_end == std::string::npos) break;
-    const auto size = std::stoul(raw.substr(at, line_end - at), nullptr, 16);
-    if (size == 0) break;
-    out += raw.substr(line_end + 2, size);
-    at = line_end + 2 + size + 2;
-  }
-  return out;
-}
-
 // Everything a GET …/events tail receives until the server closes or it is
 // quiet for @p quiet.
 std::string tail(const ServerProcess& s, const std::string& id, const std::string& extra,
