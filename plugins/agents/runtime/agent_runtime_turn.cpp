@@ -8,6 +8,7 @@
 #include "turn_items.h"
 #include "turn_launch.h"
 #include "turn_outcome.h"
+#include "workspace_bootstrap.h"
 
 namespace abx::plugins::agents {
 
@@ -44,6 +45,12 @@ AgentRuntime::TurnEnd AgentRuntime::runStages(const std::string& turn_id, const 
                     if (event.item) recordItem(turn_id, *event.item);
                     publish(start.session_id, std::move(event), observer);
                   });
+  if (auto failed = bootstrapTurnWorkspace(launch, options_, *start.cancel, items)) {
+    launch.directory.remove();
+    const auto status = failed->code == "cancelled" ? TurnStatus::cancelled : TurnStatus::failed;
+    if (status == TurnStatus::cancelled) failed.reset();
+    return {status, std::move(failed), items.items(), {}, std::nullopt};
+  }
   const auto outcome = runTurnLaunch(launch, *start.cancel, items);
 
   auto verdict = classifyTurnOutcome(launch, outcome, items.reportedFailure());
