@@ -86,6 +86,8 @@ class GitDaemon {
     std::ofstream(src + "/README.md") << "hello from the repository\n";
     git(src, {"add", "."});
     git(src, {"commit", "-qm", "one"});
+    main_sha_ = readFile(src + "/.git/refs/heads/main");
+    main_sha_.resize(40);
     git(src, {"checkout", "-qb", "feature"});
     std::ofstream(src + "/feature.txt") << "1\n";
     git(src, {"add", "."});
@@ -102,6 +104,7 @@ class GitDaemon {
   }
   std::string url() const { return "git://127.0.0.1:" + std::to_string(port_) + "/repo.git"; }
   bool ready() const { return daemon_.has_value(); }
+  const std::string& mainSha() const { return main_sha_; }
 
  private:
   void start() {
@@ -126,6 +129,7 @@ class GitDaemon {
   }
 
   std::string root_;
+  std::string main_sha_;
   int port_ = 0;
   std::optional<sdk::Subprocess> daemon_;
 };
@@ -133,7 +137,7 @@ class GitDaemon {
 // The server with agents cloning from @p url; a `git` first on PATH records
 // the argv of every git child (and whether it got an extraHeader) in
 // {dir}/git-argv.log, then runs the real one.
-ServerOptions gitServer(const std::string& url) {
+ServerOptions gitServer(const std::string& url, const std::string& sha = "main") {
   const std::string agents = R"(agents:
   - name: lister
     runtime: command
@@ -142,6 +146,12 @@ ServerOptions gitServer(const std::string& url) {
       path: "{dir}/work"
       git: {url: ")" + url + R"(", ref: feature, token: ")" +
                              kGitToken + R"("}
+  - name: pinned
+    runtime: command
+    command: {argv: ["sh", "-c", "ls -A"], parser: text}
+    workspace:
+      path: "{dir}/pinned"
+      git: {url: ")" + url + R"(", ref: ")" + sha + R"("}
   - name: broken
     runtime: command
     command: {argv: ["sh", "-c", "ls -A"], parser: text}
@@ -213,6 +223,21 @@ TEST(WorkspaceGit, ClonesShallowAtTheRefBeforeTheFirstTurnAndReusesTheCheckout) 
   }
   server.stop();
   EXPECT_THAT(server.stderrText(), Not(HasSubstr(kGitToken)));
+}
+
+TEST(WorkspaceGit, ACommitIdIsFetchedByIdAndCheckedOutDetached) {
+  GitDaemon daemon;
+  ASSERT_TRUE(daemon.ready());
+  ServerProcess server(gitServer(daemon.url(), daemon.mainSha()));
+  fs::permissions(server.dir() + "/git", fs::perms::owner_all);
+  auto r = respond(server, "pinned");
+  const auto text = stringify(r);
+  EXPECT_EQ(r->getValue<std::string>("status"), "completed") << text;
+  EXPECT_THAT(text, HasSubstr("README.md"));
+  EXPECT_THAT(text, Not(HasSubstr("feature.txt")));
+  EXPECT_EQ(readFile(server.dir() + "/pinned/.git/HEAD"), daemon.mainSha() + "\n");
+  EXPECT_THAT(readFile(server.dir() + "/git-argv.log"),
+              HasSubstr("fetch --depth=1 origin " + daemon.mainSha()));
 }
 
 TEST(WorkspaceGit, AFailedCloneFailsTheTurnClearlyAndRedactedAndLeavesNothingBehind) {
