@@ -1,6 +1,9 @@
 // The pure half of the workspace bootstrap (workspace_bootstrap.h): how a
 // git URL is split so no credential reaches argv or .git/config, and the
-// argv and environment of the git children.
+// argv and environment of the git children. The hardening follows the
+// dev_tools plugin's git environment (a plugin cannot include another's
+// headers): no system or global configuration, no prompt, nothing git would
+// run as a program but the transport itself.
 #include <algorithm>
 #include <cctype>
 
@@ -76,7 +79,10 @@ GitPlan gitClonePlan(const sdk::agents::GitSpec& git, const std::string& dest, i
   // Command-scope configuration: none of it is written to .git/config.
   sdk::agents::EnvList config = {
       {"core.hooksPath", "/dev/null"},  // no hook runs, whatever a template holds
-      {"credential.helper", ""},
+      {"core.fsmonitor", "false"},      // checkout refreshes the index: no program for it
+      {"credential.helper", ""},        // an empty value clears the helper list
+      {"core.askPass", ""},
+      {"submodule.recurse", "false"},
       {"advice.detachedHead", "false"},
   };
   if (!remote.origin.empty() && (!git.token.empty() || remote.has_credential)) {
@@ -94,9 +100,11 @@ GitPlan gitClonePlan(const sdk::agents::GitSpec& git, const std::string& dest, i
       {"GIT_TERMINAL_PROMPT", "0"},
       {"GIT_CONFIG_NOSYSTEM", "1"},
       {"GIT_CONFIG_GLOBAL", "/dev/null"},
+      {"GIT_ATTR_NOSYSTEM", "1"},
       // What the definition accepts; never file (any repository the server
       // can read) nor ext (runs a command).
       {"GIT_ALLOW_PROTOCOL", "https:ssh:git"},
+      {"GIT_PROTOCOL_FROM_USER", "0"},
       {"GIT_SSH_COMMAND", "ssh -o BatchMode=yes"},
       {"LC_ALL", "C"},
       {"GIT_CONFIG_COUNT", std::to_string(config.size())},
@@ -106,7 +114,13 @@ GitPlan gitClonePlan(const sdk::agents::GitSpec& git, const std::string& dest, i
     vars.emplace_back("GIT_CONFIG_VALUE_" + std::to_string(i), config[i].second);
   }
   GitPlan plan;
-  plan.env = buildAgentEnv({base, {}, {}, {}, {}, vars, is_protected});
+  // The host's protection filters what comes from its environment; the
+  // hardening above is ours and always applies.
+  std::vector<std::string> allowed;
+  for (const auto& entry : base)
+    if (!is_protected || !is_protected(std::string_view(entry).substr(0, entry.find('='))))
+      allowed.push_back(entry);
+  plan.env = buildAgentEnv({allowed, {}, {}, {}, {}, vars, {}});
 
   std::vector<std::string> shallow;
   if (depth > 0) shallow.push_back("--depth=" + std::to_string(depth));
