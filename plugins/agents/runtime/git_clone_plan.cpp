@@ -23,8 +23,7 @@ std::string base64(std::string_view in) {
     std::uint32_t v = static_cast<unsigned char>(in[i]) << 16;
     if (n > 1) v |= static_cast<unsigned char>(in[i + 1]) << 8;
     if (n > 2) v |= static_cast<unsigned char>(in[i + 2]);
-    for (std::size_t k = 0; k < 4; ++k)
-      out += k <= n ? kDigits[(v >> (18 - 6 * k)) & 63] : '=';
+    for (std::size_t k = 0; k < 4; ++k) out += k <= n ? kDigits[(v >> (18 - 6 * k)) & 63] : '=';
   }
   return out;
 }
@@ -66,8 +65,7 @@ GitRemote splitGitRemote(std::string_view url) {
 }
 
 bool isCommitId(std::string_view ref) {
-  return (ref.size() == 40 || ref.size() == 64) &&
-         std::all_of(ref.begin(), ref.end(), [](char c) {
+  return (ref.size() == 40 || ref.size() == 64) && std::all_of(ref.begin(), ref.end(), [](char c) {
            return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
          });
 }

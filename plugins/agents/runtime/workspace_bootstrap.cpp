@@ -42,12 +42,12 @@ enum class Holds { nothing, checkout, other, not_directory };
 
 // What @p path holds, without following a symlink at the path or at .git.
 Holds inspect(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return Holds::nothing;
   if (!S_ISDIR(st.st_mode)) return Holds::not_directory;
   std::error_code ec;
   if (fs::directory_iterator(path, ec) == fs::directory_iterator()) return Holds::nothing;
-  struct stat git{};
+  struct stat git {};
   if (::lstat((path + "/.git").c_str(), &git) == 0 && S_ISDIR(git.st_mode)) return Holds::checkout;
   return Holds::other;
 }
@@ -234,8 +234,8 @@ std::optional<TurnError> bootstrapWorkspace(const BootstrapRequest& request,
   std::error_code ec;
   fs::create_directories(request.workdir.empty() ? ws : request.workdir, ec);
   if (ec)
-    return TurnError{"sandbox_error", "could not create workspace " + request.workdir + ": " +
-                                          ec.message()};
+    return TurnError{"sandbox_error",
+                     "could not create workspace " + request.workdir + ": " + ec.message()};
   return std::nullopt;
 }
 

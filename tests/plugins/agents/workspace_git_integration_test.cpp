@@ -51,8 +51,13 @@ std::string readTree(const std::string& dir) {
 
 void git(const std::string& cwd, std::vector<std::string> args) {
   sdk::SpawnOptions spawn;
-  spawn.argv = {"git", "-c", "user.name=t", "-c", "user.email=t@example.com",
-                "-c", "init.defaultBranch=main"};
+  spawn.argv = {"git",
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+                "-c",
+                "init.defaultBranch=main"};
   spawn.argv.insert(spawn.argv.end(), args.begin(), args.end());
   spawn.env = {"PATH=/usr/bin:/bin", "HOME=" + cwd, "GIT_CONFIG_NOSYSTEM=1"};
   spawn.cwd = cwd;
@@ -110,9 +115,9 @@ class GitDaemon {
   void start() {
     port_ = freeLoopbackPort();
     sdk::SpawnOptions spawn;
-    spawn.argv = {"git",        "daemon",           "--listen=127.0.0.1",
-                  "--port=" + std::to_string(port_), "--export-all", "--reuseaddr",
-                  "--base-path=" + root_, root_};
+    spawn.argv = {
+        "git",          "daemon",      "--listen=127.0.0.1",   "--port=" + std::to_string(port_),
+        "--export-all", "--reuseaddr", "--base-path=" + root_, root_};
     spawn.env = {"PATH=/usr/bin:/bin", "HOME=" + root_};
     spawn.stdin_pipe = false;
     auto child = sdk::Subprocess::spawn(spawn);
@@ -151,7 +156,8 @@ ServerOptions gitServer(const std::string& url, const std::string& sha = "main")
     command: {argv: ["sh", "-c", "ls -A"], parser: text}
     workspace:
       path: "{dir}/pinned"
-      git: {url: ")" + url + R"(", ref: ")" + sha + R"("}
+      git: {url: ")" + url + R"(", ref: ")" +
+                             sha + R"("}
   - name: broken
     runtime: command
     command: {argv: ["sh", "-c", "ls -A"], parser: text}
