@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "support/agents_server.h"
+#include "support/proc_file.h"
 #include "support/server_process.h"
 
 namespace abx::testing {
@@ -33,12 +34,8 @@ constexpr const char* kToken = "workspace-git-token-1234";
 constexpr const char* kGitToken = "git-token-canary-8d1e5c0b7a";
 constexpr const char* kUrlPassword = "url-password-canary-41f0";
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// Any file, whole ("" when absent): the /proc reader serves as well.
+std::string readFile(const std::string& path) { return readProcFile(path); }
 
 // Every file below @p dir, concatenated.
 std::string readTree(const std::string& dir) {
