@@ -227,7 +227,9 @@ std::optional<TurnError> bootstrapWorkspace(const BootstrapRequest& request,
                                                " is not empty and holds no git checkout to reuse"};
       break;
     case Holds::not_directory:
-      failure = TurnError{"sandbox_error", "workspace bootstrap: " + ws + " is not a directory"};
+      failure =
+          TurnError{"sandbox_error", "workspace bootstrap: " + ws +
+                                         " is not a directory (a symbolic link is not followed)"};
       break;
   }
   if (failure) return failure;
