@@ -1,9 +1,10 @@
 // Integration: the workspace bootstrap on the real server — a definition's
 // workspace.git served by `git daemon` on 127.0.0.1 is cloned (shallow, at
 // its ref) before the first turn and the agent sees the files; the next turn
-// reuses the checkout; the token is never on a git child's argv, in
-// .git/config, the state dir or the server's log; a clone that fails fails
-// the turn with a clear, redacted message and leaves the workspace empty.
+// reuses the checkout (one of another URL is refused); the token is never
+// on a git child's argv, in .git, the state dir or the server's log; a
+// commit id is fetched by id; a clone that fails fails the turn with a
+// clear, redacted message and leaves the workspace empty.
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 #include <arpa/inet.h>
@@ -224,6 +225,13 @@ TEST(WorkspaceGit, ClonesShallowAtTheRefBeforeTheFirstTurnAndReusesTheCheckout) 
     EXPECT_THAT(readTree(server.dir() + "/state"), Not(HasSubstr(secret)));
     EXPECT_THAT(first_text + stringify(second), Not(HasSubstr(secret)));
   }
+  // A checkout of another repository is refused, not replaced.
+  git(work, {"remote", "set-url", "origin", "git://127.0.0.1:1/other.git"});
+  auto third = respond(server, "lister");
+  EXPECT_EQ(third->getValue<std::string>("status"), "failed");
+  EXPECT_THAT(third->getObject("error")->getValue<std::string>("message"),
+              HasSubstr("holds a checkout of another repository (git://127.0.0.1:1/other.git)"));
+  EXPECT_EQ(readFile(work + "/feature.txt"), "2\n");
   server.stop();
   EXPECT_THAT(server.stderrText(), Not(HasSubstr(kGitToken)));
 }
