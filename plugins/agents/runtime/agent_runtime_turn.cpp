@@ -1,5 +1,6 @@
 // One turn's run on a worker, in its stages: begin (the turn and its
-// session in progress, turn.started), prepare (turn_launch.h), execute (the
+// session in progress, turn.started), prepare (turn_launch.h), bootstrap
+// (workspace_bootstrap.h: the workspace.git checkout), execute (the
 // agent runs, its items recorded and published as they come), classify
 // (turn_outcome.h) and finish (finishTurn()).
 #include <algorithm>
