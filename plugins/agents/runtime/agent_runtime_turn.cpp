@@ -1,5 +1,6 @@
 // One turn's run on a worker, in its stages: begin (the turn and its
-// session in progress, turn.started), prepare (turn_launch.h), execute (the
+// session in progress, turn.started), prepare (turn_launch.h), bootstrap
+// (workspace_bootstrap.h: the workspace.git checkout), execute (the
 // agent runs, its items recorded and published as they come), classify
 // (turn_outcome.h) and finish (finishTurn()).
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include "turn_items.h"
 #include "turn_launch.h"
 #include "turn_outcome.h"
+#include "workspace_bootstrap.h"
 
 namespace abx::plugins::agents {
 
@@ -45,6 +47,12 @@ AgentRuntime::TurnEnd AgentRuntime::runStages(const std::string& turn_id, const 
                     publish(start.session_id, std::move(event), observer);
                   });
   items.setWorkdir(launch.spawn.cwd);
+  if (auto failed = bootstrapTurnWorkspace(launch, options_, *start.cancel, items)) {
+    launch.directory.remove();
+    const auto status = failed->code == "cancelled" ? TurnStatus::cancelled : TurnStatus::failed;
+    if (status == TurnStatus::cancelled) failed.reset();
+    return {status, std::move(failed), items.items(), {}, std::nullopt};
+  }
   const auto outcome = runTurnLaunch(launch, *start.cancel, items);
 
   auto verdict = classifyTurnOutcome(launch, outcome, items.reportedFailure());

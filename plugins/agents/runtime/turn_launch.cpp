@@ -125,7 +125,9 @@ std::optional<TurnError> prepareTurnLaunch(const TurnRequest& request,
   ctx.workdir = request.workdir.empty() ? spec.workspace.path : request.workdir;
   ctx.reasoning_effort = request.reasoning_effort;
   ctx.session_usage = history.usage;
-  {
+  // With workspace.git the checkout comes first (bootstrapTurnWorkspace()
+  // makes the directory after it): git clones only into an empty one.
+  if (!spec.workspace.git) {
     std::error_code ec;
     fs::create_directories(ctx.workdir, ec);
     if (ec)
