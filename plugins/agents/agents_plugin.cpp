@@ -2,6 +2,7 @@
 // the spec names, mapped by the kernel); they are read once at start.
 #include "agents_plugin.h"
 
+#include <chrono>
 #include <filesystem>
 #include <set>
 #include <string_view>
@@ -174,6 +175,9 @@ sdk::Status AgentsPlugin::addWireRoutes(sdk::HostContext& host) {
   context_->runtime = runtime_.get();
   context_->catalog = catalog_.get();
   context_->store = store_.get();
+  context_->started_at = std::chrono::duration_cast<std::chrono::seconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
   if (auto s = addResponsesRoutes(host.routes(), context_); !s) return s;
   runtimes_context_ = std::make_shared<RuntimesContext>();
   runtimes_context_->services = &host.services();

@@ -166,9 +166,12 @@ std::optional<DefinitionError> stdioTransport(const ConfigValue& t, const std::s
   // The CLI starts its MCP servers in the agent's workspace: any cwd names it.
   if (const ConfigValue* cwd = t.find("cwd"); given(cwd) && cwd->kind != Kind::string)
     return problem(joinPath(path, "cwd"), "must be a string");
-  if (const ConfigValue* vars = t.find("env_vars"); given(vars) && !vars->items.empty())
-    return problem(joinPath(path, "env_vars"),
-                   "is not supported: an MCP server inherits the agent's environment");
+  if (const ConfigValue* vars = t.find("env_vars"); given(vars)) {
+    if (vars->kind != Kind::array) return problem(joinPath(path, "env_vars"), "must be a list");
+    if (!vars->items.empty())
+      return problem(joinPath(path, "env_vars"),
+                     "is not supported: an MCP server inherits the agent's environment");
+  }
   return std::nullopt;
 }
 
@@ -199,17 +202,23 @@ std::optional<DefinitionError> mcpTool(const ConfigValue& tool, const std::strin
                                           "may add http ones only"
                                         : "must be http or stdio");
   }
-  if (const ConfigValue* allowed = tool.find("allowed_tools"); given(allowed))
+  if (const ConfigValue* allowed = tool.find("allowed_tools"); given(allowed)) {
+    // A list of names; anything else would read as "every tool".
+    if (allowed->kind != Kind::array)
+      return problem(joinPath(path, "allowed_tools"), "must be a list of tool names or null");
     out.server.members.emplace_back("allowed_tools", *allowed);
+  }
   if (auto e = onlyStrings(tool, "connection_origin", path, {"environment"},
                            "MCP connections start from the agent's CLI"))
     return e;
   if (given(tool.find("credential_id")))
     return problem(joinPath(path, "credential_id"),
                    "is not supported: a session's vault_ids give MCP credentials by URL");
-  if (const ConfigValue* meta = tool.find("request_metadata");
-      given(meta) && !meta->members.empty())
-    return problem(joinPath(path, "request_metadata"), "is not supported by agent CLIs");
+  if (const ConfigValue* meta = tool.find("request_metadata"); given(meta)) {
+    if (auto e = expectObject(*meta, joinPath(path, "request_metadata"))) return e;
+    if (!meta->members.empty())
+      return problem(joinPath(path, "request_metadata"), "is not supported by agent CLIs");
+  }
   return onlyBoolean(tool, "required", path, false, "agent CLIs start MCP servers on their own");
 }
 

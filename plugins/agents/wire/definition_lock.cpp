@@ -27,4 +27,11 @@ std::optional<WireError> definitionLockRefusal(const AgentCatalog& catalog,
   return std::nullopt;
 }
 
+WireError unresolvedAgent(const AgentCatalog& catalog, const std::string& name,
+                          const std::string& why, const std::string& param) {
+  if (catalog.definition(name))
+    return {.status = 400, .message = why, .code = "invalid_request", .param = param};
+  return {.status = 404, .message = why, .code = "model_not_found", .param = param};
+}
+
 }  // namespace abx::plugins::agents

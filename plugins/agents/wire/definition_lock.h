@@ -2,7 +2,7 @@
 // configured definitions run): a request may name a configured definition and
 // nothing else, and may not add MCP servers or vault credentials to it. The
 // check runs before anything starts and answers 403 definitions_locked naming
-// the field.
+// the field. And the refusal of an agent that does not resolve.
 #pragma once
 
 #include <optional>
@@ -24,5 +24,14 @@ struct LockedRequest {
 /** nullopt when the catalog is not locked or @p request stays within its definitions. */
 std::optional<WireError> definitionLockRefusal(const AgentCatalog& catalog,
                                                const LockedRequest& request);
+
+/**
+ * Why @p name did not resolve (@p why from AgentCatalog::resolve) as a
+ * refusal naming @p param: 404 model_not_found when no such agent exists;
+ * 400 invalid_request when the definition exists but cannot run now (a
+ * credential it references is gone).
+ */
+WireError unresolvedAgent(const AgentCatalog& catalog, const std::string& name,
+                          const std::string& why, const std::string& param);
 
 }  // namespace abx::plugins::agents

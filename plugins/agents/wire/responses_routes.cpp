@@ -366,8 +366,7 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
 
   std::string why;
   if (!ctx->catalog->resolve(req.model, why))
-    return openAiError(
-        {.status = 404, .message = why, .code = "model_not_found", .param = "model"});
+    return openAiError(unresolvedAgent(*ctx->catalog, req.model, why, "model"));
   auto session = sessionFor(ctx, req, r.identity);
   if (auto* refusal = std::get_if<sdk::Response>(&session)) return *refusal;
 
@@ -426,15 +425,20 @@ sdk::Response inputItems(const Ctx& ctx, const sdk::Request& r) {
   return pageResponse(r, std::move(items));
 }
 
-void writeModel(sdk::JsonWriter& w, const std::string& id) {
-  w.beginObject().member("id", id).member("object", "model").member("created", 0);
+// A model registered over HTTP was created with it; the others when the group started.
+void writeModel(const Ctx& ctx, sdk::JsonWriter& w, const std::string& id) {
+  auto definition = ctx->catalog->definition(id);
+  w.beginObject().member("id", id).member("object", "model");
+  // Config-file definitions carry no time of their own.
+  const std::int64_t created = definition ? definition->created_at : 0;
+  w.member("created", created > 0 ? created : ctx->started_at);
   w.member("owned_by", "agent-sandbox").endObject();
 }
 
 sdk::Response listModels(const Ctx& ctx, const sdk::Request&) {
   sdk::JsonWriter w;
   w.beginObject().member("object", "list").key("data").beginArray();
-  for (const auto& id : ctx->catalog->models()) writeModel(w, id);
+  for (const auto& id : ctx->catalog->models()) writeModel(ctx, w, id);
   w.endArray().endObject();
   return sdk::Response::json(w.take());
 }
@@ -446,7 +450,7 @@ sdk::Response getModel(const Ctx& ctx, const sdk::Request& r) {
     return openAiError(
         {.status = 404, .message = why, .code = "model_not_found", .param = "model"});
   sdk::JsonWriter w;
-  writeModel(w, id);
+  writeModel(ctx, w, id);
   return sdk::Response::json(w.take());
 }
 

@@ -5,6 +5,8 @@
 // GET /v1/models[/{id}].
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -21,6 +23,8 @@ struct ResponsesContext {
   ResponseStore* store = nullptr;
   /** How long a cancel waits for the kill ladder before answering. */
   std::chrono::milliseconds cancel_wait{10000};
+  /** Unix seconds the group started: a runtime model's `created`. */
+  std::int64_t started_at = 0;
 };
 
 /** The seven routes, group `agents`, scope agents:run. */

@@ -147,9 +147,7 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
     return openAiError(*locked);
   std::string why;
   auto resolved = ctx->catalog->resolve(model, why);
-  if (!resolved)
-    return openAiError(
-        {.status = 404, .message = why, .code = "model_not_found", .param = "agent_id"});
+  if (!resolved) return openAiError(unresolvedAgent(*ctx->catalog, model, why, "agent_id"));
   SessionOverrides overrides;
   if (auto e = readSessionCreate(body, *resolved, agentModel(*ctx->catalog, model), overrides))
     return openAiError(*e);

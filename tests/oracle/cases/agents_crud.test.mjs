@@ -2,7 +2,7 @@
 // pagination through client.beta.agents.*, and GET /v1/agents/runtimes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AGENTS, client, limit, uniquePrompt } from '../lib/harness.mjs';
+import { AGENTS, OpenAI, client, limit, uniquePrompt } from '../lib/harness.mjs';
 
 const c = client();
 const beta = c.beta.agents;
@@ -98,11 +98,15 @@ test('a credential referenced by an agent reaches its CLI and is redacted everyw
   }, limit());
   const rotated = await c.responses.create({ model: name, input: 'print it' }, limit(60_000));
   assert.equal(rotated.output_text.trim(), `REF=[REDACTED] len=${secret.length + 8}`);
-  // A deleted credential fails the next turn with a message that names it.
+  // A deleted credential refuses the next turn (400 invalid_request on
+  // `model`: the agent exists, it cannot run now) with a message naming it.
   await beta.vaults.credentials.delete(cred.id, { vault_id: vault.id }, limit());
   const failed = await c.responses.create({ model: name, input: 'print it' }, limit(60_000))
-    .then((r) => JSON.stringify(r.error ?? r), (e) => String(e.message));
-  assert.match(failed, new RegExp(cred.id));
+    .then((r) => ({ ok: r }), (e) => e);
+  assert.ok(failed instanceof OpenAI.BadRequestError, `not a 400: ${failed}`);
+  assert.equal(failed.code, 'invalid_request');
+  assert.equal(failed.param, 'model');
+  assert.match(failed.message, new RegExp(cred.id));
   await beta.delete(name, limit());
   await beta.vaults.delete(vault.id, limit());
 });

@@ -10,6 +10,8 @@ test('models.list contains every configured agent', { timeout: 60_000 }, async (
   for await (const m of c.models.list(limit())) {
     assert.equal(m.object, 'model', JSON.stringify(m));
     assert.equal(typeof m.created, 'number', JSON.stringify(m));
+    // A real time (the definition's creation or the server's start), not 0.
+    assert.ok(Math.abs(m.created - Date.now() / 1000) < 3600, JSON.stringify(m));
     assert.equal(typeof m.owned_by, 'string', JSON.stringify(m));
     ids.push(m.id);
   }

@@ -137,6 +137,16 @@ TEST(SdkAgentBody, RefusalsNameTheField) {
   EXPECT_EQ(refusedAt(R"({"model":"codex","experimental":{"time_awareness":true}})"),
             "experimental.time_awareness");
   EXPECT_EQ(refusedAt(R"({"model":"codex","metadata":{"k":1}})"), "metadata.k");
+  // Wrong types are refused, not read as "all tools" or "nothing asked".
+  const std::string mcp = R"({"model":"codex","tools":[{"type":"mcp","server_label":"a",)";
+  EXPECT_EQ(refusedAt(mcp + R"("transport":{"type":"http","server_url":"http://x"},)"
+                            R"("allowed_tools":"read"}]})"),
+            "tools[0].allowed_tools");
+  EXPECT_EQ(refusedAt(mcp + R"("transport":{"type":"http","server_url":"http://x"},)"
+                            R"("request_metadata":"x"}]})"),
+            "tools[0].request_metadata");
+  EXPECT_EQ(refusedAt(mcp + R"("transport":{"type":"stdio","command":"srv","env_vars":"A"}}]})"),
+            "tools[0].transport.env_vars");
 }
 
 TEST(SdkAgentBody, DefaultMeaningsAreAccepted) {
