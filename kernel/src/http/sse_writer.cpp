@@ -86,7 +86,8 @@ bool SseWriter::finish() {
 
 bool SseWriter::header(std::string_view name, std::string_view value) {
   auto token = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || (c != '\0' && std::strchr("!#$%&'*+-.^_`|~", c));
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           (c != '\0' && std::strchr("!#$%&'*+-.^_`|~", c));
   };
   if (name.empty() || !std::all_of(name.begin(), name.end(), token) ||
       value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos)

@@ -35,7 +35,7 @@ struct Item {
   std::string output;                 /**< tools: collected output */
   std::string error;                  /**< tools: error text */
   std::optional<int> exit_code;
-  std::string cwd;                        /**< command_execution: where the turn's CLI ran */
+  std::string cwd;                         /**< command_execution: where the turn's CLI ran */
   std::optional<std::int64_t> duration_ms; /**< tools: from start to end, once done */
   std::int64_t created_at = 0;
 };

@@ -148,8 +148,8 @@ std::string responseJsonForTurn(const Turn& turn, const ResponseEcho& echo) {
   items.beginArray();
   for (const auto& item : turn.items) writeOutputItem(items, item, /*initial=*/false);
   items.endArray();
-  return responseJson(responseIdForTurn(turn.id), turn.created_at, responseStatus(turn),
-                      echo, items.text(), turn.error, turn.usage, turn.completed_at);
+  return responseJson(responseIdForTurn(turn.id), turn.created_at, responseStatus(turn), echo,
+                      items.text(), turn.error, turn.usage, turn.completed_at);
 }
 
 std::string inputItemJson(const InputMessage& message) {

@@ -72,9 +72,7 @@ std::string SessionStream::sessionNow() {
   return session ? sessionJson(*session, extras()) : std::string("null");
 }
 
-SessionExtras SessionStream::extras() const {
-  return extras_ ? extras_() : SessionExtras{};
-}
+SessionExtras SessionStream::extras() const { return extras_ ? extras_() : SessionExtras{}; }
 
 void SessionStream::pushSession(const char* type, const std::string& session_json) {
   push(type, [&](sdk::JsonWriter& w) { w.key("session").raw(session_json); });

@@ -201,7 +201,8 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
   }
   auto now = ctx->runtime->session(created->id);
   if (now && !input.empty()) now->status = SessionStatus::in_progress;
-  return sdk::Response::json(sessionJson(now.value_or(*created), extrasOf(*ctx, created->id, model)));
+  return sdk::Response::json(
+      sessionJson(now.value_or(*created), extrasOf(*ctx, created->id, model)));
 }
 
 sdk::Response getSession(const Ctx& ctx, const sdk::Request& r) {
@@ -268,8 +269,7 @@ sdk::Response postEvents(const Ctx& ctx, const sdk::Request& r) {
                         .code = "invalid_request",
                         .param = "events"});
   if (auto key = r.header("idempotency-key"); key && !key->empty())
-    if (!ctx->keys->firstUse(id, callerKey(r.identity, *key), unixNow()))
-      return accepted();
+    if (!ctx->keys->firstUse(id, callerKey(r.identity, *key), unixNow())) return accepted();
   streamFor(ctx, id, session->agent);
   for (const auto& event : events.elements()) {
     const auto type = textOf(event.get("type"));

@@ -58,11 +58,12 @@ ServerProcess eventsServer() {
 
 // The whole answer to a streamed POST, head and de-chunked body.
 std::string streamPost(const ServerProcess& s, const std::string& path, const std::string& body) {
-  return dechunked(rawHttp(s.port(),
-                           "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " +
-                               kToken + "\r\nContent-Type: application/json\r\nContent-Length: " +
-                               std::to_string(body.size()) + "\r\n\r\n" + body,
-                           20s));
+  return dechunked(rawHttp(
+      s.port(),
+      "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + kToken +
+          "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+          "\r\n\r\n" + body,
+      20s));
 }
 
 std::string streamResponse(const ServerProcess& s, const std::string& body) {
@@ -128,8 +129,8 @@ std::string createSession(const ServerProcess& s, const std::string& body) {
 
 TEST(AgentsEvents, ErrorsTheCliSurvivesAreSessionErrorEventsBeforeTheTurnFails) {
   auto server = eventsServer();
-  const auto text =
-      streamPost(server, "/v1/agents/sessions", R"({"agent_id":"flaky","input":"hi","stream":true})");
+  const auto text = streamPost(server, "/v1/agents/sessions",
+                               R"({"agent_id":"flaky","input":"hi","stream":true})");
   const auto names = eventNames(text);
   const auto first_error = std::find(names.begin(), names.end(), "error");
   const auto failed = std::find(names.begin(), names.end(), "agent.session.turn.failed");

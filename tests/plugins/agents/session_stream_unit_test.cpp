@@ -80,7 +80,9 @@ TEST(SessionStreams, AnEndedSessionSendsSessionFailedWithItsVaultsThenClosesAndI
   SessionStreams streams(100);
   auto stream = streams.open(
       "agsess_1", [] { return std::optional<SessionInfo>(); },
-      [] { return SessionExtras{{"vlt_a"}, {}}; });
+      [] {
+        return SessionExtras{{"vlt_a"}, {}};
+      });
   RuntimeEvent ended;
   ended.type = "session.ended";
   ended.delta = "The session was evicted.";
