@@ -21,6 +21,15 @@ bool readAll(const SessionStream& stream, std::uint64_t& after,
   });
 }
 
+// Every event the stream holds, from the first.
+std::vector<SessionStream::Event> eventsOf(const SessionStream& stream) {
+  std::uint64_t after = 0;
+  std::vector<SessionStream::Event> events;
+  bool gap = false;
+  readAll(stream, after, events, gap);
+  return events;
+}
+
 SessionInfo idleSession() {
   SessionInfo s;
   s.id = "agsess_1";
@@ -107,10 +116,7 @@ TEST(SessionStream, SessionEventsCarryTheSessionsVaultIds) {
         return SessionExtras{{"vlt_a", "vlt_b"}, R"({"id":"helper","name":null})"};
       });
   stream.created(idleSession());
-  std::uint64_t after = 0;
-  std::vector<SessionStream::Event> events;
-  bool gap = false;
-  readAll(stream, after, events, gap);
+  const auto events = eventsOf(stream);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_THAT(events[0].frame, HasSubstr(R"("vault_ids":["vlt_a","vlt_b"])"));
   // The agent object is the wire's (the definition as the turns get it).
@@ -126,10 +132,7 @@ TEST(SessionStream, ACliErrorThatDoesNotEndTheTurnIsAnErrorEvent) {
   warning.code = "rate_limit_exceeded";
   warning.delta = "Rate limited; retrying in 2s";
   stream.onRuntimeEvent(warning);
-  std::uint64_t after = 0;
-  std::vector<SessionStream::Event> events;
-  bool gap = false;
-  readAll(stream, after, events, gap);
+  const auto events = eventsOf(stream);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].type, "error");
   EXPECT_THAT(events[0].frame,
@@ -152,10 +155,7 @@ TEST(SessionStream, ATurnEndWithAnotherTurnQueuedSendsNoIdle) {
   done.turn_id = turn.id;
   done.turn = std::make_shared<const Turn>(turn);
   stream.onRuntimeEvent(done);
-  std::uint64_t after = 0;
-  std::vector<SessionStream::Event> events;
-  bool gap = false;
-  readAll(stream, after, events, gap);
+  const auto events = eventsOf(stream);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].type, "agent.session.turn.completed");
 }
@@ -163,10 +163,7 @@ TEST(SessionStream, ATurnEndWithAnotherTurnQueuedSendsNoIdle) {
 TEST(SessionStream, AnEventIsEncodedOnceWithItsSequenceAsSseId) {
   SessionStream stream("agsess_1", 10, [] { return std::optional<SessionInfo>(idleSession()); });
   stream.created(idleSession());
-  std::uint64_t after = 0;
-  std::vector<SessionStream::Event> events;
-  bool gap = false;
-  readAll(stream, after, events, gap);
+  const auto events = eventsOf(stream);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].frame.rfind("id: 1\nevent: agent.session.created\ndata: {", 0), 0u)
       << events[0].frame;
