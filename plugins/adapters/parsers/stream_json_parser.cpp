@@ -26,6 +26,8 @@ std::string failureCode(const std::string& text) {
 // uuid may well contain "401".
 std::string lineFailureCode(const sdk::Json& line, const std::string& text) {
   if (text.find(kNoConversation) != std::string::npos) return "invalid_request";
+  // The turn limit the definition set: the wires report an incomplete turn.
+  if (json::str(line, "subtype") == "error_max_turns") return "max_turns_exceeded";
   if (auto status = json::integer(line, "api_error_status")) {
     if (*status == 401 || *status == 403) return "authentication_error";
     if (*status == 429) return "rate_limit_exceeded";

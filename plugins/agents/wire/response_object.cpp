@@ -73,7 +73,9 @@ std::string turnIdForResponse(const std::string& response_id) {
 }
 
 std::string incompleteReason(const std::optional<TurnError>& error) {
-  if (error && error->code == "output_limit_exceeded") return "max_output_tokens";
+  if (!error) return {};
+  if (error->code == "output_limit_exceeded") return "max_output_tokens";
+  if (error->code == "max_turns_exceeded") return "max_messages";
   return {};
 }
 

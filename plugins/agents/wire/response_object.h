@@ -39,7 +39,8 @@ std::string turnIdForResponse(const std::string& response_id);
 std::string responseStatus(const Turn& turn);
 
 /** incomplete_details.reason for a turn's failure: max_output_tokens for
- *  the output limit; "" when the failure is a plain failure. */
+ *  the output limit, max_messages for the turn limit (limits.max_turns);
+ *  "" when the failure is a plain failure. */
 std::string incompleteReason(const std::optional<TurnError>& error);
 
 /** An output item; @p initial gives the output_item.added shape (empty content). */

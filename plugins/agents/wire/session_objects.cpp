@@ -50,7 +50,9 @@ void writeAgentSettings(sdk::JsonWriter& w) {
 }
 
 std::string agentsErrorCode(const std::string& code) {
-  if (code == "runtime_not_installed" || code == "output_limit_exceeded") return "sandbox_error";
+  if (code == "runtime_not_installed" || code == "output_limit_exceeded" ||
+      code == "max_turns_exceeded")
+    return "sandbox_error";
   return code;
 }
 

@@ -293,6 +293,12 @@ TEST(ResponseRun, AnOutputLimitStopEndsWithResponseIncompleteAndItsReason) {
             "max_output_tokens");
   EXPECT_EQ(responseJsonForTurn(turn, {}).find(R"("status":"incomplete")") != std::string::npos,
             true);
+  // The turn limit is incomplete too; any other failure stays failed.
+  turn.error = TurnError{"max_turns_exceeded", "the agent stopped at its max_turns limit"};
+  EXPECT_THAT(responseJsonForTurn(turn, {}),
+              HasSubstr(R"("incomplete_details":{"reason":"max_messages"})"));
+  turn.error = TurnError{"internal_error", "boom"};
+  EXPECT_EQ(responseStatus(turn), "failed");
 }
 
 TEST(ResponseRun, ATurnThatWaitsIsQueuedBeforeInProgress) {

@@ -183,6 +183,7 @@ TEST(ClaudeResultLine, CacheTokensCountIntoInputAndLimitsNameThemselves) {
       1);
   ASSERT_THAT(kinds(capped), ElementsAre("usage", "error", "result"));
   EXPECT_EQ(capped[1].text, "the agent stopped at its max_turns limit");
+  EXPECT_EQ(capped[1].code, "max_turns_exceeded");
   EXPECT_FALSE(capped[2].ok);
   // A subtype other than success fails the turn even without is_error.
   auto budget = runClaude({R"({"type":"result","subtype":"error_max_budget_usd"})"}, 1);

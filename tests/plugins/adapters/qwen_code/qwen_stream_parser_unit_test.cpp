@@ -244,6 +244,7 @@ TEST(QwenStreamParser, ReadsTheSharedStreamJsonShapesClaudeCodePrints) {
   auto capped = runQwen({R"({"type":"result","subtype":"error_max_turns","is_error":false})"}, 0);
   ASSERT_THAT(kinds(capped), ElementsAre("usage", "error", "result"));
   EXPECT_TRUE(capped[1].fatal);
+  EXPECT_EQ(capped[1].code, "max_turns_exceeded");
   EXPECT_FALSE(capped[2].ok);
   EXPECT_EQ(capped[2].text, "the agent stopped at its max_turns limit");
 
