@@ -11,6 +11,7 @@
 
 #include "agent_child_env.h"
 #include "mcp_bearer.h"
+#include "turn_hard_limits.h"
 #include "turn_items.h"
 
 namespace abx::plugins::agents {
@@ -152,6 +153,7 @@ std::optional<TurnError> prepareTurnLaunch(const TurnRequest& request,
   if (spec.limits.max_output_bytes && *spec.limits.max_output_bytes > 0)
     limits.max_output_bytes = static_cast<std::uint64_t>(*spec.limits.max_output_bytes);
   limits.ladder = options.ladder;
+  applyHardLimits(spec, request, limits);
   return std::nullopt;
 }
 
