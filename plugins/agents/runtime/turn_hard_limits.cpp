@@ -18,6 +18,13 @@ void applyHardLimits(const sdk::agents::AgentSpec& spec, const TurnRequest& requ
   }
 }
 
+std::optional<TurnError> unenforceableLimit(const sdk::agents::AgentSpec& spec,
+                                            const sdk::agents::AgentAdapter& adapter) {
+  if (!spec.limits.max_turns || adapter.capabilities().max_turns) return std::nullopt;
+  return TurnError{"invalid_request", "limits.max_turns is not supported by runtime '" +
+                                          adapter.name() + "' (it has no turn limit); remove it"};
+}
+
 std::optional<TurnError> hardLimitFailure(const sdk::agents::AgentSpec& spec,
                                           const TurnProcessLimits& limits,
                                           const TurnProcessOutcome& outcome) {

@@ -126,6 +126,7 @@ std::optional<TurnError> prepareTurnLaunch(const TurnRequest& request,
   ctx.workdir = request.workdir.empty() ? spec.workspace.path : request.workdir;
   ctx.reasoning_effort = request.reasoning_effort;
   ctx.session_usage = history.usage;
+  if (auto refused = unenforceableLimit(spec, launch.adapter())) return refused;
   {
     std::error_code ec;
     fs::create_directories(ctx.workdir, ec);
