@@ -38,9 +38,7 @@ Result<pid_t> forkExec(const ChildUser* user, const std::string& program, char* 
   const char* dir = cwd.empty() ? nullptr : cwd.c_str();
   // Built before the fork: the child only hands it to the kernel.
   const unsigned cpu = limits.cpu_seconds.value_or(0);
-  const struct rlimit cpu_limit {
-    cpu, static_cast<rlim_t>(cpu) + ProcessLimits::kCpuKillGrace
-  };
+  const struct rlimit cpu_limit { cpu, static_cast<rlim_t>(cpu) + ProcessLimits::kCpuKillGrace };
   pid_t pid = ::fork();
   if (pid == 0) {
     // The child of a multithreaded process: async-signal-safe calls only,

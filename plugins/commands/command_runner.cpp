@@ -102,7 +102,8 @@ sdk::CommandSpec toCommandSpec(DeclarativeCommand command,
       return sdk::Status::error(*refusal, "ValueError");
     sdk::RunLimits limits;
     limits.timeout = shared->timeout;
-    if (auto ceiling = RequestCeiling::current()) limits.timeout = std::min(limits.timeout, *ceiling);
+    if (auto ceiling = RequestCeiling::current())
+      limits.timeout = std::min(limits.timeout, *ceiling);
     limits.max_output_bytes = shared->max_output_bytes;
     sdk::SpawnOptions options = spawnOptions(*shared, args, environment.snapshot());
     // The commands file may name any variable; the server's secrets still never pass.

@@ -158,9 +158,9 @@ void TerminalPlugin::sweepLoop() {
     auto wait = sweep_interval_;
     // A session's max_duration_seconds deadline is kept to the millisecond.
     if (auto next = sessions_->nextDeadline())
-      wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(
-                            *next - std::chrono::steady_clock::now()),
-                        std::chrono::milliseconds(1), wait);
+      wait = std::clamp(
+          std::chrono::ceil<std::chrono::milliseconds>(*next - std::chrono::steady_clock::now()),
+          std::chrono::milliseconds(1), wait);
     sweep_cv_.wait_for(lock, wait);
     if (sweep_stop_) break;
     lock.unlock();

@@ -40,8 +40,8 @@ TEST(SubprocessLimits, CpuSecondsIsSetBeforeExecAndInherited) {
   // The child and a grandchild each see soft 3, hard 3 + the kill grace.
   auto p = Subprocess::spawn(script("ulimit -St; ulimit -Ht; sh -c 'ulimit -St'"), limits);
   ASSERT_TRUE(p.isOk()) << p.status().message();
-  const std::vector<std::string> expected = {
-      "3", std::to_string(3 + ProcessLimits::kCpuKillGrace), "3"};
+  const std::vector<std::string> expected = {"3", std::to_string(3 + ProcessLimits::kCpuKillGrace),
+                                             "3"};
   EXPECT_EQ(stdoutOf(*p), expected);
   EXPECT_EQ(p->wait(), 0);
 }

@@ -22,7 +22,8 @@ AgentRuntime::AgentRuntime(RuntimeOptions options, AgentResolver resolver)
   // an idle server holds no thread (nor its stack) for them.
   if (!options_.state_dir.empty()) file_ = std::make_unique<SessionFile>(options_.state_dir);
   if (options_.retention_interval)
-    retention_ = std::make_unique<RetentionTimer>(*options_.retention_interval, [this] { retain(); });
+    retention_ =
+        std::make_unique<RetentionTimer>(*options_.retention_interval, [this] { retain(); });
 }
 
 Status AgentRuntime::startWorkersLocked() {

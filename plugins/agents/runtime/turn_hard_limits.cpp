@@ -12,7 +12,8 @@ void applyHardLimits(const sdk::agents::AgentSpec& spec, const TurnRequest& requ
                      TurnProcessLimits& limits) {
   if (spec.limits.cpu_seconds && *spec.limits.cpu_seconds > 0)
     limits.cpu_seconds = static_cast<unsigned>(*spec.limits.cpu_seconds);
-  if (request.max_duration && (!limits.turn_timeout || *request.max_duration < *limits.turn_timeout)) {
+  if (request.max_duration &&
+      (!limits.turn_timeout || *request.max_duration < *limits.turn_timeout)) {
     limits.turn_timeout = request.max_duration;
     limits.timeout_is_max_duration = true;
   }
@@ -29,8 +30,9 @@ std::optional<TurnError> hardLimitFailure(const sdk::agents::AgentSpec& spec,
                                           const TurnProcessLimits& limits,
                                           const TurnProcessOutcome& outcome) {
   if (outcome.stop == TurnStop::turn_timeout && limits.timeout_is_max_duration)
-    return TurnError{"request_timeout", "turn stopped at the policy's limits.max_duration_seconds (" +
-                                            sdk::secondsText(*limits.turn_timeout) + " s)"};
+    return TurnError{"request_timeout",
+                     "turn stopped at the policy's limits.max_duration_seconds (" +
+                         sdk::secondsText(*limits.turn_timeout) + " s)"};
   // SIGXCPU at the soft limit; SIGKILL at the hard one for an agent that
   // handles SIGXCPU. A SIGKILL of our own kill ladder is a stop, not an exit.
   const bool cpu_signal = outcome.exit_code == -SIGXCPU || outcome.exit_code == -SIGKILL;

@@ -103,8 +103,8 @@ TEST(AgentsLimits, PolicyMaxDurationStopsAResponsesTurn) {
 }
 
 TEST(AgentsLimits, PolicyMaxDurationStopsASessionTurn) {
-  ServerProcess s(
-      limitsServer("endpoints:\n  agent_sessions_events_post:\n    limits: {max_duration_seconds: 1}\n"));
+  ServerProcess s(limitsServer(
+      "endpoints:\n  agent_sessions_events_post:\n    limits: {max_duration_seconds: 1}\n"));
   auto created = http(s.port(), "POST", "/v1/agents/sessions",
                       R"({"agent_id":"hang","environment":{"type":"none"}})", kAuth);
   ASSERT_EQ(created.status, 200) << created.body;

@@ -42,7 +42,7 @@ TEST(RetentionTimer, TicksOnItsPeriodAndStopsAtOnce) {
   const auto start = Clock::now();
   slow.stop();
   EXPECT_LT(Clock::now() - start, 500ms);  // woken, not waiting out the hour
-  slow.start();                             // a stopped timer stays stopped
+  slow.start();                            // a stopped timer stays stopped
 }
 
 TEST(RetentionTimer, IntervalIsAQuarterOfTheTtlWithinBounds) {
