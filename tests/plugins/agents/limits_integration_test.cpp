@@ -23,26 +23,22 @@ using ::testing::HasSubstr;
 constexpr const char* kToken = "limits-token-1234";
 const auto kAuth = bearerJson(kToken);
 
+// The fake agent (as codex speaks) under @p name, with @p extra keys.
+std::string fakeAgent(const std::string& name, const std::string& extra) {
+  return "  - name: " + name +
+         "\n    runtime: command\n"
+         "    command: {argv: [\"fake-agent\", \"--format\", \"jsonl-codex\"], parser: "
+         "jsonl-codex}\n"
+         "    workspace: {path: \"{dir}/work\"}\n" +
+         extra;
+}
+
 ServerOptions limitsServer(const std::string& policy = {}) {
-  auto o = fakeAgentsServer(R"(agents:
-  - name: fake
-    runtime: command
-    command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
-    workspace: {path: "{dir}/work"}
-  - name: burn
-    runtime: command
-    command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
-    env: {FAKE_MODE: burn}
-    limits: {cpu_seconds: 1, turn_timeout_s: 60}
-    workspace: {path: "{dir}/work"}
-  - name: hang
-    runtime: command
-    command: {argv: ["fake-agent", "--format", "jsonl-codex"], parser: jsonl-codex}
-    env: {FAKE_MODE: hang}
-    limits: {turn_timeout_s: 60}
-    workspace: {path: "{dir}/work"}
-)",
-                            kToken);
+  auto o = fakeAgentsServer(
+      std::string(kFakeAgentYaml) +
+          fakeAgent("burn", "    env: {FAKE_MODE: burn}\n    limits: {cpu_seconds: 1}\n") +
+          fakeAgent("hang", "    env: {FAKE_MODE: hang}\n    limits: {turn_timeout_s: 60}\n"),
+      kToken);
   if (!policy.empty()) {
     o.files["policy.yaml"] = policy;
     o.args = {"--policy", "{dir}/policy.yaml"};
