@@ -239,6 +239,12 @@ def main(cli):
             emit(lines[0])
         while True:
             time.sleep(3600)
+    if mode == "burn":
+        # Spins on the CPU until something stops it (an RLIMIT_CPU test).
+        if lines and call.format != "text":
+            emit(lines[0])
+        while True:
+            pass
     if mode == "crash":
         for line in lines[: max(1, len(lines) // 2)]:
             emit(line)

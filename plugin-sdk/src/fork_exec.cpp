@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,13 +28,17 @@ namespace {
 namespace detail {
 
 Result<pid_t> forkExec(const ChildUser* user, const std::string& program, char* const argv[],
-                       char* const envp[], ChildFds fds, const std::string& cwd) {
+                       char* const envp[], ChildFds fds, const std::string& cwd,
+                       const ProcessLimits& limits) {
   int report[2];
   if (::pipe2(report, O_CLOEXEC) != 0)
     return Status::error("pipe2: " + std::generic_category().message(errno), "OSError");
   sigset_t none;
   sigemptyset(&none);
   const char* dir = cwd.empty() ? nullptr : cwd.c_str();
+  // Built before the fork: the child only hands it to the kernel.
+  const unsigned cpu = limits.cpu_seconds.value_or(0);
+  const struct rlimit cpu_limit { cpu, static_cast<rlim_t>(cpu) + ProcessLimits::kCpuKillGrace };
   pid_t pid = ::fork();
   if (pid == 0) {
     // The child of a multithreaded process: async-signal-safe calls only,
@@ -51,6 +56,10 @@ Result<pid_t> forkExec(const ChildUser* user, const std::string& program, char* 
     // and the child's group the terminal's foreground group (job control).
     if (fds.controlling_terminal && ::ioctl(0, TIOCSCTTY, 0) != 0) childFailed(report[1]);
     if (dir && ::chdir(dir) != 0) childFailed(report[1]);
+    // Before dropping credentials: lowering a limit needs no privilege, and
+    // the child user cannot raise it again past the hard limit.
+    if (cpu > 0 && ::syscall(SYS_prlimit64, 0, RLIMIT_CPU, &cpu_limit, nullptr) != 0)
+      childFailed(report[1]);
     if (user && (::syscall(SYS_setgroups, user->groups.size(), user->groups.data()) != 0 ||
                  ::syscall(SYS_setresgid, user->gid, user->gid, user->gid) != 0 ||
                  ::syscall(SYS_setresuid, user->uid, user->uid, user->uid) != 0))

@@ -1,7 +1,8 @@
 // Internal to the SDK library: starting the children posix_spawn cannot —
 // one that runs as the configured child user (Subprocess::setChildUser:
-// posix_spawn cannot change credentials) and one on a terminal (posix_spawn
-// has no TIOCSCTTY) — with fork + exec, doing only async-signal-safe system
+// posix_spawn cannot change credentials), one on a terminal (posix_spawn
+// has no TIOCSCTTY) and one with resource limits (ProcessLimits) — with
+// fork + exec, doing only async-signal-safe system
 // calls between the two.
 #pragma once
 
@@ -22,11 +23,12 @@ struct ChildFds {
 
 /**
  * Starts @p program in a new session with default signal handling, @p fds
- * on 0-2 and nothing else open, as @p user when not null. @return the pid,
+ * on 0-2 and nothing else open, as @p user when not null, under @p limits. @return the pid,
  * or the errno of the failed step as a Status (FileNotFoundError,
  * PermissionError, OSError).
  */
 Result<pid_t> forkExec(const ChildUser* user, const std::string& program, char* const argv[],
-                       char* const envp[], ChildFds fds, const std::string& cwd);
+                       char* const envp[], ChildFds fds, const std::string& cwd,
+                       const ProcessLimits& limits);
 
 }  // namespace abx::sdk::detail

@@ -1,5 +1,6 @@
 #include "abx/sdk/policy_limits.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -15,8 +16,16 @@ std::chrono::milliseconds secondsToMilliseconds(double seconds) {
 }
 
 std::optional<std::chrono::milliseconds> policyTimeout(const EndpointPolicy* policy) {
-  if (!policy || !policy->limits.timeout_seconds) return std::nullopt;
-  return secondsToMilliseconds(*policy->limits.timeout_seconds);
+  auto ceiling = policyMaxDuration(policy);
+  if (!policy || !policy->limits.timeout_seconds) return ceiling;
+  const auto timeout = secondsToMilliseconds(*policy->limits.timeout_seconds);
+  return ceiling ? std::min(timeout, *ceiling) : timeout;
+}
+
+std::optional<std::chrono::milliseconds> policyMaxDuration(const EndpointPolicy* policy) {
+  // 0 sets no ceiling, as a timeout of 0 takes the default elsewhere.
+  if (!policy || !(policy->limits.max_duration_seconds.value_or(0) > 0)) return std::nullopt;
+  return secondsToMilliseconds(*policy->limits.max_duration_seconds);
 }
 
 std::optional<std::size_t> policyOutputCap(const EndpointPolicy* policy) {

@@ -35,8 +35,8 @@ using namespace subprocess_detail;
 
 namespace subprocess_detail {
 
-ExecVectors::ExecVectors(const SpawnOptions& options)
-    : env(Subprocess::childUserEnvironment(options.env)) {
+ExecVectors::ExecVectors(const SpawnOptions& options, const ProcessLimits& process_limits)
+    : env(Subprocess::childUserEnvironment(options.env)), limits(process_limits) {
   argv.reserve(options.argv.size() + 1);
   for (const std::string& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -56,9 +56,14 @@ Result<pid_t> startWithPipes(const std::string& program, const SpawnOptions& opt
     if (Status s = makePipe(ends.err_r, err_w); !s) return s;
   }
   const int err_fd = options.merge_stderr ? out_w.get() : err_w.get();
-  if (auto user = Subprocess::childUser()) {
-    return detail::forkExec(&*user, program, exec.argv.data(), exec.envp.data(),
-                            {in_r.get(), out_w.get(), err_fd}, options.cwd);
+  // posix_spawn has no resource-limit attribute, and prlimit() after it
+  // would race the child's own forks (children started before it would run
+  // unlimited): a limited child is started with fork + exec like another
+  // user's, its limits set between the two.
+  auto user = Subprocess::childUser();
+  if (user || exec.limits.cpu_seconds.value_or(0) > 0) {
+    return detail::forkExec(user ? &*user : nullptr, program, exec.argv.data(), exec.envp.data(),
+                            {in_r.get(), out_w.get(), err_fd}, options.cwd, exec.limits);
   }
 
   FileActions actions;
@@ -109,6 +114,10 @@ Result<pid_t> startWithPipes(const std::string& program, const SpawnOptions& opt
 }  // namespace subprocess_detail
 
 Result<Subprocess> Subprocess::spawn(const SpawnOptions& options) {
+  return spawn(options, ProcessLimits{});
+}
+
+Result<Subprocess> Subprocess::spawn(const SpawnOptions& options, const ProcessLimits& limits) {
   if (options.argv.empty()) return Status::error("Subprocess: argv is empty", "ValueError");
   if (!options.cwd.empty()) {
     if (Status s = checkWorkingDirectory(options.cwd); !s) return s;
@@ -116,7 +125,7 @@ Result<Subprocess> Subprocess::spawn(const SpawnOptions& options) {
   Result<std::string> program = resolveProgram(options);
   if (!program) return program.status();
 
-  const ExecVectors exec(options);
+  const ExecVectors exec(options, limits);
   ParentEnds ends;
   Result<pid_t> started = [&] {
     // Until the pid is registered the orphan reaper waits: a child that

@@ -125,10 +125,11 @@ Status keepAboveStdio(UniqueFd& fd);
 
 /** The argv and envp arrays exec takes, pointing into the options and `env`. */
 struct ExecVectors {
-  explicit ExecVectors(const SpawnOptions& options);
+  ExecVectors(const SpawnOptions& options, const ProcessLimits& limits);
   std::vector<std::string> env; /**< SpawnOptions::env as the child user gets it */
   std::vector<char*> argv;
   std::vector<char*> envp;
+  ProcessLimits limits; /**< applied in the child before exec */
 };
 
 /** The server's ends of a new child's stdio: pipes, or a terminal's master. */

@@ -69,7 +69,7 @@ Result<pid_t> startOnTerminal(const std::string& program, const SpawnOptions& op
   auto user = Subprocess::childUser();
   detail::ChildFds fds{slave.get(), slave.get(), slave.get(), true};
   auto started = detail::forkExec(user ? &*user : nullptr, program, exec.argv.data(),
-                                  exec.envp.data(), fds, options.cwd);
+                                  exec.envp.data(), fds, options.cwd, exec.limits);
   // The slave closes here: once the child's copies close, the master reads EIO.
   if (started) ends.master.reset(master.release());
   return started;

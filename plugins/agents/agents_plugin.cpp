@@ -117,6 +117,7 @@ sdk::Status AgentsPlugin::buildRuntime(sdk::HostContext& host) {
   options.max_sessions = positiveSetting(settings, "max_sessions", 200);
   options.session_ttl_s =
       static_cast<std::int64_t>(positiveSetting(settings, "session_ttl_s", 86400));
+  options.retention_interval = retentionInterval(options.session_ttl_s);
   auto state_dir = settings.get("state_dir");
   options.state_dir =
       state_dir && !state_dir->empty() ? *state_dir : host.info().state_dir + "/agents";

@@ -11,6 +11,7 @@
 #include "abx/sdk/utf8.h"
 #include "argv_template.h"
 #include "command_args.h"
+#include "request_ceiling.h"
 
 namespace abx::plugins::commands {
 namespace {
@@ -101,6 +102,8 @@ sdk::CommandSpec toCommandSpec(DeclarativeCommand command,
       return sdk::Status::error(*refusal, "ValueError");
     sdk::RunLimits limits;
     limits.timeout = shared->timeout;
+    if (auto ceiling = RequestCeiling::current())
+      limits.timeout = std::min(limits.timeout, *ceiling);
     limits.max_output_bytes = shared->max_output_bytes;
     sdk::SpawnOptions options = spawnOptions(*shared, args, environment.snapshot());
     // The commands file may name any variable; the server's secrets still never pass.
@@ -112,6 +115,11 @@ sdk::CommandSpec toCommandSpec(DeclarativeCommand command,
       return sdk::Status::error(
           "Command '" + shared->name + "' could not start: " + run.status().message(),
           run.status().type());
+    if (run->timed_out && limits.timeout < shared->timeout)
+      return sdk::Status::error("Command '" + shared->name +
+                                    "' stopped at the policy's limits.max_duration_seconds (" +
+                                    sdk::secondsText(limits.timeout) + " s)",
+                                "TimeoutError");
     return interpretRun(*shared, *run);
   };
   return spec;

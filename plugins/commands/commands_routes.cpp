@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <exception>
 
+#include "abx/sdk/policy_limits.h"
 #include "command_args.h"
+#include "request_ceiling.h"
 
 namespace abx::plugins::commands {
 namespace {
@@ -82,6 +84,7 @@ sdk::Response runCommand(const sdk::CommandRegistry& registry, const sdk::Reques
     return failure(sdk::Status::error("Command '" + name + "' has no implementation"));
   // The kernel catches what escapes too; catching here keeps the message.
   try {
+    const RequestCeiling ceiling(sdk::policyMaxDuration(request.policy));
     auto result = command->fn(*args);
     if (!result) return failure(result.status());
     // The command's result is JSON text already; none is null.

@@ -1,6 +1,7 @@
 #include "pty_routes.h"
 
 #include "abx/sdk/json.h"
+#include "abx/sdk/policy_limits.h"
 #include "session_request.h"
 #include "terminal_owner.h"
 #include "ws_url.h"
@@ -77,6 +78,7 @@ sdk::Response createSession(const TerminalContext& context, const sdk::Request& 
   }
   auto session = context.sessions->commit(std::move(*slot), std::move(*process), body.cols,
                                           body.rows, request.identity.id);
+  if (auto lifetime = sdk::policyMaxDuration(request.policy)) session->limitLifetime(*lifetime);
   if (context.session_opened) context.session_opened();
 
   // A ticket only for a caller who could open the WebSocket with headers

@@ -43,6 +43,16 @@ Session::Session(std::string id, std::string owner, std::unique_ptr<PtyProcess> 
       rows_(rows),
       last_activity_(clock_()) {}
 
+void Session::limitLifetime(std::chrono::milliseconds lifetime) {
+  std::lock_guard lock(mutex_);
+  deadline_ = clock_() + lifetime;
+}
+
+std::optional<std::chrono::steady_clock::time_point> Session::deadline() {
+  std::lock_guard lock(mutex_);
+  return deadline_;
+}
+
 SessionInfo Session::info() {
   SessionInfo out;
   out.id = id_;
@@ -193,7 +203,9 @@ std::vector<std::shared_ptr<Session>> SessionTable::sweep() {
   for (auto it = order_.begin(); it != order_.end();) {
     auto found = sessions_.find(*it);
     Session& s = *found->second;
-    if (!s.connected() && now - s.lastActivity() >= limits_.idle_timeout) {
+    const auto deadline = s.deadline();
+    if ((!s.connected() && now - s.lastActivity() >= limits_.idle_timeout) ||
+        (deadline && now >= *deadline)) {
       out.push_back(found->second);
       sessions_.erase(found);
       it = order_.erase(it);
@@ -202,6 +214,14 @@ std::vector<std::shared_ptr<Session>> SessionTable::sweep() {
     }
   }
   return out;
+}
+
+std::optional<std::chrono::steady_clock::time_point> SessionTable::nextDeadline() {
+  std::optional<std::chrono::steady_clock::time_point> next;
+  std::lock_guard lock(mutex_);
+  for (const auto& [id, s] : sessions_)
+    if (auto d = s->deadline(); d && (!next || *d < *next)) next = d;
+  return next;
 }
 
 std::vector<std::shared_ptr<Session>> SessionTable::clear() {

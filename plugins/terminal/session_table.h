@@ -57,6 +57,10 @@ class Session {
   /** Something happened (input, output, resize, attach): the idle clock restarts. */
   void touch();
   std::chrono::steady_clock::time_point lastActivity();
+  /** The session ends @p lifetime from now, client or not (the policy's
+   *  limits.max_duration_seconds). */
+  void limitLifetime(std::chrono::milliseconds lifetime);
+  std::optional<std::chrono::steady_clock::time_point> deadline();
 
   /**
    * A WebSocket client attaches; a previous one is superseded (it notices
@@ -78,6 +82,7 @@ class Session {
   int rows_;
   std::chrono::steady_clock::time_point last_activity_;
   bool connected_ = false;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
   std::atomic<std::uint64_t> attachment_{0};
 };
 
@@ -124,10 +129,13 @@ class SessionTable {
   std::vector<std::shared_ptr<Session>> list(
       std::vector<std::shared_ptr<Session>>* reaped = nullptr);
   /**
-   * Removes sessions whose shell ended and sessions without a client idle
-   * for longer than the timeout; returns them for the caller to terminate.
+   * Removes sessions whose shell ended, sessions without a client idle
+   * for longer than the timeout and sessions past their deadline; returns
+   * them for the caller to terminate.
    */
   std::vector<std::shared_ptr<Session>> sweep();
+  /** The earliest deadline of a session (when the sweeper must look next). */
+  std::optional<std::chrono::steady_clock::time_point> nextDeadline();
   /** Removes everything (shutdown). */
   std::vector<std::shared_ptr<Session>> clear();
 

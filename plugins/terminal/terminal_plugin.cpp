@@ -106,6 +106,8 @@ sdk::Status TerminalPlugin::start(sdk::HostContext& host) {
 
 void TerminalPlugin::startSweeper() {
   std::lock_guard lock(sweep_mutex_);
+  // A running sweeper looks again: the new session may have the nearest deadline.
+  sweep_cv_.notify_all();
   if (sweeper_.joinable() || sweep_stop_) return;
   try {
     sweeper_ = std::thread([this] { sweepLoop(); });
@@ -153,14 +155,21 @@ void TerminalPlugin::policyApplied() noexcept {
 void TerminalPlugin::sweepLoop() {
   std::unique_lock lock(sweep_mutex_);
   while (!sweep_stop_) {
-    sweep_cv_.wait_for(lock, sweep_interval_);
+    auto wait = sweep_interval_;
+    // A session's max_duration_seconds deadline is kept to the millisecond.
+    if (auto next = sessions_->nextDeadline())
+      wait = std::clamp(
+          std::chrono::ceil<std::chrono::milliseconds>(*next - std::chrono::steady_clock::now()),
+          std::chrono::milliseconds(1), wait);
+    sweep_cv_.wait_for(lock, wait);
     if (sweep_stop_) break;
     lock.unlock();
     try {
       auto ended = sessions_->sweep();
       for (const auto& s : ended)
         if (s->process().poll() == std::nullopt)
-          host_.log().info("pty " + s->id() + ": closed after the idle timeout");
+          host_.log().info("pty " + s->id() +
+                           ": closed after the idle timeout or at max_duration_seconds");
       closeSessions(context_, ended);
     } catch (...) {
     }

@@ -80,6 +80,7 @@ TEST(IdleFootprint, LibrariesThreadsAndChildrenWaitForTheirFirstUse) {
   EXPECT_THAT(idle, Not(HasSubstr("libboost_filesystem")));
   EXPECT_EQ(threadsNamed(pid, "abx-agents-turn"), 0);
   EXPECT_EQ(threadsNamed(pid, "abx-agents-save"), 0);
+  EXPECT_EQ(threadsNamed(pid, "abx-agents-ttl"), 0);
   EXPECT_EQ(threadsNamed(pid, "abx-pty-sweep"), 0);
   EXPECT_THAT(children(pid), ::testing::IsEmpty());
 
@@ -100,6 +101,7 @@ TEST(IdleFootprint, LibrariesThreadsAndChildrenWaitForTheirFirstUse) {
   EXPECT_EQ(turn.status, 200) << turn.body;
   EXPECT_EQ(threadsNamed(pid, "abx-agents-turn"), 3);
   EXPECT_EQ(threadsNamed(pid, "abx-agents-save"), 1);
+  EXPECT_EQ(threadsNamed(pid, "abx-agents-ttl"), 1);  // the response's session
   EXPECT_THAT(children(pid), Not(::testing::Contains(HasSubstr("chrom"))));
 
   auto pty = http(server.port(), "POST", "/pty/sessions", "{}");

@@ -51,6 +51,21 @@ TEST(SdkPolicyLimits, PolicyLimitsAreCeilingsWhenSet) {
   EXPECT_EQ(secondsToMilliseconds(1e30), milliseconds(315360000000LL));
 }
 
+TEST(SdkPolicyLimits, MaxDurationIsACeilingOverTheTimeout) {
+  EXPECT_EQ(policyMaxDuration(nullptr), std::nullopt);
+  EndpointPolicy policy;
+  policy.limits.max_duration_seconds = 0;  // no ceiling
+  EXPECT_EQ(policyMaxDuration(&policy), std::nullopt);
+  EXPECT_EQ(policyTimeout(&policy), std::nullopt);
+  policy.limits.max_duration_seconds = 2;
+  EXPECT_EQ(policyMaxDuration(&policy), milliseconds(2000));
+  EXPECT_EQ(policyTimeout(&policy), milliseconds(2000));  // the ceiling alone
+  policy.limits.timeout_seconds = 30;
+  EXPECT_EQ(policyTimeout(&policy), milliseconds(2000));  // the smaller wins
+  policy.limits.timeout_seconds = 0.5;
+  EXPECT_EQ(policyTimeout(&policy), milliseconds(500));
+}
+
 TEST(SdkPolicyLimits, RequestTimeoutIsAPositiveNumberOfSeconds) {
   auto read = [](const char* body) { return requestTimeout(*Json::parse(body)); };
   EXPECT_EQ(std::get<0>(read("{}")), std::nullopt);

@@ -54,6 +54,10 @@ std::vector<std::string> CodexAdapter::validate(const AgentSpec& spec) const {
         "\"wire_api = \\\"chat\\\" is no longer supported\"); use 'responses'");
   else if (!wire.empty() && wire != "responses")
     errors.push_back("provider.wire_api must be 'responses' for codex (got '" + wire + "')");
+  // codex exec has no turn switch: a limit it would silently ignore is refused.
+  if (spec.limits.max_turns)
+    errors.push_back(
+        "limits.max_turns is not supported by codex (it has no turn limit); remove it");
   if (!wire.empty() && spec.provider.base_url.empty())
     errors.push_back("provider.wire_api applies only together with provider.base_url");
   for (const auto& server : spec.mcp_servers)

@@ -37,7 +37,8 @@ namespace abx::plugins::adapters {
  *  - MCP servers (definition, then the turn's): see codex_mcp_config.h.
  *  - stdin: the prompt. env: MCP header variables only (the runtime adds
  *    credentialEnv(), spec.env and spec.secrets itself). No file.
- * limits.max_turns / max_budget_usd: codex has no such switch; they are ignored.
+ * limits.max_turns: codex has no such switch; validate() refuses it.
+ * limits.max_budget_usd: no switch either; it is ignored.
  */
 class CodexAdapter final : public sdk::agents::AgentAdapter {
  public:

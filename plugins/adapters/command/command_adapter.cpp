@@ -45,6 +45,11 @@ std::vector<std::string> CommandAdapter::validate(const AgentSpec& spec) const {
     errors.push_back(
         "command.argv must not contain {session_id} (the first turn has none); put it in "
         "command.resume_argv");
+  // The runtime cannot tell one model turn of an arbitrary CLI from another.
+  if (spec.limits.max_turns)
+    errors.push_back(
+        "limits.max_turns is not supported by the command runtime; put the CLI's own switch in "
+        "command.argv");
   if (!command.resume_argv.empty() && command.resume_argv.front().empty())
     errors.push_back("command.resume_argv must start with the program");
   return errors;

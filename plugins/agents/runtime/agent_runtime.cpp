@@ -22,6 +22,9 @@ AgentRuntime::AgentRuntime(RuntimeOptions options, AgentResolver resolver)
   // The writer and the workers start on first use (persist(), submitTurn()):
   // an idle server holds no thread (nor its stack) for them.
   if (!options_.state_dir.empty()) file_ = std::make_unique<SessionFile>(options_.state_dir);
+  if (options_.retention_interval)
+    retention_ =
+        std::make_unique<RetentionTimer>(*options_.retention_interval, [this] { retain(); });
 }
 
 Status AgentRuntime::startWorkersLocked() {
@@ -43,6 +46,7 @@ Status AgentRuntime::startWorkersLocked() {
 AgentRuntime::~AgentRuntime() { shutdown(); }
 
 void AgentRuntime::shutdown() {
+  if (retention_) retention_->stop();
   {
     std::lock_guard lock(mutex_);
     if (stopping_ && workers_.empty()) return;

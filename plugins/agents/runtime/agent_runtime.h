@@ -15,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -33,6 +34,7 @@
 #include "abx/sdk/subprocess.h"
 #include "id_factory.h"
 #include "mcp_bearer.h"
+#include "retention_timer.h"
 #include "runtime_clock.h"
 #include "runtime_types.h"
 #include "text_redaction.h"
@@ -78,12 +80,18 @@ struct TurnRequest {
   std::vector<std::string> extra_secrets;
   /** Sees every event of this turn, on the turn's thread; must not block. */
   TurnObserver observer;
+  /** The policy's limits.max_duration_seconds of the request that asked for
+   *  the turn: a ceiling over the definition's turn_timeout_s. */
+  std::optional<std::chrono::milliseconds> max_duration;
 };
 
 struct RuntimeOptions {
   std::size_t max_concurrent_turns = 4;
   std::int64_t session_ttl_s = 24 * 3600;
   std::size_t max_sessions = 200;
+  /** Also run retention on this period (retention_timer.h); unset: only
+   *  when a session is created and when retain() is called. */
+  std::optional<std::chrono::milliseconds> retention_interval;
   sdk::KillLadder ladder{std::chrono::milliseconds(5000), std::chrono::milliseconds(3000)};
   /** Where sessions.json lives; empty: no persistence. */
   std::string state_dir;
@@ -161,6 +169,10 @@ class AgentRuntime {
   /** Forgets a finished turn (store: false); the session keeps its resume handle. */
   bool forgetTurn(const std::string& id);
 
+  /** Evicts the sessions past session_ttl_s and beyond max_sessions (idle
+   *  ones only); what the retention timer runs. */
+  void retain();
+
   /** Cancels everything and joins the workers. Idempotent. */
   void shutdown();
 
@@ -219,7 +231,8 @@ class AgentRuntime {
   void finishTurn(const std::string& turn_id, TurnEnd end, bool releases_session);
   void publish(const std::string& session_id, const RuntimeEvent& event,
                const TurnObserver& observer);
-  void evictLocked();
+  /** Retention, leaving room for @p room more sessions. */
+  void evictLocked(std::size_t room);
   /** @p why is told to the listener (session.ended) by announceEnded(). */
   void eraseSessionLocked(std::map<std::string, SessionState>::iterator it, std::string why);
   /** Tells the listener about the sessions erased since the last call, and
@@ -235,6 +248,7 @@ class AgentRuntime {
   RuntimeOptions options_;
   AgentResolver resolver_;
   std::unique_ptr<SessionFile> file_;
+  std::unique_ptr<RetentionTimer> retention_;
   std::mutex persist_mutex_;
   std::condition_variable persist_wanted_;
   bool dirty_ = false;            // guarded by persist_mutex_

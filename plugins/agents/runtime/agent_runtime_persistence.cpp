@@ -30,6 +30,7 @@ Status AgentRuntime::restore() {
     }
   }
   if (loaded->interrupted) persist();
+  if (retention_ && !loaded->sessions.empty()) retention_->start();
   return Status::ok();
 }
 

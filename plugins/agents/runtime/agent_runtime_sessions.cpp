@@ -1,6 +1,7 @@
 // The session table of AgentRuntime: creating, reading, updating and
 // deleting sessions, forgetting a finished turn, and retention — TTL and
-// LRU among idle sessions — with the session.ended news for the listener.
+// LRU among idle sessions, when a session is created and on the retention
+// timer — with the session.ended news for the listener.
 #include <algorithm>
 
 #include "agent_runtime.h"
@@ -17,7 +18,7 @@ sdk::Result<SessionInfo> AgentRuntime::createSession(const std::string& agent,
   SessionInfo info;
   {
     std::lock_guard lock(mutex_);
-    evictLocked();
+    evictLocked(1);
     SessionState state;
     state.info.id = options_.ids("agsess");
     state.info.agent = agent;
@@ -29,6 +30,7 @@ sdk::Result<SessionInfo> AgentRuntime::createSession(const std::string& agent,
   }
   announceEnded();
   persist();
+  if (retention_) retention_->start();
   return info;
 }
 
@@ -153,7 +155,19 @@ bool AgentRuntime::forgetTurn(const std::string& id) {
   return true;
 }
 
-void AgentRuntime::evictLocked() {
+void AgentRuntime::retain() {
+  {
+    std::lock_guard lock(mutex_);
+    const auto before = sessions_.size();
+    evictLocked(0);
+    if (sessions_.size() == before) return;
+  }
+  announceEnded();
+  turn_changed_.notify_all();
+  persist();
+}
+
+void AgentRuntime::evictLocked(std::size_t room) {
   const auto now = options_.clock->unixSeconds();
   auto busy = [&](const SessionState& s) {
     if (s.running) return true;
@@ -170,9 +184,9 @@ void AgentRuntime::evictLocked() {
                                  " s (ABX_AGENTS_SESSION_TTL_S).");
     it = next;
   }
-  // Room for the session about to be created: drop the least recently
+  // Room for the sessions about to be created: drop the least recently
   // active idle ones; running sessions are never evicted.
-  while (sessions_.size() >= options_.max_sessions) {
+  while (sessions_.size() + room > options_.max_sessions) {
     auto victim = sessions_.end();
     for (auto it = sessions_.begin(); it != sessions_.end(); ++it)
       if (!busy(it->second) &&

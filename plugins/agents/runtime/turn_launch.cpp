@@ -11,6 +11,7 @@
 
 #include "agent_child_env.h"
 #include "mcp_bearer.h"
+#include "turn_hard_limits.h"
 #include "turn_items.h"
 
 namespace abx::plugins::agents {
@@ -125,6 +126,7 @@ std::optional<TurnError> prepareTurnLaunch(const TurnRequest& request,
   ctx.workdir = request.workdir.empty() ? spec.workspace.path : request.workdir;
   ctx.reasoning_effort = request.reasoning_effort;
   ctx.session_usage = history.usage;
+  if (auto refused = unenforceableLimit(spec, launch.adapter())) return refused;
   // With workspace.git the checkout comes first (bootstrapTurnWorkspace()
   // makes the directory after it): git clones only into an empty one.
   if (!spec.workspace.git) {
@@ -154,6 +156,7 @@ std::optional<TurnError> prepareTurnLaunch(const TurnRequest& request,
   if (spec.limits.max_output_bytes && *spec.limits.max_output_bytes > 0)
     limits.max_output_bytes = static_cast<std::uint64_t>(*spec.limits.max_output_bytes);
   limits.ladder = options.ladder;
+  applyHardLimits(spec, request, limits);
   return std::nullopt;
 }
 

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "turn_hard_limits.h"
+
 namespace abx::plugins::agents {
 namespace {
 
@@ -49,6 +51,8 @@ TurnVerdict classifyTurnOutcome(const TurnLaunch& launch, const TurnProcessOutco
   auto failed = [](std::string code, std::string message) {
     return TurnVerdict{TurnStatus::failed, TurnError{std::move(code), std::move(message)}};
   };
+  if (auto limit = hardLimitFailure(launch.spec(), launch.limits, outcome))
+    return {TurnStatus::failed, std::move(limit)};
   switch (outcome.stop) {
     case TurnStop::cancelled:
       return {TurnStatus::cancelled, std::nullopt};

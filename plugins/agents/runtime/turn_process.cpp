@@ -71,7 +71,7 @@ TurnProcessOutcome runTurnProcess(const sdk::SpawnOptions& spawn,
   TurnProcessOutcome outcome;
   sdk::SpawnOptions options = spawn;
   options.stdin_pipe = stdin_data.has_value();
-  auto spawned = sdk::Subprocess::spawn(options);
+  auto spawned = sdk::Subprocess::spawn(options, sdk::ProcessLimits{limits.cpu_seconds});
   if (!spawned) {
     outcome.stop = TurnStop::spawn_failed;
     outcome.spawn_error = spawned.status().message();

@@ -22,6 +22,10 @@ struct TurnProcessLimits {
   std::optional<std::chrono::milliseconds> turn_timeout;
   std::optional<std::chrono::milliseconds> idle_timeout;
   std::optional<std::uint64_t> max_output_bytes; /**< stdout + stderr */
+  /** RLIMIT_CPU of each of the agent's processes (sdk::ProcessLimits). */
+  std::optional<unsigned> cpu_seconds;
+  /** turn_timeout is the policy's limits.max_duration_seconds (the smaller of the two). */
+  bool timeout_is_max_duration = false;
   std::size_t max_line_bytes = 4u << 20;
   std::size_t stderr_tail_bytes = 16u << 10;
   sdk::KillLadder ladder{std::chrono::milliseconds(5000), std::chrono::milliseconds(3000)};

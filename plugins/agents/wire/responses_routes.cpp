@@ -6,6 +6,7 @@
 #include <future>
 #include <variant>
 
+#include "abx/sdk/policy_limits.h"
 #include "abx/sdk/route_table.h"
 #include "definition_lock.h"
 #include "openai_error.h"
@@ -374,8 +375,9 @@ std::optional<sdk::Response> createResponse(const Ctx& ctx, const sdk::Request& 
   const std::string response_id = responseIdForTurn(turn_id);
   auto run = std::make_shared<ResponseRun>(response_id, unixNow(), echoOf(req));
   ctx->store->add(run);
-  auto submitted =
-      ctx->runtime->submitTurn(std::get<std::string>(session), turnRequestOf(req, turn_id, run));
+  auto turn = turnRequestOf(req, turn_id, run);
+  turn.max_duration = sdk::policyMaxDuration(r.policy);
+  auto submitted = ctx->runtime->submitTurn(std::get<std::string>(session), std::move(turn));
   if (!submitted) {
     ctx->store->erase(response_id);
     return openAiError(

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "abx/sdk/policy_limits.h"
 #include "abx/sdk/route_table.h"
 #include "agents_routes.h"
 #include "definition_lock.h"
@@ -61,9 +62,10 @@ std::string promptOf(const std::vector<InputMessage>& messages) {
 
 // Queues a turn of @p messages with the session's vault credentials: secret
 // env and MCP bearer tokens (redacted like the definition's own secrets).
-sdk::Result<Turn> submit(const Ctx& ctx, const std::string& session_id,
+sdk::Result<Turn> submit(const Ctx& ctx, const sdk::Request& r, const std::string& session_id,
                          std::vector<InputMessage> messages) {
   TurnRequest turn;
+  turn.max_duration = sdk::policyMaxDuration(r.policy);
   turn.prompt = promptOf(messages);
   turn.input = std::move(messages);
   auto overrides = ctx->vault_ids->overrides(session_id);
@@ -189,7 +191,7 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
   session_stream->created(*created);
   const auto start = session_stream->lastSeq() - 1;
   if (!input.empty()) {
-    auto submitted = submit(ctx, created->id, input);
+    auto submitted = submit(ctx, r, created->id, input);
     if (!submitted)
       return openAiError(
           {.status = 500, .message = submitted.status().message(), .code = "internal_error"});
@@ -281,7 +283,7 @@ sdk::Response postEvents(const Ctx& ctx, const sdk::Request& r) {
                             .code = "invalid_request",
                             .param = "input"});
       if (auto e = inputMessages(event.get("input"), input)) return openAiError(*e);
-      auto submitted = submit(ctx, id, std::move(input));
+      auto submitted = submit(ctx, r, id, std::move(input));
       if (!submitted)
         return openAiError(
             {.status = 500, .message = submitted.status().message(), .code = "internal_error"});

@@ -17,7 +17,9 @@ export const WIRE_DIR = process.env.ORACLE_WIRE_DIR;
 if (!BASE_URL || !TOKEN) throw new Error('ORACLE_BASE_URL and ORACLE_TOKEN must be set (run the cases through run.sh)');
 
 // Agent names configured in agents.yaml (ABX_AGENTS_CONFIG).
-export const AGENTS = { codex: 'fake-codex', slow: 'fake-slow', claude: 'fake-claude', capped: 'fake-capped' };
+export const AGENTS = {
+  codex: 'fake-codex', slow: 'fake-slow', claude: 'fake-claude', capped: 'fake-capped', burn: 'fake-burn',
+};
 
 // Every response the SDK receives, recorded for the canary scan and the wire check.
 export const recordingFetch = makeRecordingFetch(WIRE_DIR);

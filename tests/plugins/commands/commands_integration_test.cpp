@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 
 #include "support/server_process.h"
@@ -77,6 +78,23 @@ TEST(CommandsPlugin, ABrokenCommandsFileStopsStartup) {
   EXPECT_EQ(*code, 2);
   EXPECT_THAT(server.stderrText(), HasSubstr("abx_commands.so: start:"));
   EXPECT_THAT(server.stderrText(), HasSubstr("undeclared"));
+}
+
+TEST(CommandsPlugin, PolicyMaxDurationStopsACommandBeforeItsOwnTimeout) {
+  ServerOptions o;
+  o.files["plugins.yaml"] = manifestWith("{dir}/cmds.yaml");
+  o.files["cmds.yaml"] =
+      "commands:\n  - name: nap\n    argv: [\"/bin/sleep\", \"5\"]\n    timeout_seconds: 30\n";
+  o.files["policy.yaml"] = "endpoints:\n  commands_run:\n    limits: {max_duration_seconds: 1}\n";
+  o.args = {"--plugins", "{dir}/plugins.yaml", "--policy", "{dir}/policy.yaml"};
+  ServerProcess server(o);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = http(server.port(), "POST", "/commands/nap", "{}");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4));
+  EXPECT_EQ(r.status, 500);
+  EXPECT_THAT(r.body, HasSubstr("Command 'nap' stopped at the policy's "
+                                "limits.max_duration_seconds (1 s)"));
+  EXPECT_THAT(r.body, HasSubstr(R"("type":"TimeoutError")"));
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // SessionTable: the cap counts live sessions and slots being created, dead
 // sessions are reaped before counting, idle sessions without a client are
-// swept after the timeout (injected clock), ids are 12 hex digits.
+// swept after the timeout (injected clock), a session past its
+// max_duration_seconds deadline is swept even with a client, ids are 12 hex
+// digits.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -133,6 +135,27 @@ TEST(SessionTable, IdleSessionsWithoutAClientAreSwept) {
   clock.now += std::chrono::seconds(1);
   EXPECT_EQ(table.sweep().size(), 1u);
   EXPECT_EQ(table.size(), 0u);
+}
+
+TEST(SessionTable, ASessionPastItsMaxDurationIsSweptClientOrNot) {
+  FakeClock clock;
+  SessionTable table({10, std::chrono::seconds(1800)}, clock.fn());
+  auto limited = add(table);
+  auto free = add(table);
+  EXPECT_EQ(table.nextDeadline(), std::nullopt);
+  limited->limitLifetime(std::chrono::milliseconds(2500));
+  EXPECT_EQ(table.nextDeadline(), clock.now + std::chrono::milliseconds(2500));
+  const auto attachment = limited->attach();  // a client does not keep it
+  limited->touch();
+  clock.now += std::chrono::milliseconds(2499);
+  EXPECT_TRUE(table.sweep().empty());
+  clock.now += std::chrono::milliseconds(1);
+  auto swept = table.sweep();
+  ASSERT_EQ(swept.size(), 1u);
+  EXPECT_EQ(swept[0], limited);
+  EXPECT_TRUE(table.find(free->id()));
+  EXPECT_EQ(table.nextDeadline(), std::nullopt);
+  limited->detach(attachment);
 }
 
 TEST(SessionTable, ANewClientSupersedesTheOldOne) {

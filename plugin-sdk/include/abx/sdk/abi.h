@@ -138,3 +138,8 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // histograms and callback gauges GET /metrics exports; the cells' layout is
 // part of the contract, the families and the registry are interfaces only
 // the host implements).
+// 2.3 — additions: ProcessLimits (RLIMIT_CPU set in the child before its
+// exec) and the Subprocess::spawn overload taking it — a new struct rather
+// than a SpawnOptions member, because plugins create SpawnOptions;
+// policyMaxDuration (policy_limits.h), and policyTimeout bounded by
+// limits.max_duration_seconds too.

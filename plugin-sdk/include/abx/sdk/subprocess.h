@@ -48,6 +48,25 @@ struct SpawnOptions {
   std::optional<TerminalSize> terminal;
 };
 
+/**
+ * Since 2.3. Resource limits the child gets before its exec, given to
+ * Subprocess::spawn next to SpawnOptions. A separate struct, not a new
+ * SpawnOptions member: plugins build SpawnOptions, and a plugin compiled
+ * against 2.2 hands the SDK a SpawnOptions without it (a minor version may
+ * only add to structs the host creates).
+ */
+struct ProcessLimits {
+  /**
+   * RLIMIT_CPU: soft = cpu_seconds (the kernel sends SIGXCPU, which ends a
+   * process that does not handle it), hard = cpu_seconds + kCpuKillGrace
+   * (SIGKILL). The limit is per process and inherited: every process of the
+   * child's tree gets its own budget of this many CPU seconds, counted from
+   * its start. Zero or unset: no limit.
+   */
+  std::optional<unsigned> cpu_seconds;
+  static constexpr unsigned kCpuKillGrace = 2;
+};
+
 /** Grace periods of the kill ladder; tests shorten them. */
 struct KillLadder {
   std::chrono::milliseconds interrupt_grace{2000}; /**< after SIGINT */
@@ -106,6 +125,9 @@ class ABX_SDK_API Subprocess {
    * server's secrets, and filter additions with ChildEnvironment::isProtected.
    */
   static Result<Subprocess> spawn(const SpawnOptions& options);
+  /** Since 2.3. spawn() with @p limits applied in the child before its exec
+   *  (the child then starts with fork + exec rather than posix_spawn). */
+  static Result<Subprocess> spawn(const SpawnOptions& options, const ProcessLimits& limits);
   /** Spawn, feed stdin, collect output under limits, and reap. Refuses
    *  SpawnOptions::terminal (ValueError): a terminal has no output to collect. */
   static Result<Completed> run(const SpawnOptions& options, const RunLimits& limits = {});

@@ -377,6 +377,13 @@ TEST(CodexAdapter, ValidateNamesWhatTheUserCanFix) {
   headers_on_command.mcp_servers = {s};
   EXPECT_THAT(adapter.validate(headers_on_command),
               ElementsAre(HasSubstr("mcp_servers.local.headers")));
+
+  // codex has no turn switch: a limit it would ignore is refused.
+  AgentSpec turns = plainSpec(Permissions::full_access);
+  turns.limits.max_turns = 5;
+  EXPECT_THAT(adapter.validate(turns),
+              ElementsAre("limits.max_turns is not supported by codex (it has no turn limit); "
+                          "remove it"));
 }
 
 TEST(CodexAdapter, IdentityAndCapabilities) {

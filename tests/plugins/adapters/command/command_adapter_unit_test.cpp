@@ -129,6 +129,11 @@ TEST(CommandAdapter, ValidateNamesEachProblem) {
   spec.command->argv = {""};
   spec.command->parser = "nope";
   EXPECT_THAT(adapter.validate(spec), SizeIs(2));
+
+  spec = commandSpec();
+  spec.limits.max_turns = 2;
+  EXPECT_THAT(adapter.validate(spec),
+              ElementsAre(HasSubstr("limits.max_turns is not supported by the command runtime")));
 }
 
 TEST(CommandAdapter, IdentityAndParsers) {
