@@ -142,4 +142,5 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // exec) and the Subprocess::spawn overload taking it — a new struct rather
 // than a SpawnOptions member, because plugins create SpawnOptions;
 // policyMaxDuration (policy_limits.h), and policyTimeout bounded by
-// limits.max_duration_seconds too.
+// limits.max_duration_seconds too; SseStream::header() (a trailing virtual
+// on an interface only the host implements).
