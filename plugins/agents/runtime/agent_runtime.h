@@ -78,6 +78,9 @@ struct TurnRequest {
   std::vector<std::string> extra_secrets;
   /** Sees every event of this turn, on the turn's thread; must not block. */
   TurnObserver observer;
+  /** Not empty: the turn fails at its start with this message (a vault
+   *  credential whose secret a restart lost). */
+  std::string refusal;
 };
 
 struct RuntimeOptions {
