@@ -66,7 +66,8 @@ void AgentsStateSync::restore(sdk::Redactor& redactor, std::int64_t now) {
                 " no longer reads as a definition (at '" + where + "'); not restored");
       continue;
     }
-    for (const auto& secret : SecretBag::of(d->spec).values()) redactor.addSecret(secret);
+    const auto bag = SecretBag::of(d->spec);
+    for (const auto& secret : bag.values()) redactor.addSecret(secret);
     if (!d->stored.secrets_not_kept.empty()) ++agents_not_kept;
     catalog_.restore(std::move(*d));
   }

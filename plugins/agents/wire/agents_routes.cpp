@@ -189,7 +189,7 @@ sdk::Response store(const Ctx& ctx, const sdk::Request& r, const std::string& up
     for (const auto& warning : registrationWarnings(spec, !parsed.credential_refs.empty()))
       ctx->log->warn(warning);
   AgentCatalog::Stored stored{std::move(body), std::move(agent.metadata), agent.named,
-                              std::move(agent.model), std::move(agent.definition)};
+                              std::move(agent.model), std::move(agent.definition), {}};
   // A merge over a body whose secrets a restart lost keeps the ones not sent again lost.
   stored.secrets_not_kept = secretsNotKept(stored.body);
   catalog->put(std::move(spec), unixNow(), std::move(parsed.credential_refs), std::move(stored));

@@ -62,7 +62,9 @@ TEST(StateKey, ReadsHexAndBase64AndRefusesTheRestWithoutEchoingIt) {
     ASSERT_FALSE(refused) << bad;
     EXPECT_THAT(refused.status().message(), HasSubstr("ABX_AGENTS_STATE_KEY"));
     EXPECT_THAT(refused.status().message(), HasSubstr("64 hex digits"));
-    if (*bad) EXPECT_THAT(refused.status().message(), Not(HasSubstr(bad)));
+    if (*bad) {
+      EXPECT_THAT(refused.status().message(), Not(HasSubstr(bad)));
+    }
   }
 }
 
