@@ -13,7 +13,8 @@ std::string secretsNotKeptMessage(const std::string& name, const std::vector<std
   return "Agent '" + name + "' has no secret for " + list +
          ": the server did not keep it across a restart (it has no state key; set "
          "ABX_AGENTS_STATE_KEY or the agents setting state_key_file to keep secrets). Send the "
-         "secret again with POST /v1/agents/" + name + ".";
+         "secret again with POST /v1/agents/" +
+         name + ".";
 }
 
 }  // namespace

@@ -54,7 +54,8 @@ std::optional<std::string> applyCredentialRefs(sdk::agents::AgentSpec& spec,
              ref.slot + " of agent '" + spec.name +
              "') was not kept across a server restart (the server has no state key; set "
              "ABX_AGENTS_STATE_KEY or the agents setting state_key_file to keep secrets). Send it "
-             "again with POST /v1/vaults/" + ref.vault + "/credentials/" + ref.credential + ".";
+             "again with POST /v1/vaults/" +
+             ref.vault + "/credentials/" + ref.credential + ".";
     std::string header_name;
     auto* slot = slotValue(spec, ref.slot, header_name);
     if (!slot) return "Agent '" + spec.name + "' has no slot " + ref.slot + ".";

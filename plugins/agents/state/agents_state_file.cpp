@@ -161,16 +161,16 @@ AgentsStateFile::Loaded AgentsStateFile::load(std::int64_t now) const {
   auto root = sdk::Json::parse(text.str());
   if (!root || !root->isObject() || integerOf(root->get("version")) != kVersion) {
     const auto aside = moveFileAside(path_, "corrupt", now);
-    out.warnings.push_back(path_ + " does not read (" +
-                           (root ? std::string("not a version 1 state file")
-                                 : root.status().message()) +
-                           "); starting without it; it is kept as " +
-                           (aside.empty() ? std::string("it was (the rename failed)") : aside));
+    out.warnings.push_back(
+        path_ + " does not read (" +
+        (root ? std::string("not a version 1 state file") : root.status().message()) +
+        "); starting without it; it is kept as " +
+        (aside.empty() ? std::string("it was (the rename failed)") : aside));
     return out;
   }
   const SecretSealer* sealer = sealer_.get();
-  if (const auto check = root->get("key_check"); sealer && check.isString() &&
-                                                 !sealer->open(textOf(check), "key_check"))
+  if (const auto check = root->get("key_check");
+      sealer && check.isString() && !sealer->open(textOf(check), "key_check"))
     out.warnings.push_back(path_ + " was written with another state key");
   Opened opened;
   for (const auto& o : root->get("agents").elements())

@@ -12,9 +12,9 @@ std::string pointerToken(std::string_view key) {
 }
 
 // Calls @p visit on every string of @p tree with its pointer and dotted path.
-void eachString(ConfigValue& tree, const std::string& pointer, const std::string& path,
-                const std::function<void(ConfigValue&, const std::string&, const std::string&)>&
-                    visit) {
+void eachString(
+    ConfigValue& tree, const std::string& pointer, const std::string& path,
+    const std::function<void(ConfigValue&, const std::string&, const std::string&)>& visit) {
   switch (tree.kind) {
     case ConfigValue::Kind::string:
       visit(tree, pointer, path);

@@ -29,7 +29,8 @@ struct SecretLeaf {
  * Replaces, in every string of @p tree that contains one of @p secrets, each
  * secret with kSecretNotKept; returns those strings as they were.
  */
-std::vector<SecretLeaf> takeSecretLeaves(ConfigValue& tree, const std::vector<std::string>& secrets);
+std::vector<SecretLeaf> takeSecretLeaves(ConfigValue& tree,
+                                         const std::vector<std::string>& secrets);
 
 /** Sets the string at @p pointer to @p value; false when @p tree has no string there. */
 bool putSecretLeaf(ConfigValue& tree, std::string_view pointer, std::string value);

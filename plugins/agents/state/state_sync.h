@@ -29,8 +29,7 @@ sdk::Result<std::shared_ptr<const SecretSealer>> stateSealer(sdk::HostContext& h
 
 class AgentsStateSync {
  public:
-  AgentsStateSync(AgentsStateFile file, AgentCatalog& catalog, VaultStore& vaults,
-                  sdk::Logger& log)
+  AgentsStateSync(AgentsStateFile file, AgentCatalog& catalog, VaultStore& vaults, sdk::Logger& log)
       : file_(std::move(file)), catalog_(catalog), vaults_(vaults), log_(log) {}
 
   /**

@@ -138,7 +138,8 @@ std::optional<std::string> VaultStore::secretsNotKept(
         return "The secret of credential '" + c.name + "' (" + c.id + ") of vault '" + vault_id +
                "' was not kept across a server restart (the server has no state key; set "
                "ABX_AGENTS_STATE_KEY or the agents setting state_key_file to keep secrets). Send "
-               "it again with POST /v1/vaults/" + vault_id + "/credentials/" + c.id + ".";
+               "it again with POST /v1/vaults/" +
+               vault_id + "/credentials/" + c.id + ".";
   return std::nullopt;
 }
 

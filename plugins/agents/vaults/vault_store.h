@@ -35,8 +35,8 @@ struct Credential {
   std::int64_t created_at = 0;
   std::int64_t updated_at = 0;
   std::map<std::string, std::string> metadata;
-  std::string type;           /**< environment_variable | static_bearer | mcp_oauth */
-  std::string secret_name;    /**< environment_variable */
+  std::string type;        /**< environment_variable | static_bearer | mcp_oauth */
+  std::string secret_name; /**< environment_variable */
   /** secret_value, token or access_token: write-only. Empty only when a
    *  restart without a state key lost it (creating requires one). */
   std::string secret;

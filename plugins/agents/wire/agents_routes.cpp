@@ -39,7 +39,8 @@ std::string agentJson(const AgentCatalog::Definition& d) {
   w.key("tools");
   writePublicMcpTools(w, spec);
   // Only after a restart without a state key: the secrets to send again.
-  if (!d.stored.secrets_not_kept.empty()) w.key("secrets_not_kept").value(d.stored.secrets_not_kept);
+  if (!d.stored.secrets_not_kept.empty())
+    w.key("secrets_not_kept").value(d.stored.secrets_not_kept);
   w.endObject();
   return w.take();
 }
@@ -188,7 +189,7 @@ sdk::Response store(const Ctx& ctx, const sdk::Request& r, const std::string& up
   if (ctx->log)
     for (const auto& warning : registrationWarnings(spec, !parsed.credential_refs.empty()))
       ctx->log->warn(warning);
-  AgentCatalog::Stored stored{std::move(body), std::move(agent.metadata), agent.named,
+  AgentCatalog::Stored stored{std::move(body),        std::move(agent.metadata),   agent.named,
                               std::move(agent.model), std::move(agent.definition), {}};
   // A merge over a body whose secrets a restart lost keeps the ones not sent again lost.
   stored.secrets_not_kept = secretsNotKept(stored.body);

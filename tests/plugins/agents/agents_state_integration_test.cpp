@@ -94,13 +94,14 @@ Created createAll(const ServerProcess& s, const Shared& shared) {
                              std::string(kVaulted) + R"("}})");
   EXPECT_EQ(credential.status, 200) << credential.body;
   ids.credential = json(credential.body)->getValue<std::string>("id");
-  auto agent = call(s, "POST", "/v1/agents",
-                    R"({"name":"durable","runtime":"command","metadata":{"team":"blue"},)"
-                    R"("command":{"argv":["fake-agent","--format","jsonl-codex"],"parser":"jsonl-codex"},)"
-                    R"("workspace":{"path":")" +
-                        shared.dir + R"(/work"},"secrets":{"INLINE_SECRET":")" + kInline +
-                        R"(","FROM_VAULT":{"vault":")" + ids.vault + R"(","credential":")" +
-                        ids.credential + R"("}}})");
+  auto agent =
+      call(s, "POST", "/v1/agents",
+           R"({"name":"durable","runtime":"command","metadata":{"team":"blue"},)"
+           R"("command":{"argv":["fake-agent","--format","jsonl-codex"],"parser":"jsonl-codex"},)"
+           R"("workspace":{"path":")" +
+               shared.dir + R"(/work"},"secrets":{"INLINE_SECRET":")" + kInline +
+               R"(","FROM_VAULT":{"vault":")" + ids.vault + R"(","credential":")" + ids.credential +
+               R"("}}})");
   EXPECT_EQ(agent.status, 200) << agent.body;
   return ids;
 }

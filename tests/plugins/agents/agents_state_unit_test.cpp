@@ -21,8 +21,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kHexKey[] = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
-constexpr char kOtherHexKey[] =
-    "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+constexpr char kOtherHexKey[] = "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 constexpr char kCanary[] = "canary-secret-7f3a9c";
 
 std::shared_ptr<const SecretSealer> sealerOf(const char* hex) {
@@ -56,8 +55,9 @@ TEST(StateKey, ReadsHexAndBase64AndRefusesTheRestWithoutEchoingIt) {
   ASSERT_TRUE(b64);
   EXPECT_EQ(*b64, *hex);
   EXPECT_TRUE(parseStateKey("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8", "k"));
-  for (const char* bad : {"", "short-key-value", "zz0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
-                          "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gIQ=="}) {
+  for (const char* bad :
+       {"", "short-key-value", "zz0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+        "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gIQ=="}) {
     auto refused = parseStateKey(bad, "ABX_AGENTS_STATE_KEY");
     ASSERT_FALSE(refused) << bad;
     EXPECT_THAT(refused.status().message(), HasSubstr("ABX_AGENTS_STATE_KEY"));
@@ -112,7 +112,8 @@ TEST(SecretSealer, AValueMovedToAnotherRecordDoesNotOpen) {
 ConfigValue body(const char* json) { return *configFromJson(std::string_view(json)); }
 
 TEST(SecretLeaves, TakesEveryStringHoldingASecretAndPutsItBack) {
-  auto tree = body(R"({"name":"a","provider":{"api_key":"sk-1234","base_url":"https://u:sk-1234@h/v1"},
+  auto tree =
+      body(R"({"name":"a","provider":{"api_key":"sk-1234","base_url":"https://u:sk-1234@h/v1"},
       "tools":[{"headers":{"Authorization":"Bearer tok-99","a/b~c":"tok-99"}}],"n":3})");
   const auto original = tree;
   auto leaves = takeSecretLeaves(tree, {"sk-1234", "tok-99"});
@@ -141,7 +142,8 @@ AgentsState sampleState() {
   a.id = "durable";
   a.created_at = 100;
   a.updated_at = 200;
-  a.body = body(R"({"name":"durable","runtime":"codex","provider":{"api_key":"canary-secret-7f3a9c"}})");
+  a.body =
+      body(R"({"name":"durable","runtime":"codex","provider":{"api_key":"canary-secret-7f3a9c"}})");
   a.definition = a.body;
   a.metadata = {{"team", "blue"}};
   a.secrets = {kCanary};
@@ -189,7 +191,8 @@ TEST(AgentsStateFile, WithoutAKeyLeavesSecretsOutAndBringsThemBackAsNotKept) {
   EXPECT_THAT(readFile(file.path()), Not(HasSubstr(kCanary)));
   auto loaded = file.load(1000);
   ASSERT_EQ(loaded.state.agents.size(), 1u);
-  EXPECT_THAT(secretsNotKept(loaded.state.agents[0].body), ::testing::ElementsAre("provider.api_key"));
+  EXPECT_THAT(secretsNotKept(loaded.state.agents[0].body),
+              ::testing::ElementsAre("provider.api_key"));
   EXPECT_EQ(loaded.state.credentials.at(0).secret, "");
 }
 
@@ -242,7 +245,8 @@ TEST(AgentsStateFile, ATornFileIsMovedAsideAndTheStateStartsEmpty) {
   AgentsStateFile file(dir.path, sealerOf(kHexKey));
   ASSERT_TRUE(file.save(sampleState()));
   const auto bytes = readFile(file.path());
-  std::ofstream(file.path(), std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() / 2);
+  std::ofstream(file.path(), std::ios::binary | std::ios::trunc)
+      << bytes.substr(0, bytes.size() / 2);
   auto loaded = file.load(777);
   EXPECT_TRUE(loaded.state.agents.empty());
   EXPECT_TRUE(loaded.state.credentials.empty());
