@@ -48,19 +48,25 @@ async function runTurn(beta, id, input) {
 
 const expected = `vault=${canary.length} inline=18`;
 
+// Creates everything on a first server named @p serverName, runs one turn of
+// a session, restarts the server on the same state dir; returns the new
+// server, its client's agents API and the ids.
+async function createAndRestart(serverName, name, env = {}) {
+  const first = await startServer(serverName, env);
+  const beta = first.client().beta.agents;
+  const { vault, cred } = await createAll(beta, name);
+  const session = await beta.sessions.create({ agent_id: name, environment: { type: 'none' } }, limit());
+  const before = await beta.sessions.stream(session.id, { input: 'before' }, limit(60_000)).finalResult();
+  assert.equal(before.output_text.trim(), expected);
+  await first.stop();
+  const server = await startServer(serverName, env);
+  return { server, beta: server.client().beta.agents, vault, cred, session };
+}
+
 test('with a state key, a definition and a vault credential survive a restart with their secrets', { timeout: 120_000 }, async () => {
   const env = { ABX_AGENTS_STATE_KEY: randomBytes(32).toString('hex') };
   const name = `durable-${randomBytes(3).toString('hex')}`;
-  let server = await startServer('keyed', env);
-  let beta = server.client().beta.agents;
-  const { vault, cred } = await createAll(beta, name);
-  const session = await beta.sessions.create({ agent_id: name, environment: { type: 'none' } }, limit());
-  const first = await beta.sessions.stream(session.id, { input: 'before' }, limit(60_000)).finalResult();
-  assert.equal(first.output_text.trim(), expected);
-  await server.stop();
-
-  server = await startServer('keyed', env);
-  beta = server.client().beta.agents;
+  const { server, beta, vault, cred, session } = await createAndRestart('keyed', name, env);
   const agent = await beta.retrieve(name, limit());
   assert.equal(agent.id, name);
   assert.deepEqual(agent.metadata, { kept: 'yes' });
@@ -81,16 +87,7 @@ test('with a state key, a definition and a vault credential survive a restart wi
 
 test('without a state key, the credential comes back needing its secret and a turn says so', { timeout: 120_000 }, async () => {
   const name = `unkeyed-${randomBytes(3).toString('hex')}`;
-  let server = await startServer('unkeyed');
-  let beta = server.client().beta.agents;
-  const { vault, cred } = await createAll(beta, name);
-  const session = await beta.sessions.create({ agent_id: name, environment: { type: 'none' } }, limit());
-  const first = await beta.sessions.stream(session.id, { input: 'before' }, limit(60_000)).finalResult();
-  assert.equal(first.output_text.trim(), expected);
-  await server.stop();
-
-  server = await startServer('unkeyed');
-  beta = server.client().beta.agents;
+  const { server, beta, vault, cred, session } = await createAndRestart('unkeyed', name);
   const got = await beta.vaults.credentials.retrieve(cred.id, { vault_id: vault.id }, limit());
   assert.equal(got.name, 'durable-token');
   assert.equal(got.secret_kept, false);
