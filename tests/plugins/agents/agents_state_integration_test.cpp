@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "support/agents_server.h"
 
@@ -168,6 +169,23 @@ TEST(AgentsState, WithoutAKeySecretsAreNotKeptAndTurnsSaySoUntilTheyAreSentAgain
   auto credential = call(server, "GET", credential_path);
   ASSERT_EQ(credential.status, 200) << credential.body;
   EXPECT_FALSE(json(credential.body)->getValue<bool>("secret_kept"));
+
+  // A session given the vault: its turn fails naming the credential.
+  auto session = call(server, "POST", "/v1/agents/sessions",
+                      R"({"agent_id":"fake","environment":{"type":"none"},"input":"x",)"
+                      R"("vault_ids":[")" +
+                          ids.vault + R"("]})");
+  ASSERT_EQ(session.status, 200) << session.body;
+  const auto turns_path =
+      "/v1/agents/sessions/" + json(session.body)->getValue<std::string>("id") + "/turns";
+  std::string turns;
+  for (int i = 0; i < 300 && turns.find(R"("status":"failed")") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    turns = call(server, "GET", turns_path).body;
+  }
+  EXPECT_THAT(turns, HasSubstr(R"("status":"failed")"));
+  EXPECT_THAT(turns, HasSubstr("The secret of credential 'vaulted' (" + ids.credential));
+  EXPECT_THAT(turns, HasSubstr("ABX_AGENTS_STATE_KEY"));
 
   auto refused = turn(server, "no secret");
   EXPECT_NE(refused.status, 200);
