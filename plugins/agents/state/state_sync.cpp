@@ -60,6 +60,7 @@ void AgentsStateSync::restore(sdk::Redactor& redactor, std::int64_t now) {
   std::size_t agents_not_kept = 0, credentials_not_kept = 0;
   for (auto& record : loaded.state.agents) {
     std::string where;
+    auto kept = record;  // definitionOf() takes the trees
     auto d = definitionOf(record, where);
     if (!d) {
       log_.warn("agents: agent '" + record.id + "' of " + file_.path() +
@@ -68,9 +69,21 @@ void AgentsStateSync::restore(sdk::Redactor& redactor, std::int64_t now) {
     }
     const auto bag = SecretBag::of(d->spec);
     for (const auto& secret : bag.values()) redactor.addSecret(secret);
+    if (catalog_.locked()) {
+      // Locked, only the config file's definitions run; these wait in the
+      // file for a start without the lock.
+      kept.secrets = bag.values();
+      held_.push_back(std::move(kept));
+      continue;
+    }
     if (!d->stored.secrets_not_kept.empty()) ++agents_not_kept;
     catalog_.restore(std::move(*d));
   }
+  if (!held_.empty())
+    log_.info("agents: " + std::to_string(held_.size()) + " HTTP-created definition(s) of " +
+              file_.path() +
+              " not loaded: definitions are locked (ABX_AGENTS_LOCK_DEFINITIONS=1); the file keeps "
+              "them");
   for (const auto& c : loaded.state.credentials) {
     if (c.secret.empty())
       ++credentials_not_kept;
@@ -104,6 +117,7 @@ void AgentsStateSync::save() {
     a.model = std::move(d.stored.model);
     state.agents.push_back(std::move(a));
   }
+  state.agents.insert(state.agents.end(), held_.begin(), held_.end());
   state.vaults = vaults_.vaults();
   state.credentials = vaults_.allCredentials();
   if (auto s = file_.save(state); !s) log_.warn("agents: " + s.message());

@@ -34,8 +34,9 @@ class AgentsStateSync {
 
   /**
    * Reads the file into the catalog (over the config file's definitions of
-   * the same name) and the vault store; every secret it restores goes to
-   * @p redactor. Logs what an operator should know; never fails.
+   * the same name; none when the catalog is locked) and the vault store;
+   * every secret it restores goes to @p redactor. Logs what an operator
+   * should know; never fails.
    */
   void restore(sdk::Redactor& redactor, std::int64_t now);
   /** Writes the whole state now; a failure is logged (the change stands in memory). */
@@ -46,6 +47,8 @@ class AgentsStateSync {
   AgentCatalog& catalog_;
   VaultStore& vaults_;
   sdk::Logger& log_;
+  /** Definitions of the file a locked catalog does not run; saved back as they were. */
+  std::vector<AgentRecord> held_;
   std::mutex mutex_;  // one writer at a time, each with the state as it is then
 };
 

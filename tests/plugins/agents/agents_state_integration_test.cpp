@@ -262,3 +262,33 @@ TEST(AgentsState, ATornFileIsKeptAsideAndTheServerStartsEmpty) {
 
 }  // namespace
 }  // namespace abx::testing
+
+namespace abx::testing {
+namespace {
+
+TEST(AgentsState, LockedTheFileKeepsHttpDefinitionsWithoutRunningThem) {
+  Shared shared;
+  const auto ids = createAndRestart(shared, /*keyed=*/true).first;
+  {
+    auto locked = stateServer(shared, /*keyed=*/true);
+    locked.env["ABX_AGENTS_LOCK_DEFINITIONS"] = "1";
+    ServerProcess server(locked);
+    EXPECT_EQ(call(server, "GET", "/v1/agents/durable").status, 404);
+    EXPECT_NE(turn(server, "locked").status, 200);
+    // A change while locked rewrites the file: the held definition stays in it.
+    ASSERT_EQ(call(server, "POST", "/v1/vaults", R"({"name":"while-locked"})").status, 200);
+  }
+  ServerProcess server(stateServer(shared, /*keyed=*/true));
+  EXPECT_EQ(call(server, "GET", "/v1/agents/durable").status, 200);
+  auto r = turn(server, "unlocked again");
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto env = lastAgentEnv(shared);
+  ASSERT_TRUE(env);
+  EXPECT_EQ(env->optValue<std::string>("INLINE_SECRET", ""), kInline);
+  EXPECT_EQ(env->optValue<std::string>("FROM_VAULT", ""), kVaulted);
+  EXPECT_THAT(call(server, "GET", "/v1/vaults").body, HasSubstr("while-locked"));
+  EXPECT_EQ(call(server, "GET", "/v1/vaults/" + ids.vault).status, 200);
+}
+
+}  // namespace
+}  // namespace abx::testing
