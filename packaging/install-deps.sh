@@ -10,6 +10,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libpoco-dev libyaml-cpp-dev libboost-dev libboost-filesystem-dev libarchive-dev
+  libssl-dev  # the agents plugin seals the secrets it keeps (OpenSSL libcrypto, AES-256-GCM)
   libicu-dev  # the browser plugin: UTS #46 (IDN) host mapping, as Chromium does
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format

@@ -5,6 +5,19 @@
 #include "secret_redaction.h"
 
 namespace abx::plugins::agents {
+namespace {
+
+std::string secretsNotKeptMessage(const std::string& name, const std::vector<std::string>& paths) {
+  std::string list;
+  for (const auto& path : paths) list += (list.empty() ? "" : ", ") + path;
+  return "Agent '" + name + "' has no secret for " + list +
+         ": the server did not keep it across a restart (it has no state key; set "
+         "ABX_AGENTS_STATE_KEY or the agents setting state_key_file to keep secrets). Send the "
+         "secret again with POST /v1/agents/" +
+         name + ".";
+}
+
+}  // namespace
 
 void AgentCatalog::setDefinitions(std::vector<sdk::agents::AgentSpec> specs, CredentialRefs refs) {
   std::map<std::string, std::shared_ptr<const ResolvedAgent>> next;
@@ -24,13 +37,25 @@ void AgentCatalog::setDefinitions(std::vector<sdk::agents::AgentSpec> specs, Cre
 
 void AgentCatalog::put(sdk::agents::AgentSpec spec, std::int64_t now,
                        std::vector<CredentialRef> refs, Stored stored) {
+  insert(std::move(spec), std::nullopt, now, std::move(refs), std::move(stored));
+  if (on_change_) on_change_();
+}
+
+void AgentCatalog::restore(Definition d) {
+  insert(std::move(d.spec), d.created_at, d.updated_at, std::move(d.credential_refs),
+         std::move(d.stored));
+}
+
+void AgentCatalog::insert(sdk::agents::AgentSpec spec, std::optional<std::int64_t> created,
+                          std::int64_t updated, std::vector<CredentialRef> refs, Stored stored) {
   auto agent = std::make_shared<ResolvedAgent>();
   agent->redaction = redactionFor(spec);
   agent->spec = std::move(spec);
   std::lock_guard lock(mutex_);
   const auto& name = agent->spec.name;
   auto times = times_.find(name);
-  times_[name] = {times == times_.end() ? now : times->second.first, now};
+  if (!created) created = times == times_.end() ? updated : times->second.first;
+  times_[name] = {*created, updated};
   if (refs.empty())
     refs_.erase(name);
   else
@@ -40,11 +65,16 @@ void AgentCatalog::put(sdk::agents::AgentSpec spec, std::int64_t now,
 }
 
 bool AgentCatalog::erase(const std::string& name) {
-  std::lock_guard lock(mutex_);
-  times_.erase(name);
-  refs_.erase(name);
-  stored_.erase(name);
-  return definitions_.erase(name) > 0;
+  bool erased = false;
+  {
+    std::lock_guard lock(mutex_);
+    times_.erase(name);
+    refs_.erase(name);
+    stored_.erase(name);
+    erased = definitions_.erase(name) > 0;
+  }
+  if (erased && on_change_) on_change_();
+  return erased;
 }
 
 std::optional<AgentCatalog::Definition> AgentCatalog::definition(const std::string& name) const {
@@ -89,10 +119,17 @@ std::shared_ptr<const ResolvedAgent> AgentCatalog::resolve(const std::string& na
                                                            std::string& why) const {
   std::shared_ptr<const ResolvedAgent> base;
   std::vector<CredentialRef> refs;
+  std::vector<std::string> not_kept;
   {
     std::lock_guard lock(mutex_);
     if (auto it = definitions_.find(name); it != definitions_.end()) base = it->second;
     if (auto it = refs_.find(name); base && it != refs_.end()) refs = it->second;
+    if (auto it = stored_.find(name); base && it != stored_.end())
+      not_kept = it->second.secrets_not_kept;
+  }
+  if (base && !not_kept.empty()) {
+    why = secretsNotKeptMessage(name, not_kept);
+    return nullptr;
   }
   if (base) {
     if (!allow_extra_args_ && !base->spec.extra_args.empty()) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,6 +30,11 @@ struct StoredAgent {
   std::map<std::string, std::string> metadata;
   bool named = true; /**< false: the server chose the id; the Agent's name is null */
   std::string model; /**< as requested; "" when none was */
+  /** @ref body in the definition schema (what agents_state.json restores from). */
+  ConfigValue definition;
+  /** Paths of @ref body whose secret a restart without a state key lost
+   *  (state/secret_leaves.h): the agent's turns fail until it is sent again. */
+  std::vector<std::string> secrets_not_kept;
 };
 
 /** THREAD: safe. */
@@ -62,6 +68,11 @@ class AgentCatalog {
   void put(sdk::agents::AgentSpec spec, std::int64_t now, std::vector<CredentialRef> refs = {},
            Stored stored = {});
   bool erase(const std::string& name);
+  /** A definition read back from agents_state.json, with its own times (no onChange call). */
+  void restore(Definition definition);
+  /** Called after every put() and erase(), outside the lock: agents_state.json follows.
+   *  Set once, before the routes exist. */
+  void onChange(std::function<void()> listener) { on_change_ = std::move(listener); }
   std::optional<Definition> definition(const std::string& name) const;
   /** Oldest first. */
   std::vector<Definition> definitions() const;
@@ -85,6 +96,9 @@ class AgentCatalog {
   const sdk::agents::AgentAdapter* adapter(const std::string& runtime) const;
 
  private:
+  /** put() and restore(): @p created nullopt keeps the earlier creation time, if any. */
+  void insert(sdk::agents::AgentSpec spec, std::optional<std::int64_t> created,
+              std::int64_t updated, std::vector<CredentialRef> refs, Stored stored);
   Definition definitionLocked(const std::string& name, const ResolvedAgent& agent) const;
 
   const sdk::ServiceRegistry& services_;
@@ -97,6 +111,7 @@ class AgentCatalog {
   CredentialRefs refs_;
   std::map<std::string, Stored> stored_;
   mutable std::map<std::string, std::shared_ptr<const ResolvedAgent>> defaults_;
+  std::function<void()> on_change_;
 };
 
 }  // namespace abx::plugins::agents

@@ -17,6 +17,7 @@ extern char** environ;
 #include "runtime/agent_child_env.h"
 #include "secret_redaction.h"
 #include "secrets/secret_bag.h"
+#include "wire/wire_route.h"
 
 namespace abx::plugins::agents {
 namespace {
@@ -57,6 +58,12 @@ void addLoadGauges(sdk::Metrics& metrics, const AgentRuntime& runtime,
                         [&streams] { return static_cast<double>(streams.subscribers()); });
 }
 
+/** Where transcripts, sessions.json and agents_state.json live. */
+std::string stateDir(sdk::HostContext& host) {
+  auto dir = host.settings().get("state_dir");
+  return dir && !dir->empty() ? *dir : host.info().state_dir + "/agents";
+}
+
 }  // namespace
 
 sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
@@ -67,6 +74,7 @@ sdk::Status AgentsPlugin::start(sdk::HostContext& host) {
       !s)
     return s;
   if (auto s = buildCatalog(host); !s) return s;
+  if (auto s = buildState(host); !s) return s;
   if (auto s = buildRuntime(host); !s) return s;
   return addWireRoutes(host);
 }
@@ -110,6 +118,21 @@ sdk::Status AgentsPlugin::buildCatalog(sdk::HostContext& host) {
   return sdk::Status::ok();
 }
 
+sdk::Status AgentsPlugin::buildState(sdk::HostContext& host) {
+  // A bad key stops the start (check-config included): running on would
+  // lose every secret at the next restart without saying so.
+  auto sealer = stateSealer(host);
+  if (!sealer) return sealer.status();
+  if (host.info().checking) return sdk::Status::ok();
+  state_ = std::make_unique<AgentsStateSync>(AgentsStateFile(stateDir(host), *sealer), *catalog_,
+                                             *vaults_, host.log());
+  state_->restore(host.redactor(), unixNow());
+  auto* state = state_.get();
+  catalog_->onChange([state] { state->save(); });
+  vaults_->onChange([state] { state->save(); });
+  return sdk::Status::ok();
+}
+
 sdk::Status AgentsPlugin::buildRuntime(sdk::HostContext& host) {
   const sdk::Settings& settings = host.settings();
   RuntimeOptions options;
@@ -118,9 +141,7 @@ sdk::Status AgentsPlugin::buildRuntime(sdk::HostContext& host) {
   options.session_ttl_s =
       static_cast<std::int64_t>(positiveSetting(settings, "session_ttl_s", 86400));
   options.retention_interval = retentionInterval(options.session_ttl_s);
-  auto state_dir = settings.get("state_dir");
-  options.state_dir =
-      state_dir && !state_dir->empty() ? *state_dir : host.info().state_dir + "/agents";
+  options.state_dir = stateDir(host);
   // Transcripts and sessions.json are no caller's business through the file
   // API, wherever an operator put them.
   if (auto s = host.privateDirectory(std::filesystem::absolute(options.state_dir).string()); !s)

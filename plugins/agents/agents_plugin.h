@@ -11,6 +11,7 @@
 #include "abx/sdk/plugin.h"
 #include "agent_catalog.h"
 #include "runtime/agent_runtime.h"
+#include "state/state_sync.h"
 #include "vaults/vault_store.h"
 #include "wire/agents_routes.h"
 #include "wire/response_store.h"
@@ -31,9 +32,10 @@ class AgentsPlugin final : public sdk::Plugin {
   void stop() noexcept override;
 
  private:
-  // start()'s stages, in order: definitions and vaults, the turn runtime,
-  // then the two wires' routes.
+  // start()'s stages, in order: definitions and vaults, what
+  // agents_state.json kept of them, the turn runtime, then the wires' routes.
   sdk::Status buildCatalog(sdk::HostContext& host);
+  sdk::Status buildState(sdk::HostContext& host);
   sdk::Status buildRuntime(sdk::HostContext& host);
   sdk::Status addWireRoutes(sdk::HostContext& host);
 
@@ -51,6 +53,7 @@ class AgentsPlugin final : public sdk::Plugin {
   std::unique_ptr<VaultStore> vaults_;
   std::unique_ptr<SessionVaultIds> vault_ids_;
   std::shared_ptr<VaultsContext> vaults_context_;
+  std::unique_ptr<AgentsStateSync> state_;
   std::vector<std::string> definition_names_;
   bool warned_ = false;
 };

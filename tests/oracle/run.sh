@@ -52,7 +52,8 @@ exec 9>&-
 # 2. A fresh work dir: server log, agents state, workspace, HOME, recorded wire.
 work="$(mktemp -d "${TMPDIR:-/tmp}/abx-oracle-XXXXXX")"
 state="$work/state" wire="$work/wire" log="$work/server.log"
-mkdir -p "$state" "$wire" "$work/workspace" "$work/home" "$work/base"
+cases_dir="$work/cases"   # the servers a case starts itself (harness startServer)
+mkdir -p "$state" "$wire" "$work/workspace" "$work/home" "$work/base" "$cases_dir"
 token="oracle-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 canary="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"   # 32 hex characters
 # shellcheck source=../support/server_run.sh
@@ -74,35 +75,40 @@ config=()
 [ -n "$manifest" ] && config+=(--plugins "$manifest")
 args=(serve --host 127.0.0.1 --port 0 --pty-port 0 "${config[@]}")
 read -r -a extra_env <<<"${REALCLI_SERVER_ENV:-}"
-server_env=(HOME="$work/home"
+# public_env holds no secret: the cases get it to start servers of their own.
+public_env=(HOME="$work/home"
     PATH="$extra_path$repo/fake_agents:$PATH"
-    ABX_SERVER_TOKEN="$token"
     ABX_SERVER_ENABLED_GROUPS=agents
     ABX_SERVER_BASE_DIR="$work/base"
     ABX_AGENTS_CONFIG="$agents"
-    ABX_AGENTS_STATE_DIR="$state"
     ABX_AGENTS_MAX_SESSIONS=1000
-    ORACLE_CANARY="$canary"
     ORACLE_WORKSPACE="$work/workspace"
     "${extra_env[@]}")
+server_env=(ABX_SERVER_TOKEN="$token" ABX_AGENTS_STATE_DIR="$state" ORACLE_CANARY="$canary"
+    "${public_env[@]}")
 abx_server_start oracle "$log" env "${server_env[@]}" "$server" "${args[@]}"
 port=$abx_server_port
 echo "oracle: $server ${args[*]} (log $log)"
 
-# 4. The cases, sequentially, in a clean SDK environment.
+# 4. The cases, sequentially, in a clean SDK environment. A case that needs a
+# server of its own (a restart) starts it with the harness's startServer()
+# from ORACLE_SERVER_* (one argument, one NAME=value a line), under
+# ORACLE_CASES_DIR, which the canary scan covers.
 cd "$here"
 env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u OPENAI_CUSTOM_HEADERS -u OPENAI_ORG_ID \
     -u OPENAI_PROJECT_ID -u OPENAI_WEBHOOK_SECRET -u OPENAI_LOG -u ORACLE_CANARY \
   NODE_ENV=test OPENAI_AGENTS_DISABLE_TRACING=1 \
   ORACLE_BASE_URL="http://127.0.0.1:$port/v1" ORACLE_TOKEN="$token" ORACLE_WIRE_DIR="$wire" \
   ORACLE_CANARY_VALUE="$canary" ORACLE_WORK_DIR="$work" \
+  ORACLE_SERVER_BIN="$server" ORACLE_SERVER_ARGS="$(printf '%s\n' "${args[@]}")" \
+  ORACLE_SERVER_ENV="$(printf '%s\n' "${public_env[@]}")" ORACLE_CASES_DIR="$cases_dir" \
   node --test --test-force-exit --test-concurrency=1 --test-reporter=spec "${cases[@]}"
 rc=$?
 if [ $rc -ne 0 ]; then echo "--- server log (last 80 lines) ---"; tail -80 "$log"; fi
 
 # 5. The secret canary: stop the server (so everything it keeps is flushed),
-# then look for the canary in its log, its state dir, and every byte the SDK
-# received. This assertion fails the test on its own, whatever the cases did.
+# then look for the canary in its log, its state dir, the logs and state of
+# the servers the cases started, and every byte the SDK received. This assertion fails the test on its own, whatever the cases did.
 cleanup
 leaks=0
 recorded="$(find "$wire" -type f | wc -l)"
@@ -111,13 +117,16 @@ if [ "$recorded" -eq 0 ]; then
   leaks=1
 fi
 while IFS= read -r -d '' f; do
-  case "$f" in "$log") where="server log" ;; "$wire"/*) where="SDK wire" ;; *) where="state dir" ;; esac
+  case "$f" in
+    "$log") where="server log" ;; "$wire"/*) where="SDK wire" ;;
+    "$cases_dir"/*) where="files of a case's own server" ;; *) where="state dir" ;;
+  esac
   offset="$(grep -boF "$canary" "$f" | head -1 | cut -d: -f1)"
   echo "not ok - secret canary found in the $where: ${f#$work/} (byte offset $offset)"
   leaks=1
-done < <(grep -rlFZ -- "$canary" "$log" "$state" "$wire" 2>/dev/null)
+done < <(grep -rlFZ -- "$canary" "$log" "$state" "$cases_dir" "$wire" 2>/dev/null)
 if [ $leaks -eq 0 ]; then
-  echo "ok - secret canary absent from the server log, $(find "$state" -type f | wc -l) state file(s) and $recorded recorded response(s)"
+  echo "ok - secret canary absent from the server log, $(find "$state" "$cases_dir" -type f | wc -l) state and case file(s) and $recorded recorded response(s)"
 else
   [ "${ORACLE_KEEP:-0}" = 1 ] || echo "oracle: set ORACLE_KEEP=1 to keep $work for inspection"
   [ $rc -eq 0 ] && rc=1

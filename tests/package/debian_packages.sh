@@ -87,6 +87,7 @@ depends agent-sandbox-server procps
 depends agent-sandbox-server libpocofoundation
 for p in files agents dev-tools browser inspector; do depends "agent-sandbox-$p" "agent-sandbox-server (= $version-"; done
 depends agent-sandbox-files libarchive13
+depends agent-sandbox-agents libssl3  # libcrypto: the sealed secrets of agents_state.json
 depends agent-sandbox-dev-tools git
 depends agent-sandbox-browser chromium
 depends agent-sandbox-browser libicu

@@ -47,6 +47,15 @@ std::optional<std::string> applyCredentialRefs(sdk::agents::AgentSpec& spec,
     if (!value)
       return "The credential '" + ref.credential + "' of vault '" + ref.vault + "' (" + ref.slot +
              " of agent '" + spec.name + "') does not exist.";
+    // Creating a credential requires its secret: an empty one is one a
+    // restart without a state key did not keep.
+    if (value->secret.empty())
+      return "The secret of credential '" + ref.credential + "' of vault '" + ref.vault + "' (" +
+             ref.slot + " of agent '" + spec.name +
+             "') was not kept across a server restart (the server has no state key; set "
+             "ABX_AGENTS_STATE_KEY or the agents setting state_key_file to keep secrets). Send it "
+             "again with POST /v1/vaults/" +
+             ref.vault + "/credentials/" + ref.credential + ".";
     std::string header_name;
     auto* slot = slotValue(spec, ref.slot, header_name);
     if (!slot) return "Agent '" + spec.name + "' has no slot " + ref.slot + ".";

@@ -83,6 +83,9 @@ struct TurnRequest {
   /** The policy's limits.max_duration_seconds of the request that asked for
    *  the turn: a ceiling over the definition's turn_timeout_s. */
   std::optional<std::chrono::milliseconds> max_duration;
+  /** Not empty: the turn fails at its start with this message (a vault
+   *  credential whose secret a restart lost). */
+  std::string refusal;
 };
 
 struct RuntimeOptions {

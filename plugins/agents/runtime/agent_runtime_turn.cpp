@@ -29,6 +29,8 @@ void AgentRuntime::runTurn(const std::string& turn_id) {
 AgentRuntime::TurnEnd AgentRuntime::runStages(const std::string& turn_id, const TurnStart& start,
                                               std::string& runtime) {
   if (start.cancel->load()) return TurnEnd::cancelled();
+  if (!start.request.refusal.empty())
+    return TurnEnd::failure(TurnError{"invalid_request", start.request.refusal});
   std::string why;
   auto agent = resolver_(start.agent, why);
   if (!agent || !agent->adapter) return TurnEnd::failure(TurnError{"invalid_request", why});

@@ -1,20 +1,14 @@
 #include "session_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "abx/sdk/json.h"
 #include "json_fields.h"
+#include "state/atomic_write.h"
 
 namespace abx::plugins::agents {
 namespace {
-
-namespace fs = std::filesystem;
 
 // Lenient like the file's first reader: a number written as a float or a
 // string of digits still reads, anything else is 0.
@@ -164,29 +158,7 @@ sdk::Status SessionFile::save(const std::vector<SessionInfo>& sessions,
   w.endArray().key("turns").beginArray();
   for (const auto& t : turns) writeTurn(w, t);
   w.endArray().endObject();
-  const std::string body = w.take();
-
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  if (ec) return sdk::Status::error("cannot create " + dir_ + ": " + ec.message());
-  ::chmod(dir_.c_str(), 0700);
-  const std::string temp = path_ + ".tmp";
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return sdk::Status::error("cannot write " + temp);
-  std::size_t done = 0;
-  while (done < body.size()) {
-    auto n = ::write(fd, body.data() + done, body.size() - done);
-    if (n <= 0) {
-      ::close(fd);
-      return sdk::Status::error("cannot write " + temp);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  ::fsync(fd);
-  ::close(fd);
-  if (::rename(temp.c_str(), path_.c_str()) != 0)
-    return sdk::Status::error("cannot replace " + path_);
-  return sdk::Status::ok();
+  return writeFileAtomically(dir_, path_, w.take());
 }
 
 sdk::Result<SessionFile::Loaded> SessionFile::load(std::int64_t now) const {

@@ -1,12 +1,14 @@
-// VaultStore: vaults and their credentials (openai-wire.md §9.11), in
-// process memory only — never on disk, never in a GET body (the views show
-// the non-secret part). A session created with vault_ids gets every
+// VaultStore: vaults and their credentials (openai-wire.md §9.11), never
+// in a GET body (the views show the non-secret part); agents_state.json
+// keeps them across restarts, their secrets sealed or left out
+// (state/agents_state_file.h). A session created with vault_ids gets every
 // environment_variable credential of those vaults as a secret env var of
 // its CLI, and every static_bearer / mcp_oauth token as the Authorization of
 // the MCP server its mcp_server_url names.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -33,9 +35,11 @@ struct Credential {
   std::int64_t created_at = 0;
   std::int64_t updated_at = 0;
   std::map<std::string, std::string> metadata;
-  std::string type;           /**< environment_variable | static_bearer | mcp_oauth */
-  std::string secret_name;    /**< environment_variable */
-  std::string secret;         /**< secret_value, token or access_token: write-only */
+  std::string type;        /**< environment_variable | static_bearer | mcp_oauth */
+  std::string secret_name; /**< environment_variable */
+  /** secret_value, token or access_token: write-only. Empty only when a
+   *  restart without a state key lost it (creating requires one). */
+  std::string secret;
   std::string mcp_server_url; /**< static_bearer, mcp_oauth */
   /** JSON text, echoed as it is: the client's `networking` object, or this
    *  default (a constant, so spelled here rather than written per request). */
@@ -60,12 +64,27 @@ class VaultStore {
   std::vector<Credential> credentials(const std::string& vault_id) const; /**< oldest first */
   bool deleteCredential(const std::string& vault_id, const std::string& id);
 
+  /** Vaults and credentials read back from agents_state.json (no onChange call). */
+  void restore(std::vector<Vault> vaults, std::vector<Credential> credentials);
+  /** Every credential of every vault. */
+  std::vector<Credential> allCredentials() const;
+  /** Called after every change, outside the lock: agents_state.json follows.
+   *  Set once, before the routes exist. */
+  void onChange(std::function<void()> listener) { on_change_ = std::move(listener); }
+  /** A turn's refusal when a credential of @p vault_ids lost its secret in a restart. */
+  std::optional<std::string> secretsNotKept(const std::vector<std::string>& vault_ids) const;
+
   /** environment_variable credentials of @p vault_ids as env (secret values). */
   sdk::agents::EnvList secretEnv(const std::vector<std::string>& vault_ids) const;
   /** static_bearer tokens and mcp_oauth access tokens of @p vault_ids, by MCP server URL. */
   McpBearerTokens mcpBearerTokens(const std::vector<std::string>& vault_ids) const;
 
  private:
+  void changed() const {
+    if (on_change_) on_change_();
+  }
+
+  std::function<void()> on_change_;
   mutable std::mutex mutex_;
   std::map<std::string, Vault> vaults_;
   std::map<std::string, Credential> credentials_;  // by credential id

@@ -15,6 +15,7 @@
 #include "runtime/id_factory.h"
 #include "secrets/secret_bag.h"
 #include "session_objects.h"
+#include "state/secret_leaves.h"
 #include "wire_route.h"
 
 namespace abx::plugins::agents {
@@ -37,6 +38,9 @@ std::string agentJson(const AgentCatalog::Definition& d) {
   writeAgentSettings(w);
   w.key("tools");
   writePublicMcpTools(w, spec);
+  // Only after a restart without a state key: the secrets to send again.
+  if (!d.stored.secrets_not_kept.empty())
+    w.key("secrets_not_kept").value(d.stored.secrets_not_kept);
   w.endObject();
   return w.take();
 }
@@ -185,8 +189,10 @@ sdk::Response store(const Ctx& ctx, const sdk::Request& r, const std::string& up
   if (ctx->log)
     for (const auto& warning : registrationWarnings(spec, !parsed.credential_refs.empty()))
       ctx->log->warn(warning);
-  AgentCatalog::Stored stored{std::move(body), std::move(agent.metadata), agent.named,
-                              std::move(agent.model)};
+  AgentCatalog::Stored stored{std::move(body),        std::move(agent.metadata),   agent.named,
+                              std::move(agent.model), std::move(agent.definition), {}};
+  // A merge over a body whose secrets a restart lost keeps the ones not sent again lost.
+  stored.secrets_not_kept = secretsNotKept(stored.body);
   catalog->put(std::move(spec), unixNow(), std::move(parsed.credential_refs), std::move(stored));
   return sdk::Response::json(agentJson(*catalog->definition(id)));
 }

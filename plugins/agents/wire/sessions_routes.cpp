@@ -76,6 +76,7 @@ sdk::Result<Turn> submit(const Ctx& ctx, const sdk::Request& r, const std::strin
   turn.reasoning_effort = std::move(overrides.reasoning_effort);
   turn.workdir = std::move(overrides.workdir);
   const auto vault_ids = ctx->vault_ids->get(session_id);
+  turn.refusal = ctx->vaults->secretsNotKept(vault_ids).value_or("");
   turn.secret_env = ctx->vaults->secretEnv(vault_ids);
   turn.mcp_bearer_tokens = ctx->vaults->mcpBearerTokens(vault_ids);
   return ctx->runtime->submitTurn(session_id, std::move(turn));

@@ -45,7 +45,10 @@ std::string credentialJson(const Credential& c) {
     w.member("mcp_server_url", c.mcp_server_url);
     if (c.type != "static_bearer") w.key("expires_at").null().key("refresh").null();
   }
-  w.endObject().endObject();
+  w.endObject();
+  // Only after a restart without a state key: the secret must be sent again.
+  if (c.secret.empty()) w.member("secret_kept", false);
+  w.endObject();
   return w.take();
 }
 

@@ -84,3 +84,55 @@ export async function expectApiError(promise, Class, { status, code } = {}) {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// A server of the case's own, for what the shared one cannot show (a
+// restart): the binary, arguments and public environment run.sh started the
+// shared one with (ORACLE_SERVER_*), the same token and canary, its state
+// dir and log under ORACLE_CASES_DIR/<name> (the canary scan covers them),
+// plus `env`. Two servers started with the same name share the state dir.
+// Returns { baseURL, client(options), stop() }; stop() waits for the exit.
+let serverSeq = 0;
+const ownServers = new Set();
+process.on('exit', () => { for (const child of ownServers) child.kill('SIGKILL'); });
+
+export async function startServer(name, env = {}) {
+  const { spawn } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const lines = (text) => (text ?? '').split('\n').filter((l) => l.length > 0);
+  const dir = path.join(process.env.ORACLE_CASES_DIR, name);
+  fs.mkdirSync(dir, { recursive: true });
+  const serverEnv = {};
+  for (const line of lines(process.env.ORACLE_SERVER_ENV)) {
+    const eq = line.indexOf('=');
+    serverEnv[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  Object.assign(serverEnv, {
+    ABX_SERVER_TOKEN: TOKEN, ORACLE_CANARY: process.env.ORACLE_CANARY_VALUE,
+    ABX_AGENTS_STATE_DIR: path.join(dir, 'state'), ...env,
+  });
+  const log = fs.openSync(path.join(dir, `server-${++serverSeq}.log`), 'w', 0o600);
+  const child = spawn(process.env.ORACLE_SERVER_BIN, lines(process.env.ORACLE_SERVER_ARGS),
+    { env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  ownServers.add(child);
+  const exited = new Promise((resolve) => child.on('close', (code) => { ownServers.delete(child); fs.closeSync(log); resolve(code); }));
+  const port = await new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`server '${name}' did not listen in 30 s:\n${seen}`)), 30_000);
+    const take = (chunk) => {
+      fs.writeSync(log, chunk);
+      seen += chunk.toString();
+      const m = /^listening on 127\.0\.0\.1:(\d+)/m.exec(seen);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    exited.then((code) => { clearTimeout(timer); reject(new Error(`server '${name}' exited (${code}) before listening:\n${seen}`)); });
+  });
+  const baseURL = `http://127.0.0.1:${port}/v1`;
+  return {
+    baseURL,
+    client: (o = {}) => client({ baseURL, ...o }),
+    stop: async () => { child.kill('SIGTERM'); return exited; },
+  };
+}

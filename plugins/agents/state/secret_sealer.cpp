@@ -1,0 +1,140 @@
+#include "state/secret_sealer.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include <cctype>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+namespace abx::plugins::agents {
+namespace {
+
+constexpr int kNonceBytes = 12;
+constexpr int kTagBytes = 16;
+
+using CipherContext = std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)>;
+
+CipherContext newContext() {
+  CipherContext ctx(EVP_CIPHER_CTX_new(), &EVP_CIPHER_CTX_free);
+  if (!ctx) throw std::runtime_error("OpenSSL: no cipher context");
+  return ctx;
+}
+
+const unsigned char* bytes(std::string_view s) {
+  return reinterpret_cast<const unsigned char*>(s.data());
+}
+
+std::string base64(const std::vector<unsigned char>& data) {
+  std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data.data(),
+                                static_cast<int>(data.size()));
+  out.resize(static_cast<std::size_t>(n));
+  return out;
+}
+
+// Standard or URL-safe base64, padding optional; nullopt for anything else.
+std::optional<std::vector<unsigned char>> unbase64(std::string_view text) {
+  std::string s(text);
+  for (auto& c : s) c = c == '-' ? '+' : c == '_' ? '/' : c;
+  while (s.size() % 4 != 0) s += '=';
+  std::size_t padding = 0;
+  while (padding < s.size() && s[s.size() - 1 - padding] == '=') ++padding;
+  if (s.empty() || padding > 2) return std::nullopt;
+  std::vector<unsigned char> out(s.size() / 4 * 3);
+  const int n = EVP_DecodeBlock(out.data(), bytes(s), static_cast<int>(s.size()));
+  if (n < 0 || static_cast<std::size_t>(n) < padding) return std::nullopt;
+  out.resize(static_cast<std::size_t>(n) - padding);
+  return out;
+}
+
+std::optional<std::vector<unsigned char>> unhex(std::string_view text) {
+  if (text.size() % 2 != 0) return std::nullopt;
+  std::vector<unsigned char> out;
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+  };
+  for (std::size_t i = 0; i < text.size(); i += 2) {
+    const int hi = digit(text[i]), lo = digit(text[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out.push_back(static_cast<unsigned char>(hi * 16 + lo));
+  }
+  return out;
+}
+
+}  // namespace
+
+sdk::Result<std::array<unsigned char, 32>> parseStateKey(std::string_view text,
+                                                         std::string_view source) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
+  auto decoded = text.size() == 64 ? unhex(text) : unbase64(text);
+  std::array<unsigned char, 32> key{};
+  if (!decoded || decoded->size() != key.size()) {
+    if (decoded) OPENSSL_cleanse(decoded->data(), decoded->size());
+    return sdk::Status::error(std::string(source) +
+                                  ": the state key must be 32 bytes written as 64 hex digits or "
+                                  "in base64 (e.g. the output of `openssl rand -hex 32`)",
+                              "ValueError");
+  }
+  std::copy(decoded->begin(), decoded->end(), key.begin());
+  OPENSSL_cleanse(decoded->data(), decoded->size());
+  return key;
+}
+
+SecretSealer::~SecretSealer() { OPENSSL_cleanse(key_.data(), key_.size()); }
+
+std::string SecretSealer::seal(std::string_view plain, std::string_view binding) const {
+  std::vector<unsigned char> out(kNonceBytes + plain.size() + kTagBytes);
+  if (RAND_bytes(out.data(), kNonceBytes) != 1) throw std::runtime_error("OpenSSL: no randomness");
+  auto ctx = newContext();
+  int n = 0, last = 0;
+  if (EVP_EncryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, nullptr, nullptr) != 1 ||
+      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, kNonceBytes, nullptr) != 1 ||
+      EVP_EncryptInit_ex(ctx.get(), nullptr, nullptr, key_.data(), out.data()) != 1 ||
+      EVP_EncryptUpdate(ctx.get(), nullptr, &n, bytes(binding), static_cast<int>(binding.size())) !=
+          1 ||
+      EVP_EncryptUpdate(ctx.get(), out.data() + kNonceBytes, &n, bytes(plain),
+                        static_cast<int>(plain.size())) != 1 ||
+      EVP_EncryptFinal_ex(ctx.get(), out.data() + kNonceBytes + n, &last) != 1 ||
+      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, kTagBytes,
+                          out.data() + kNonceBytes + plain.size()) != 1)
+    throw std::runtime_error("OpenSSL: AES-256-GCM sealing failed");
+  return std::string(kSealedPrefix) + base64(out);
+}
+
+std::optional<std::string> SecretSealer::open(std::string_view sealed,
+                                              std::string_view binding) const {
+  if (!looksSealed(sealed)) return std::nullopt;
+  auto data = unbase64(sealed.substr(kSealedPrefix.size()));
+  if (!data || data->size() < kNonceBytes + kTagBytes) return std::nullopt;
+  const std::size_t length = data->size() - kNonceBytes - kTagBytes;
+  std::string plain(length, '\0');
+  auto ctx = newContext();
+  auto* text = reinterpret_cast<unsigned char*>(plain.data());
+  int n = 0, last = 0;
+  const bool opened =
+      EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, nullptr, nullptr) == 1 &&
+      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, kNonceBytes, nullptr) == 1 &&
+      EVP_DecryptInit_ex(ctx.get(), nullptr, nullptr, key_.data(), data->data()) == 1 &&
+      EVP_DecryptUpdate(ctx.get(), nullptr, &n, bytes(binding), static_cast<int>(binding.size())) ==
+          1 &&
+      EVP_DecryptUpdate(ctx.get(), text, &n, data->data() + kNonceBytes,
+                        static_cast<int>(length)) == 1 &&
+      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, kTagBytes,
+                          data->data() + kNonceBytes + length) == 1 &&
+      EVP_DecryptFinal_ex(ctx.get(), text + n, &last) == 1;
+  if (!opened) {
+    OPENSSL_cleanse(plain.data(), plain.size());
+    return std::nullopt;
+  }
+  return plain;
+}
+
+}  // namespace abx::plugins::agents
