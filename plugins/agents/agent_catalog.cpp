@@ -19,10 +19,13 @@ std::string secretsNotKeptMessage(const std::string& name, const std::vector<std
 
 }  // namespace
 
-void AgentCatalog::setDefinitions(std::vector<sdk::agents::AgentSpec> specs, CredentialRefs refs) {
+void AgentCatalog::setDefinitions(std::vector<sdk::agents::AgentSpec> specs, CredentialRefs refs,
+                                  const std::map<std::string, int>& git_depths) {
   std::map<std::string, std::shared_ptr<const ResolvedAgent>> next;
   for (auto& spec : specs) {
     auto agent = std::make_shared<ResolvedAgent>();
+    if (auto depth = git_depths.find(spec.name); depth != git_depths.end())
+      agent->git_depth = depth->second;
     agent->redaction = redactionFor(spec);
     agent->spec = std::move(spec);
     next[agent->spec.name] = std::move(agent);
@@ -51,6 +54,7 @@ void AgentCatalog::insert(sdk::agents::AgentSpec spec, std::optional<std::int64_
   auto agent = std::make_shared<ResolvedAgent>();
   agent->redaction = redactionFor(spec);
   agent->spec = std::move(spec);
+  agent->git_depth = stored.git_depth;
   std::lock_guard lock(mutex_);
   const auto& name = agent->spec.name;
   auto times = times_.find(name);
@@ -89,9 +93,11 @@ AgentCatalog::Definition AgentCatalog::definitionLocked(const std::string& name,
   const auto& times = times_.at(name);
   auto refs = refs_.find(name);
   auto stored = stored_.find(name);
-  return Definition{agent.spec, times.first, times.second,
-                    refs == refs_.end() ? std::vector<CredentialRef>{} : refs->second,
-                    stored == stored_.end() ? Stored{} : stored->second};
+  Definition out{agent.spec, times.first, times.second,
+                 refs == refs_.end() ? std::vector<CredentialRef>{} : refs->second,
+                 stored == stored_.end() ? Stored{} : stored->second};
+  out.stored.git_depth = agent.git_depth;
+  return out;
 }
 
 std::vector<AgentCatalog::Definition> AgentCatalog::definitions() const {

@@ -35,6 +35,8 @@ struct StoredAgent {
   /** Paths of @ref body whose secret a restart without a state key lost
    *  (state/secret_leaves.h): the agent's turns fail until it is sent again. */
   std::vector<std::string> secrets_not_kept;
+  /** workspace.git.depth of the definition (DefinitionResult::git_depth). */
+  int git_depth = 1;
 };
 
 /** THREAD: safe. */
@@ -50,7 +52,9 @@ class AgentCatalog {
 
   using CredentialRefs = std::map<std::string, std::vector<CredentialRef>>;
   /** Replaces the definitions (already validated); @p refs by agent name. */
-  void setDefinitions(std::vector<sdk::agents::AgentSpec> specs, CredentialRefs refs = {});
+  /** @p git_depths: by name, workspace.git.depth where it is not 1. */
+  void setDefinitions(std::vector<sdk::agents::AgentSpec> specs, CredentialRefs refs = {},
+                      const std::map<std::string, int>& git_depths = {});
 
   using Stored = StoredAgent;
   struct Definition {

@@ -114,7 +114,8 @@ sdk::Status AgentsPlugin::buildCatalog(sdk::HostContext& host) {
     secrets.insert(bag.values().begin(), bag.values().end());
   }
   takeSecretsFromEnvironment(host, secrets);
-  catalog_->setDefinitions(std::move(loaded.agents), std::move(loaded.credential_refs));
+  catalog_->setDefinitions(std::move(loaded.agents), std::move(loaded.credential_refs),
+                           loaded.git_depths);
   return sdk::Status::ok();
 }
 

@@ -31,6 +31,8 @@ class AgentSpecReader : public DefinitionReader {
  public:
   using DefinitionReader::DefinitionReader;
 
+  int gitDepth() const { return git_depth_; }
+
   AgentSpec read(const ConfigValue& root) {
     AgentSpec spec;
     if (!expectKind(root, Kind::object, prefix())) return spec;
@@ -121,7 +123,14 @@ class AgentSpecReader : public DefinitionReader {
       return;
     }
     if (!expectKind(v, Kind::object, path)) return;
-    checkKeys(v, path, {"url", "ref", "token"});
+    checkKeys(v, path, {"url", "ref", "depth", "token"});
+    if (const auto* depth = v.find("depth"); depth && depth->kind != Kind::null) {
+      const std::int64_t n = depth->kind == Kind::integer ? depth->integer : -1;
+      if (n < 0 || n > 1'000'000)
+        fail(joinPath(path, "depth"), "must be an integer from 0 (the whole history) to 1000000");
+      else
+        git_depth_ = static_cast<int>(n);
+    }
     if (auto url = requiredString(v, "url", path)) {
       git.url = std::move(*url);
       if (auto problem = gitUrlProblem(git.url)) fail(joinPath(path, "url"), *problem);
@@ -237,6 +246,8 @@ class AgentSpecReader : public DefinitionReader {
       command.resume_argv = stringList(*resume, joinPath(path, "resume_argv"));
     spec.command = std::move(command);
   }
+
+  int git_depth_ = 1;
 };
 
 }  // namespace
@@ -259,6 +270,7 @@ DefinitionResult parseAgentDefinition(const ConfigValue& tree, const DefinitionO
   result.spec = reader.read(tree);
   result.errors = reader.takeErrors();
   result.credential_refs = reader.takeCredentialRefs();
+  result.git_depth = reader.gitDepth();
   return result;
 }
 

@@ -42,6 +42,9 @@ struct DefinitionResult {
   sdk::agents::AgentSpec spec; /**< meaningful only when ok() */
   /** Secret slots given as {vault, credential}; empty in @ref spec until a turn starts. */
   std::vector<CredentialRef> credential_refs;
+  /** workspace.git.depth (default 1; 0: the whole history). Kept beside the
+   *  spec: the SDK's GitSpec has no room for it. */
+  int git_depth = 1;
   std::vector<DefinitionError> errors;
   bool ok() const { return errors.empty(); }
   /** All errors as "path: message" joined by "; " (for a 400 message or a log line). */

@@ -34,10 +34,14 @@ AgentsConfigResult parseAgentsConfig(std::string_view text, ConfigFormat format,
       tree->kind == ConfigValue::Kind::object ? tree->find("agents") : nullptr;
   if (list == nullptr) {
     auto one = parseAgentDefinition(*tree, options);
-    if (one.ok())
-      result.agents.push_back(std::move(one.spec));
-    else
+    if (!one.ok()) {
       result.errors = std::move(one.errors);
+      return result;
+    }
+    if (!one.credential_refs.empty())
+      result.credential_refs[one.spec.name] = std::move(one.credential_refs);
+    if (one.git_depth != 1) result.git_depths[one.spec.name] = one.git_depth;
+    result.agents.push_back(std::move(one.spec));
     return result;
   }
   for (const auto& [key, value] : tree->members)
@@ -61,11 +65,13 @@ AgentsConfigResult parseAgentsConfig(std::string_view text, ConfigFormat format,
     }
     if (!entry.credential_refs.empty())
       result.credential_refs[entry.spec.name] = std::move(entry.credential_refs);
+    if (entry.git_depth != 1) result.git_depths[entry.spec.name] = entry.git_depth;
     result.agents.push_back(std::move(entry.spec));
   }
   if (!result.ok()) {
     result.agents.clear();
     result.credential_refs.clear();
+    result.git_depths.clear();
   }
   return result;
 }

@@ -23,6 +23,8 @@ struct AgentsConfigResult {
   std::vector<sdk::agents::AgentSpec> agents; /**< empty unless ok() */
   /** By agent name: the secret slots given as {vault, credential}. */
   std::map<std::string, std::vector<CredentialRef>> credential_refs;
+  /** By agent name: workspace.git.depth where it is not the default (1). */
+  std::map<std::string, int> git_depths;
   std::vector<DefinitionError> errors;
   bool ok() const { return errors.empty(); }
   /** "<source>: path: message; …" (one line for the start-up failure message). */

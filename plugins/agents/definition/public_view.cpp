@@ -92,11 +92,13 @@ void writeMcpServers(sdk::JsonWriter& w, SecretSlots& slots, const AgentSpec& sp
   w.endObject();
 }
 
-void writeWorkspace(sdk::JsonWriter& w, SecretSlots& slots, const sdk::agents::WorkspaceSpec& ws) {
+void writeWorkspace(sdk::JsonWriter& w, SecretSlots& slots, const sdk::agents::WorkspaceSpec& ws,
+                    int git_depth) {
   w.beginObject().member("path", ws.path).key("git");
   if (ws.git) {
     w.beginObject().member("url", maskUrlCredential(ws.git->url)).key("ref");
     writeTextOrNull(w, ws.git->ref);
+    w.member("depth", git_depth);
     slots.masked("token", "workspace.git.token", ws.git->token);
     w.endObject();
   } else {
@@ -117,7 +119,7 @@ std::string maskUrlCredential(std::string_view url) {
 
 void writePublicDefinitionMembers(sdk::JsonWriter& w, const AgentSpec& spec,
                                   const std::vector<CredentialRef>& refs, std::string_view model,
-                                  bool named) {
+                                  bool named, int git_depth) {
   SecretSlots slots(w, refs);
   w.key("name");
   named ? w.value(spec.name) : w.null();
@@ -131,7 +133,7 @@ void writePublicDefinitionMembers(sdk::JsonWriter& w, const AgentSpec& spec,
   w.key("wire_api");
   writeTextOrNull(w, spec.provider.wire_api);
   w.endObject().key("workspace");
-  writeWorkspace(w, slots, spec.workspace);
+  writeWorkspace(w, slots, spec.workspace, git_depth);
   w.key("env").beginObject();
   for (const auto& [name, value] : spec.env) w.member(name, value);
   w.endObject().key("secrets").beginObject();

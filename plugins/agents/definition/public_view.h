@@ -27,11 +27,12 @@ inline constexpr std::string_view kMaskedSecret = "***";
  * slot given as a credential reference shows the reference {vault, credential}.
  * @p model is the "model" shown (null when empty): the definition's, or what
  * the caller makes of it. @p named false shows the name as null (an agent
- * whose id the server chose).
+ * whose id the server chose). @p git_depth is workspace.git.depth (kept
+ * beside the spec).
  */
 void writePublicDefinitionMembers(sdk::JsonWriter& w, const sdk::agents::AgentSpec& spec,
                                   const std::vector<CredentialRef>& refs, std::string_view model,
-                                  bool named = true);
+                                  bool named = true, int git_depth = 1);
 
 /** The view as one compact JSON object (model as defined). */
 std::string publicDefinitionJson(const sdk::agents::AgentSpec& spec,

@@ -48,6 +48,8 @@ struct ResolvedAgent {
   sdk::agents::AgentSpec spec;
   const sdk::agents::AgentAdapter* adapter = nullptr;
   std::shared_ptr<const TextRedaction> redaction;
+  /** workspace.git.depth: the history a bootstrap clone fetches (0: all of it). */
+  int git_depth = 1;
 };
 
 /** @return the agent called @p name, or nullptr (with @p why set). */

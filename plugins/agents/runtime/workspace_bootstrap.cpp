@@ -248,6 +248,7 @@ std::optional<TurnError> bootstrapTurnWorkspace(const TurnLaunch& launch,
   if (!spec.workspace.git) return std::nullopt;
   BootstrapRequest request;
   request.git = &*spec.workspace.git;
+  request.depth = launch.agent->git_depth;
   request.workspace = spec.workspace.path;
   request.workdir = launch.context.workdir;
   if (options.base_env) request.base_env = options.base_env();

@@ -29,6 +29,7 @@ std::optional<AgentCatalog::Definition> definitionOf(AgentRecord& a, std::string
   d.stored.metadata = std::move(a.metadata);
   d.stored.named = a.named;
   d.stored.model = std::move(a.model);
+  d.stored.git_depth = parsed.git_depth;
   return d;
 }
 

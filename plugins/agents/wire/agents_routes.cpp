@@ -30,7 +30,8 @@ std::string agentJson(const AgentCatalog::Definition& d) {
   const auto& spec = d.spec;
   sdk::JsonWriter w(2048);
   w.beginObject();
-  writePublicDefinitionMembers(w, spec, d.credential_refs, d.shownModel(), d.stored.named);
+  writePublicDefinitionMembers(w, spec, d.credential_refs, d.shownModel(), d.stored.named,
+                               d.stored.git_depth);
   w.member("id", spec.name).member("object", "agent");
   w.member("created_at", d.created_at).member("updated_at", d.updated_at);
   w.key("metadata");
@@ -193,6 +194,7 @@ sdk::Response store(const Ctx& ctx, const sdk::Request& r, const std::string& up
                               std::move(agent.model), std::move(agent.definition), {}};
   // A merge over a body whose secrets a restart lost keeps the ones not sent again lost.
   stored.secrets_not_kept = secretsNotKept(stored.body);
+  stored.git_depth = parsed.git_depth;
   catalog->put(std::move(spec), unixNow(), std::move(parsed.credential_refs), std::move(stored));
   return sdk::Response::json(agentJson(*catalog->definition(id)));
 }

@@ -91,6 +91,7 @@ TEST(AgentDefinition, ParsesEveryFieldFromYaml) {
   EXPECT_EQ(s.workspace.git->url, "https://github.com/o/r.git");
   EXPECT_EQ(s.workspace.git->ref, "main");
   EXPECT_EQ(s.workspace.git->token, "ghp_tokentokentokentoken");
+  EXPECT_EQ(r.git_depth, 1);  // shallow unless the definition says otherwise
   ASSERT_EQ(s.env.size(), 2u);
   EXPECT_EQ(s.env[0], (std::pair<std::string, std::string>{"LOG_LEVEL", "debug"}));
   EXPECT_EQ(s.env[1], (std::pair<std::string, std::string>{"RETRIES", "3"}));
@@ -211,6 +212,21 @@ limits: {max_turn: 3}
                            "mcp_servers.m.header", "limits.max_turn"})
     EXPECT_EQ(errorAt(r, path), "unknown key") << path;
   EXPECT_EQ(r.errors.size(), 5u) << r.errorText();
+}
+
+TEST(AgentDefinition, GitDepthIsANonNegativeInteger) {
+  auto deep =
+      fromYaml("name: a\nruntime: codex\nworkspace: {git: {url: https://x.example/r, depth: 0}}\n");
+  ASSERT_TRUE(deep.ok()) << deep.errorText();
+  EXPECT_EQ(deep.git_depth, 0);
+  for (const char* bad : {"-1", "2.5", "\"3\"", "2000000"}) {
+    auto r = fromYaml(std::string("name: a\nruntime: codex\nworkspace: {git: {url: "
+                                  "https://x.example/r, depth: ") +
+                      bad + "}}\n");
+    EXPECT_EQ(errorAt(r, "workspace.git.depth"),
+              "must be an integer from 0 (the whole history) to 1000000")
+        << bad;
+  }
 }
 
 TEST(AgentDefinition, RequiredFields) {

@@ -155,7 +155,7 @@ ServerOptions gitServer(const std::string& url, const std::string& sha = "main")
     workspace:
       path: "{dir}/pinned"
       git: {url: ")" + url + R"(", ref: ")" +
-                             sha + R"("}
+                             sha + R"(", depth: 2}
   - name: broken
     runtime: command
     command: {argv: ["sh", "-c", "ls -A"], parser: text}
@@ -247,8 +247,11 @@ TEST(WorkspaceGit, ACommitIdIsFetchedByIdAndCheckedOutDetached) {
   EXPECT_THAT(text, HasSubstr("README.md"));
   EXPECT_THAT(text, Not(HasSubstr("feature.txt")));
   EXPECT_EQ(readFile(server.dir() + "/pinned/.git/HEAD"), daemon.mainSha() + "\n");
+  // workspace.git.depth: 2 is the depth fetched (and the Agent shows it).
   EXPECT_THAT(readFile(server.dir() + "/git-argv.log"),
-              HasSubstr("fetch --depth=1 origin " + daemon.mainSha()));
+              HasSubstr("fetch --depth=2 origin " + daemon.mainSha()));
+  EXPECT_THAT(http(server.port(), "GET", "/v1/agents/pinned", "", bearerJson(kToken)).body,
+              HasSubstr(R"("ref":")" + daemon.mainSha() + R"(","depth":2,)"));
 }
 
 TEST(WorkspaceGit, AFailedCloneFailsTheTurnClearlyAndRedactedAndLeavesNothingBehind) {
