@@ -17,6 +17,7 @@ extern char** environ;
 #include "runtime/agent_child_env.h"
 #include "secret_redaction.h"
 #include "secrets/secret_bag.h"
+#include "wire/models_routes.h"
 #include "wire/wire_route.h"
 
 namespace abx::plugins::agents {
@@ -202,6 +203,7 @@ sdk::Status AgentsPlugin::addWireRoutes(sdk::HostContext& host) {
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
   if (auto s = addResponsesRoutes(host.routes(), context_); !s) return s;
+  if (auto s = addModelsRoutes(host.routes(), context_); !s) return s;
   runtimes_context_ = std::make_shared<RuntimesContext>();
   runtimes_context_->services = &host.services();
   runtimes_context_->env = [env = startup_env_] {

@@ -427,81 +427,44 @@ sdk::Response inputItems(const Ctx& ctx, const sdk::Request& r) {
   return pageResponse(r, std::move(items));
 }
 
-// A model registered over HTTP was created with it; the others when the group started.
-void writeModel(const Ctx& ctx, sdk::JsonWriter& w, const std::string& id) {
-  auto definition = ctx->catalog->definition(id);
-  w.beginObject().member("id", id).member("object", "model");
-  // Config-file definitions carry no time of their own.
-  const std::int64_t created = definition ? definition->created_at : 0;
-  w.member("created", created > 0 ? created : ctx->started_at);
-  w.member("owned_by", "agent-sandbox").endObject();
-}
-
-sdk::Response listModels(const Ctx& ctx, const sdk::Request&) {
-  sdk::JsonWriter w;
-  w.beginObject().member("object", "list").key("data").beginArray();
-  for (const auto& id : ctx->catalog->models()) writeModel(ctx, w, id);
-  w.endArray().endObject();
-  return sdk::Response::json(w.take());
-}
-
-sdk::Response getModel(const Ctx& ctx, const sdk::Request& r) {
-  const std::string id(r.param("id").value_or(""));
-  std::string why;
-  if (!ctx->catalog->resolve(id, why))
-    return openAiError(
-        {.status = 404, .message = why, .code = "model_not_found", .param = "model"});
-  sdk::JsonWriter w;
-  writeModel(ctx, w, id);
-  return sdk::Response::json(w.take());
-}
-
 }  // namespace
 
 sdk::Status addResponsesRoutes(sdk::RouteRegistry& registry, Ctx context) {
-  return sdk::addSharedRoutes(
-      registry, "agents", std::move(context),
-      {
-          {"POST",
-           "/v1/responses",
-           "responses_create",
-           "Run a turn of an agent (JSON, SSE with stream, or background)",
-           {kScope},
-           nullptr,
-           &createResponse},
-          {"GET",
-           "/v1/responses/{id}",
-           "responses_get",
-           "A response; ?stream=true replays and follows its events",
-           {kScope},
-           nullptr,
-           &getResponse},
-          {"DELETE",
-           "/v1/responses/{id}",
-           "responses_delete",
-           "Delete a response",
-           {kScope},
-           &deleteResponse},
-          {"POST",
-           "/v1/responses/{id}/cancel",
-           "responses_cancel",
-           "Cancel a background response",
-           {kScope},
-           &cancelResponse},
-          {"GET",
-           "/v1/responses/{id}/input_items",
-           "responses_input_items",
-           "The input messages of a response",
-           {kScope},
-           &inputItems},
-          {"GET",
-           "/v1/models",
-           "models_list",
-           "Agents and runtimes usable as model",
-           {kScope},
-           &listModels},
-          {"GET", "/v1/models/{id}", "models_get", "One model", {kScope}, &getModel},
-      });
+  return sdk::addSharedRoutes(registry, "agents", std::move(context),
+                              {
+                                  {"POST",
+                                   "/v1/responses",
+                                   "responses_create",
+                                   "Run a turn of an agent (JSON, SSE with stream, or background)",
+                                   {kScope},
+                                   nullptr,
+                                   &createResponse},
+                                  {"GET",
+                                   "/v1/responses/{id}",
+                                   "responses_get",
+                                   "A response; ?stream=true replays and follows its events",
+                                   {kScope},
+                                   nullptr,
+                                   &getResponse},
+                                  {"DELETE",
+                                   "/v1/responses/{id}",
+                                   "responses_delete",
+                                   "Delete a response",
+                                   {kScope},
+                                   &deleteResponse},
+                                  {"POST",
+                                   "/v1/responses/{id}/cancel",
+                                   "responses_cancel",
+                                   "Cancel a background response",
+                                   {kScope},
+                                   &cancelResponse},
+                                  {"GET",
+                                   "/v1/responses/{id}/input_items",
+                                   "responses_input_items",
+                                   "The input messages of a response",
+                                   {kScope},
+                                   &inputItems},
+                              });
 }
 
 }  // namespace abx::plugins::agents

@@ -1,8 +1,8 @@
 // The Responses wire's routes (agents spec §6.4, §6.6; openai-wire.md §5):
 // POST /v1/responses (JSON, SSE or background), GET /v1/responses/{id}
 // (also ?stream=true replays), DELETE /v1/responses/{id},
-// POST /v1/responses/{id}/cancel, GET /v1/responses/{id}/input_items, and
-// GET /v1/models[/{id}].
+// POST /v1/responses/{id}/cancel and GET /v1/responses/{id}/input_items
+// (GET /v1/models[/{id}] share the context: models_routes.h).
 #pragma once
 
 #include <chrono>
@@ -27,7 +27,7 @@ struct ResponsesContext {
   std::int64_t started_at = 0;
 };
 
-/** The seven routes, group `agents`, scope agents:run. */
+/** The five routes, group `agents`, scope agents:run. */
 sdk::Status addResponsesRoutes(sdk::RouteRegistry& registry,
                                std::shared_ptr<const ResponsesContext> context);
 

@@ -203,7 +203,6 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
     return std::nullopt;
   }
   auto now = ctx->runtime->session(created->id);
-  if (now && !input.empty()) now->status = SessionStatus::in_progress;
   return sdk::Response::json(
       sessionJson(now.value_or(*created), extrasOf(*ctx, created->id, model)));
 }
