@@ -208,6 +208,19 @@ def huge_line(call):
     sys.stdout.flush()
 
 
+def leave_daemon():
+    """A grandchild in its own session that keeps stdout (and stderr) open
+    for FAKE_DAEMON_S seconds: what a CLI that starts a background server
+    leaves behind."""
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() == 0:
+            time.sleep(float(os.environ.get("FAKE_DAEMON_S", "60")))
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
 def main(cli):
     argv = sys.argv[1:]
     if "--version" in argv or "-V" in argv:
@@ -232,6 +245,9 @@ def main(cli):
     if mode == "huge_line":
         huge_line(call)
         mode = "normal"
+    if mode == "daemon":
+        leave_daemon()
+        mode = "normal"
 
     lines, stderr, rc = turn_lines(call, mode, session, reply)
     if mode == "hang":
@@ -245,6 +261,13 @@ def main(cli):
             emit(lines[0])
         while True:
             pass
+    if mode == "close_stdout":
+        if lines and call.format != "text":
+            emit(lines[0])
+        sys.stdout.close()
+        os.close(1)
+        time.sleep(3600)
+        return 0
     if mode == "crash":
         for line in lines[: max(1, len(lines) // 2)]:
             emit(line)
