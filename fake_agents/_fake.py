@@ -135,11 +135,15 @@ def next_turn(call):
     return session, n
 
 
+def last_line(prompt):
+    lines = [line.strip() for line in prompt.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
 def reply_text(call, n):
     if "FAKE_REPLY" in os.environ:
         return os.environ["FAKE_REPLY"]
-    lines = [line.strip() for line in call.prompt.splitlines() if line.strip()]
-    return "turn %d: %s" % (n, lines[-1] if lines else "")
+    return "turn %d: %s" % (n, last_line(call.prompt))
 
 
 # ---------------------------------------------------------------- output
@@ -239,6 +243,9 @@ def main(cli):
         return 1
     session, n = turn
     reply = reply_text(call, n)
+    trigger = os.environ.get("FAKE_MODE_IF_PROMPT")
+    if trigger is not None and trigger not in last_line(call.prompt):
+        mode = "normal"
 
     if mode == "flood":
         return flood(call, session, reply)
