@@ -105,6 +105,31 @@ void killPipeHolders(const std::vector<int>& fds) {
   }
 }
 
+// Notices a CLI that exited while its pipes stay open.
+class HeldPipes {
+ public:
+  /** True once: kExitedHolderGrace after the CLI exited, its pipes still open. */
+  bool due(pid_t pid) {
+    if (done_) return false;
+    if (!exited_at_ && exitedUnreaped(pid)) exited_at_ = Clock::now();
+    done_ = exited_at_ && Clock::now() - *exited_at_ >= kExitedHolderGrace;
+    return done_;
+  }
+
+ private:
+  std::optional<Clock::time_point> exited_at_;
+  bool done_ = false;
+};
+
+// Ends what keeps an exited CLI's pipes open, so they reach EOF: the rest of
+// its group (the leader is still an unreaped zombie, so terminate() kills
+// the group at once) and every other holder. @return the CLI's exit code.
+int releaseHeldPipes(sdk::Subprocess& child, const sdk::KillLadder& ladder) {
+  const int code = child.terminate(ladder);
+  killPipeHolders(child.readinessFds());
+  return code;
+}
+
 void appendTail(std::string& tail, std::string_view bytes, std::size_t cap) {
   tail.append(bytes);
   if (tail.size() > cap) tail.erase(0, tail.size() - cap);
@@ -167,35 +192,24 @@ TurnProcessOutcome runTurnProcess(const sdk::SpawnOptions& spawn,
   };
 
   std::optional<TurnStop> stop;
-  auto take = [&](const sdk::OutputChunk& chunk) {
-    last_output = Clock::now();
-    total += chunk.bytes.size();
-    if (chunk.stream == sdk::OutputStream::out)
-      lines.feed(chunk.bytes);
-    else
-      appendTail(outcome.stderr_tail, chunk.bytes, limits.stderr_tail_bytes);
-    if (limits.max_output_bytes && total > *limits.max_output_bytes) stop = TurnStop::output_limit;
-  };
-  std::optional<Clock::time_point> exited_at;
+  HeldPipes held;
   try {
     while (!stop) {
       if ((stop = stopReason())) break;
-      if (!exited_at && exitedUnreaped(child.pid())) exited_at = Clock::now();
-      if (exited_at && Clock::now() - *exited_at >= kExitedHolderGrace) {
-        // The leader is a zombie: this kills the rest of its group at once.
-        outcome.exit_code = child.terminate(limits.ladder);
-        killPipeHolders(child.readinessFds());
-        const auto drain_until = Clock::now() + kExitedHolderGrace;
-        while (!stop && !child.outputDone() && Clock::now() < drain_until)
-          if (auto chunk = child.readChunk(kPollSlice)) take(*chunk);
-        break;
-      }
+      if (held.due(child.pid())) outcome.exit_code = releaseHeldPipes(child, limits.ladder);
       auto chunk = child.readChunk(slice());
       if (!chunk) {
         if (child.outputDone()) break;
         continue;
       }
-      take(*chunk);
+      last_output = Clock::now();
+      total += chunk->bytes.size();
+      if (chunk->stream == sdk::OutputStream::out)
+        lines.feed(chunk->bytes);
+      else
+        appendTail(outcome.stderr_tail, chunk->bytes, limits.stderr_tail_bytes);
+      if (limits.max_output_bytes && total > *limits.max_output_bytes)
+        stop = TurnStop::output_limit;
     }
     if (!stop) {
       lines.finish();
