@@ -112,7 +112,9 @@ void expectFaultHandled(const std::string& agent, const Expected& want, double r
     EXPECT_EQ(error->getValue<std::string>("code"), want.code) << agent;
     EXPECT_THAT(error->getValue<std::string>("message"), HasSubstr(want.message_part)) << agent;
   }
-  if (rss_bound_mib > 0) EXPECT_LT(growth, rss_bound_mib) << agent;
+  if (rss_bound_mib > 0) {
+    EXPECT_LT(growth, rss_bound_mib) << agent;
+  }
   // The turn's processes are gone once it ended, the daemon's included
   // (a short settle: the kernel tears a killed process down asynchronously).
   EXPECT_THAT(waitNoneLeft(mark, 2s), IsEmpty()) << agent << ": processes of the turn are left";
