@@ -135,11 +135,15 @@ def next_turn(call):
     return session, n
 
 
+def last_line(prompt):
+    lines = [line.strip() for line in prompt.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
 def reply_text(call, n):
     if "FAKE_REPLY" in os.environ:
         return os.environ["FAKE_REPLY"]
-    lines = [line.strip() for line in call.prompt.splitlines() if line.strip()]
-    return "turn %d: %s" % (n, lines[-1] if lines else "")
+    return "turn %d: %s" % (n, last_line(call.prompt))
 
 
 # ---------------------------------------------------------------- output
@@ -208,6 +212,19 @@ def huge_line(call):
     sys.stdout.flush()
 
 
+def leave_daemon():
+    """A grandchild in its own session that keeps stdout (and stderr) open
+    for FAKE_DAEMON_S seconds: what a CLI that starts a background server
+    leaves behind."""
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() == 0:
+            time.sleep(float(os.environ.get("FAKE_DAEMON_S", "60")))
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
 def main(cli):
     argv = sys.argv[1:]
     if "--version" in argv or "-V" in argv:
@@ -226,11 +243,17 @@ def main(cli):
         return 1
     session, n = turn
     reply = reply_text(call, n)
+    trigger = os.environ.get("FAKE_MODE_IF_PROMPT")
+    if trigger is not None and trigger not in last_line(call.prompt):
+        mode = "normal"
 
     if mode == "flood":
         return flood(call, session, reply)
     if mode == "huge_line":
         huge_line(call)
+        mode = "normal"
+    if mode == "daemon":
+        leave_daemon()
         mode = "normal"
 
     lines, stderr, rc = turn_lines(call, mode, session, reply)
@@ -245,6 +268,13 @@ def main(cli):
             emit(lines[0])
         while True:
             pass
+    if mode == "close_stdout":
+        if lines and call.format != "text":
+            emit(lines[0])
+        sys.stdout.close()
+        os.close(1)
+        time.sleep(3600)
+        return 0
     if mode == "crash":
         for line in lines[: max(1, len(lines) // 2)]:
             emit(line)

@@ -1,5 +1,7 @@
 #include "turn_outcome.h"
 
+#include <string.h>
+
 #include <string>
 
 #include "turn_hard_limits.h"
@@ -43,6 +45,22 @@ TurnVerdict exitedVerdict(const TurnLaunch& launch, const TurnProcessOutcome& ou
   return {TurnStatus::failed, TurnError{info.code, redaction.redact(info.message)}};
 }
 
+// A CLI that died of a signal (a crash) says so first, whatever else it
+// said; one that said nothing still gets a message naming its exit.
+TurnVerdict withExitNamed(TurnVerdict verdict, int exit_code) {
+  if (!verdict.error) return verdict;
+  auto& message = verdict.error->message;
+  if (exit_code < 0) {
+    const char* name = ::sigabbrev_np(-exit_code);
+    std::string what = "agent CLI was killed by signal " + std::to_string(-exit_code);
+    if (name) what += std::string(" (SIG") + name + ")";
+    message = message.empty() ? what : what + "; " + message;
+  } else if (message.empty()) {
+    message = "agent CLI exited with status " + std::to_string(exit_code);
+  }
+  return verdict;
+}
+
 }  // namespace
 
 TurnVerdict classifyTurnOutcome(const TurnLaunch& launch, const TurnProcessOutcome& outcome,
@@ -72,7 +90,7 @@ TurnVerdict classifyTurnOutcome(const TurnLaunch& launch, const TurnProcessOutco
     case TurnStop::exited:
       break;
   }
-  return exitedVerdict(launch, outcome, reported);
+  return withExitNamed(exitedVerdict(launch, outcome, reported), outcome.exit_code);
 }
 
 }  // namespace abx::plugins::agents

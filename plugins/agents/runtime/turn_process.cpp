@@ -1,7 +1,15 @@
 #include "turn_process.h"
 
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <exception>
+#include <filesystem>
+#include <set>
 #include <thread>
 
 namespace abx::plugins::agents {
@@ -56,6 +64,71 @@ class LineSplitter {
   std::string line_;
   bool skipping_ = false;
 };
+
+// A CLI that exited while its stdout stays open: something it started
+// holds the pipe (a daemon in its own session, which the group kill misses).
+// The turn waits this long after the exit for EOF, then stops waiting.
+constexpr milliseconds kExitedHolderGrace{500};
+
+// Whether the child has exited, without reaping it (while it is an
+// unreaped zombie its group id stays reserved for the group kill).
+bool exitedUnreaped(pid_t pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid;
+}
+
+// SIGKILLs every other process that holds one of @p fds' pipes: what the
+// CLI left outside its group, found by the pipes' inodes in /proc/<pid>/fd.
+// A process still running the server's own image is skipped: that is a
+// sibling turn's fork before its exec, which briefly holds every fd.
+void killPipeHolders(const std::vector<int>& fds) {
+  std::set<std::string> pipes;
+  for (const int fd : fds) {
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+      pipes.insert("pipe:[" + std::to_string(st.st_ino) + "]");
+  }
+  if (pipes.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto self_exe = fs::read_symlink("/proc/self/exe", ec);
+  const std::string self = std::to_string(::getpid());
+  for (const auto& proc : fs::directory_iterator("/proc", ec)) {
+    const std::string pid = proc.path().filename();
+    if (pid == self || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    bool holds = false;
+    for (const auto& fd : fs::directory_iterator(proc.path() / "fd", ec))
+      if (pipes.count(fs::read_symlink(fd.path(), ec).string())) holds = true;
+    if (holds && fs::read_symlink(proc.path() / "exe", ec) != self_exe)
+      ::kill(static_cast<pid_t>(std::stol(pid)), SIGKILL);
+  }
+}
+
+// Notices a CLI that exited while its pipes stay open.
+class HeldPipes {
+ public:
+  /** True once: kExitedHolderGrace after the CLI exited, its pipes still open. */
+  bool due(pid_t pid) {
+    if (done_) return false;
+    if (!exited_at_ && exitedUnreaped(pid)) exited_at_ = Clock::now();
+    done_ = exited_at_ && Clock::now() - *exited_at_ >= kExitedHolderGrace;
+    return done_;
+  }
+
+ private:
+  std::optional<Clock::time_point> exited_at_;
+  bool done_ = false;
+};
+
+// Ends what keeps an exited CLI's pipes open, so they reach EOF: the rest of
+// its group (the leader is still an unreaped zombie, so terminate() kills
+// the group at once) and every other holder. @return the CLI's exit code.
+int releaseHeldPipes(sdk::Subprocess& child, const sdk::KillLadder& ladder) {
+  const int code = child.terminate(ladder);
+  killPipeHolders(child.readinessFds());
+  return code;
+}
 
 void appendTail(std::string& tail, std::string_view bytes, std::size_t cap) {
   tail.append(bytes);
@@ -119,9 +192,11 @@ TurnProcessOutcome runTurnProcess(const sdk::SpawnOptions& spawn,
   };
 
   std::optional<TurnStop> stop;
+  HeldPipes held;
   try {
     while (!stop) {
       if ((stop = stopReason())) break;
+      if (held.due(child.pid())) outcome.exit_code = releaseHeldPipes(child, limits.ladder);
       auto chunk = child.readChunk(slice());
       if (!chunk) {
         if (child.outputDone()) break;

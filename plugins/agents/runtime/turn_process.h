@@ -3,7 +3,10 @@
 // stdin, stdout split into lines (lines over 4 MiB truncated) for the
 // parser, stderr kept as a 16 KiB tail, and a watchdog for the turn timeout,
 // the idle timeout (no output bytes), max_output_bytes and cancellation, all
-// of which stop the child with the kill ladder on its group.
+// of which stop the child with the kill ladder on its group. A CLI that
+// exited while something it started still holds its stdout (a daemon in
+// its own session) ends the turn half a second later: the rest of its group
+// and every process holding its pipes are killed.
 #pragma once
 
 #include <atomic>
