@@ -120,6 +120,8 @@ sdk::Result<Turn> AgentRuntime::submitTurn(const std::string& session_id, TurnRe
     if (turns_.count(snapshot.id)) pending_.push_back(snapshot.id);
   }
   work_.notify_one();
+  // An accepted turn survives a kill -9 (failed "server restarted" then).
+  persistAndWait();
   return snapshot;
 }
 
@@ -204,10 +206,12 @@ void AgentRuntime::finishTurn(const std::string& turn_id, TurnEnd end, bool rele
     hooks = takeEndHooksLocked(turn_id);
     if (!sessions_.count(session_id)) turns_.erase(it);
   }
+  // On disk before any client hears of the end: a completed turn a client
+  // saw survives a kill -9 of the server.
+  persistAndWait();
   for (auto& hook : hooks) hook(*done.turn);
   publish(session_id, std::move(done), observer);
   turn_changed_.notify_all();
-  persist();
 }
 
 sdk::Result<Turn> AgentRuntime::cancelTurn(const std::string& turn_id) {

@@ -246,7 +246,11 @@ class AgentRuntime {
   /** The end hooks of @p turn_id, taken out. Caller holds mutex_. */
   std::vector<TurnEndHook> takeEndHooksLocked(const std::string& turn_id);
   /** Asks the writer thread to save sessions.json soon (off the turn's path). */
-  void persist();
+  /** Asks the writer for a save covering every change so far. @return its generation. */
+  std::uint64_t persist();
+  /** persist(), then waits (at most kDurableWait) until that save is on
+   *  disk: what a client is told has happened survives a kill -9. */
+  void persistAndWait();
   void writerLoop();
   void writeState();
 
@@ -256,7 +260,10 @@ class AgentRuntime {
   std::unique_ptr<RetentionTimer> retention_;
   std::mutex persist_mutex_;
   std::condition_variable persist_wanted_;
+  std::condition_variable persist_done_;
   bool dirty_ = false;            // guarded by persist_mutex_
+  std::uint64_t asked_ = 0;       // guarded by persist_mutex_: generations asked for
+  std::uint64_t saved_ = 0;       // guarded by persist_mutex_: the newest one on disk
   bool writer_stopping_ = false;  // guarded by persist_mutex_
   std::thread writer_;            // guarded by persist_mutex_; started by the first persist()
 

@@ -11,6 +11,12 @@ namespace abx::plugins::agents {
 
 using sdk::Status;
 
+namespace {
+// How long a change a client is about to be told of waits for its save; a
+// disk slower than this delays the news no longer (the save still follows).
+constexpr std::chrono::seconds kDurableWait{5};
+}  // namespace
+
 Status AgentRuntime::restore() {
   if (!file_) return Status::ok();
   auto loaded = file_->load(options_.clock->unixSeconds());
@@ -34,11 +40,13 @@ Status AgentRuntime::restore() {
   return Status::ok();
 }
 
-void AgentRuntime::persist() {
-  if (!file_) return;
+std::uint64_t AgentRuntime::persist() {
+  if (!file_) return 0;
+  std::uint64_t generation;
   {
     std::lock_guard lock(persist_mutex_);
     dirty_ = true;
+    generation = ++asked_;
     if (!writer_.joinable() && !writer_stopping_) {
       try {
         writer_ = std::thread([this] { writerLoop(); });
@@ -49,6 +57,17 @@ void AgentRuntime::persist() {
     }
   }
   persist_wanted_.notify_one();
+  return generation;
+}
+
+void AgentRuntime::persistAndWait() {
+  const auto generation = persist();
+  if (generation == 0) return;
+  std::unique_lock lock(persist_mutex_);
+  // No writer (none could start, or shutdown took over): shutdown() saves.
+  persist_done_.wait_for(lock, kDurableWait, [&] {
+    return saved_ >= generation || writer_stopping_ || !writer_.joinable();
+  });
 }
 
 void AgentRuntime::writerLoop() {
@@ -58,9 +77,12 @@ void AgentRuntime::writerLoop() {
     if (dirty_) {
       // One write covers every change made before it starts.
       dirty_ = false;
+      const std::uint64_t generation = asked_;
       lock.unlock();
       writeState();
       lock.lock();
+      saved_ = generation;
+      persist_done_.notify_all();
     }
     if (writer_stopping_ && !dirty_) return;
   }

@@ -29,7 +29,7 @@ sdk::Result<SessionInfo> AgentRuntime::createSession(const std::string& agent,
     sessions_[info.id] = std::move(state);
   }
   announceEnded();
-  persist();
+  persistAndWait();  // a session its creator was given survives a kill -9
   if (retention_) retention_->start();
   return info;
 }
