@@ -17,7 +17,8 @@ std::chrono::milliseconds secondsToMilliseconds(double seconds) {
 
 std::optional<std::chrono::milliseconds> policyTimeout(const EndpointPolicy* policy) {
   auto ceiling = policyMaxDuration(policy);
-  if (!policy || !policy->limits.timeout_seconds) return ceiling;
+  // 0 sets no timeout of its own: the route's default applies, as documented.
+  if (!policy || !(policy->limits.timeout_seconds.value_or(0) > 0)) return ceiling;
   const auto timeout = secondsToMilliseconds(*policy->limits.timeout_seconds);
   return ceiling ? std::min(timeout, *ceiling) : timeout;
 }

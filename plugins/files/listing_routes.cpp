@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "abx/sdk/json.h"
+#include "abx/sdk/policy_limits.h"
 #include "file_rules.h"
 #include "tree_walk.h"
 
@@ -143,12 +144,10 @@ sdk::Response searchFiles(const FilesContext& ctx, const sdk::Request& request) 
   const std::uint64_t cap = entryLimit(
       request,
       std::min<std::uint64_t>(static_cast<std::uint64_t>(*max_results), kSearchMaxResults));
-  double seconds = kSearchTimeoutSeconds;
-  if (request.policy && request.policy->limits.timeout_seconds)
-    seconds = std::min(seconds, *request.policy->limits.timeout_seconds);
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(seconds));
+  // The policy's timeout (and max_duration_seconds) may only shorten the walk.
+  auto budget = sdk::secondsToMilliseconds(kSearchTimeoutSeconds);
+  if (auto cap = sdk::policyTimeout(request.policy)) budget = std::min(budget, *cap);
+  const auto deadline = std::chrono::steady_clock::now() + budget;
   const bool on_path = pattern->find('/') != std::string::npos;
 
   sdk::JsonWriter out;

@@ -64,6 +64,10 @@ TEST(SdkPolicyLimits, MaxDurationIsACeilingOverTheTimeout) {
   EXPECT_EQ(policyTimeout(&policy), milliseconds(2000));  // the smaller wins
   policy.limits.timeout_seconds = 0.5;
   EXPECT_EQ(policyTimeout(&policy), milliseconds(500));
+  policy.limits.timeout_seconds = 0;  // no timeout of its own: the ceiling, else the default
+  EXPECT_EQ(policyTimeout(&policy), milliseconds(2000));
+  policy.limits.max_duration_seconds.reset();
+  EXPECT_EQ(policyTimeout(&policy), std::nullopt);
 }
 
 TEST(SdkPolicyLimits, RequestTimeoutIsAPositiveNumberOfSeconds) {

@@ -23,15 +23,16 @@ ABX_SDK_API std::chrono::milliseconds secondsToMilliseconds(double seconds);
 /**
  * Since 2.0. The timeout of one run: limits.timeout_seconds of @p policy,
  * and since 2.3 never more than limits.max_duration_seconds (the smaller of
- * the two that some layer set).
+ * the two that some layer set above 0; a 0 sets nothing: the route's
+ * default applies).
  */
 ABX_SDK_API std::optional<std::chrono::milliseconds> policyTimeout(const EndpointPolicy* policy);
 
 /**
  * Since 2.3. limits.max_duration_seconds of @p policy, when some layer set
- * it above 0: the hard wall-clock ceiling of whatever the request starts, including
- * work that outlives the request (a background process, a terminal, an
- * agent turn). Routes whose work ends with the request get it through
+ * it above 0: the hard wall-clock ceiling of whatever the request starts,
+ * including work that outlives the request (a background process, a
+ * terminal, an agent turn). Routes whose work ends with the request get it through
  * policyTimeout(); the others keep this deadline with the work.
  */
 ABX_SDK_API std::optional<std::chrono::milliseconds> policyMaxDuration(
