@@ -1,5 +1,8 @@
 #include "state/state_sync.h"
 
+#include <sys/stat.h>
+
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -41,6 +44,16 @@ sdk::Result<std::shared_ptr<const SecretSealer>> stateSealer(sdk::HostContext& h
     text = std::move(*value);
     source = kStateKeyVariable;
   } else if (auto path = host.settings().path("state_key_file"); path && !path->empty()) {
+    // Like ssh with a private key: a key others could read keeps nothing sealed.
+    struct stat st {};
+    if (::stat(path->c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+      return sdk::Status::error("state_key_file: " + *path +
+                                    " is readable or writable by others (mode " + mode +
+                                    "); chmod 600 it",
+                                "PermissionError");
+    }
     std::ifstream in(*path, std::ios::binary);
     std::stringstream content;
     if (in) content << in.rdbuf();

@@ -228,9 +228,24 @@ TEST(AgentsState, ABadKeyStopsTheStartNamingTheVariableButNotTheValue) {
 
 TEST(AgentsState, AKeyFileWorksLikeTheVariable) {
   Shared shared;
-  std::ofstream(shared.dir + "/state.key") << kKey << "\n";
+  const std::string key_file = shared.dir + "/state.key";
+  std::ofstream(key_file) << kKey << "\n";
   auto options = stateServer(shared, /*keyed=*/false);
-  options.env["ABX_AGENTS_STATE_KEY_FILE"] = shared.dir + "/state.key";
+  options.env["ABX_AGENTS_STATE_KEY_FILE"] = key_file;
+  // A key others may read is refused, naming the file and its mode.
+  ::chmod(key_file.c_str(), 0644);
+  {
+    auto refused = options;
+    refused.expect_ready = false;
+    ServerProcess server(refused);
+    const auto code = server.waitExit(std::chrono::seconds(20));
+    ASSERT_TRUE(code);
+    EXPECT_NE(*code, 0);
+    EXPECT_THAT(server.stderrText(),
+                HasSubstr(key_file + " is readable or writable by others (mode 0644)"));
+    EXPECT_THAT(server.stderrText(), Not(HasSubstr(kKey)));
+  }
+  ::chmod(key_file.c_str(), 0600);
   Created ids;
   {
     ServerProcess server(options);
