@@ -8,25 +8,11 @@
 #include <cctype>
 
 #include "agent_child_env.h"
+#include "secrets/base64_text.h"
 #include "workspace_bootstrap.h"
 
 namespace abx::plugins::agents {
 namespace {
-
-std::string base64(std::string_view in) {
-  static constexpr char kDigits[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  for (std::size_t i = 0; i < in.size(); i += 3) {
-    const std::size_t n = std::min<std::size_t>(3, in.size() - i);
-    std::uint32_t v = static_cast<unsigned char>(in[i]) << 16;
-    if (n > 1) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    if (n > 2) v |= static_cast<unsigned char>(in[i + 2]);
-    for (std::size_t k = 0; k < 4; ++k) out += k <= n ? kDigits[(v >> (18 - 6 * k)) & 63] : '=';
-  }
-  return out;
-}
 
 bool isHttpScheme(std::string_view scheme) { return scheme == "https" || scheme == "http"; }
 
@@ -92,7 +78,7 @@ GitPlan gitClonePlan(const sdk::agents::GitSpec& git, const std::string& dest, i
             ? remote.user + ":" + remote.password
             : (remote.user.empty() ? std::string("x-access-token") : remote.user) + ":" + git.token;
     config.emplace_back("http." + remote.origin + ".extraHeader",
-                        "Authorization: Basic " + base64(credential));
+                        "Authorization: Basic " + base64Encode(credential));
   }
   sdk::agents::EnvList vars = {
       {"GIT_TERMINAL_PROMPT", "0"},

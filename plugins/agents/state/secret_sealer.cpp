@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "secrets/base64_text.h"
+
 namespace abx::plugins::agents {
 namespace {
 
@@ -27,26 +29,12 @@ const unsigned char* bytes(std::string_view s) {
   return reinterpret_cast<const unsigned char*>(s.data());
 }
 
-std::string base64(const std::vector<unsigned char>& data) {
-  std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data.data(),
-                                static_cast<int>(data.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
-// Standard or URL-safe base64, padding optional; nullopt for anything else.
+// The decoded bytes as the cipher takes them (the text copy wiped).
 std::optional<std::vector<unsigned char>> unbase64(std::string_view text) {
-  std::string s(text);
-  for (auto& c : s) c = c == '-' ? '+' : c == '_' ? '/' : c;
-  while (s.size() % 4 != 0) s += '=';
-  std::size_t padding = 0;
-  while (padding < s.size() && s[s.size() - 1 - padding] == '=') ++padding;
-  if (s.empty() || padding > 2) return std::nullopt;
-  std::vector<unsigned char> out(s.size() / 4 * 3);
-  const int n = EVP_DecodeBlock(out.data(), bytes(s), static_cast<int>(s.size()));
-  if (n < 0 || static_cast<std::size_t>(n) < padding) return std::nullopt;
-  out.resize(static_cast<std::size_t>(n) - padding);
+  auto decoded = base64Decode(text);
+  if (!decoded) return std::nullopt;
+  std::vector<unsigned char> out(decoded->begin(), decoded->end());
+  OPENSSL_cleanse(decoded->data(), decoded->size());
   return out;
 }
 
@@ -106,7 +94,8 @@ std::string SecretSealer::seal(std::string_view plain, std::string_view binding)
       EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, kTagBytes,
                           out.data() + kNonceBytes + plain.size()) != 1)
     throw std::runtime_error("OpenSSL: AES-256-GCM sealing failed");
-  return std::string(kSealedPrefix) + base64(out);
+  return std::string(kSealedPrefix) +
+         base64Encode({reinterpret_cast<const char*>(out.data()), out.size()});
 }
 
 std::optional<std::string> SecretSealer::open(std::string_view sealed,
