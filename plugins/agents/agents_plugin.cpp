@@ -163,14 +163,14 @@ sdk::Status AgentsPlugin::buildRuntime(sdk::HostContext& host) {
   };
   // The events a session's stream keeps for replays (Last-Event-ID).
   streams_ = std::make_unique<SessionStreams>(positiveSetting(settings, "event_ring", 20000));
-  vault_ids_ = std::make_unique<SessionVaultIds>();
+  overrides_ = std::make_unique<SessionOverridesStore>();
   keys_ = std::make_unique<SessionKeys>();
-  options.listener = [streams = streams_.get(), vault_ids = vault_ids_.get(), keys = keys_.get()](
+  options.listener = [streams = streams_.get(), overrides = overrides_.get(), keys = keys_.get()](
                          const std::string& session_id, const RuntimeEvent& event) {
     streams->onRuntimeEvent(session_id, event);
     // A deleted or evicted session leaves nothing behind in the wire's maps.
     if (event.type == "session.ended") {
-      vault_ids->forget(session_id);
+      overrides->forget(session_id);
       keys->forget(session_id);
     }
   };
@@ -222,7 +222,7 @@ sdk::Status AgentsPlugin::addWireRoutes(sdk::HostContext& host) {
   sessions_context_->streams = streams_.get();
   sessions_context_->keys = keys_.get();
   sessions_context_->vaults = vaults_.get();
-  sessions_context_->vault_ids = vault_ids_.get();
+  sessions_context_->overrides = overrides_.get();
   if (auto s = addSessionsRoutes(host.routes(), sessions_context_); !s) return s;
   // After the literal /v1/agents/sessions and /v1/agents/runtimes routes,
   // which /v1/agents/{id} would otherwise shadow.

@@ -51,7 +51,7 @@ class AgentsPlugin final : public sdk::Plugin {
   std::shared_ptr<RuntimesContext> runtimes_context_;
   std::shared_ptr<AgentsRoutesContext> agents_context_;
   std::unique_ptr<VaultStore> vaults_;
-  std::unique_ptr<SessionVaultIds> vault_ids_;
+  std::unique_ptr<SessionOverridesStore> overrides_;
   std::shared_ptr<VaultsContext> vaults_context_;
   std::unique_ptr<AgentsStateSync> state_;
   std::vector<std::string> definition_names_;

@@ -144,7 +144,8 @@ class AgentRuntime {
    *  Status types on failure: "not_found" (unknown agent). */
   sdk::Result<SessionInfo> createSession(const std::string& agent,
                                          std::map<std::string, std::string> metadata = {},
-                                         std::string owner = {});
+                                         std::string owner = {},
+                                         std::vector<std::string> vault_ids = {});
   /** Queues a turn. Failure types: "not_found". @return the queued turn. */
   sdk::Result<Turn> submitTurn(const std::string& session_id, TurnRequest request);
   /** Cancels a queued turn at once, a running one through the kill ladder (use

@@ -12,7 +12,8 @@ using sdk::Status;
 
 sdk::Result<SessionInfo> AgentRuntime::createSession(const std::string& agent,
                                                      std::map<std::string, std::string> metadata,
-                                                     std::string owner) {
+                                                     std::string owner,
+                                                     std::vector<std::string> vault_ids) {
   std::string why;
   if (!resolver_(agent, why)) return Status::error(why, "not_found");
   SessionInfo info;
@@ -25,6 +26,7 @@ sdk::Result<SessionInfo> AgentRuntime::createSession(const std::string& agent,
     state.info.owner = std::move(owner);
     state.info.created_at = state.info.last_active_at = options_.clock->unixSeconds();
     state.info.metadata = std::move(metadata);
+    state.info.vault_ids = std::move(vault_ids);
     info = state.info;
     sessions_[info.id] = std::move(state);
   }

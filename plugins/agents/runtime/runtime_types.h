@@ -75,6 +75,8 @@ struct SessionInfo {
   std::int64_t created_at = 0;
   std::int64_t last_active_at = 0;
   std::map<std::string, std::string> metadata;
+  /** The vaults whose credentials its turns get (the Agents wire's vault_ids). */
+  std::vector<std::string> vault_ids;
   std::vector<std::string> turn_ids; /**< oldest first */
   /** In the runtime's snapshots: the sum over the finished turns it still
    *  holds; nullopt before the first one. Not stored (computed). */

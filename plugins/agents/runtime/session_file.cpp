@@ -67,7 +67,9 @@ void writeSession(sdk::JsonWriter& w, const SessionInfo& s) {
       .member("last_active_at", s.last_active_at)
       .key("metadata");
   writeTextMap(w, s.metadata);
-  w.key("turn_ids").beginArray();
+  w.key("vault_ids").beginArray();
+  for (const auto& id : s.vault_ids) w.value(id);
+  w.endArray().key("turn_ids").beginArray();
   for (const auto& id : s.turn_ids) w.value(id);
   w.endArray().endObject();
 }
@@ -81,6 +83,7 @@ SessionInfo sessionFrom(const sdk::Json& o) {
   s.created_at = integerOf(o.get("created_at"));
   s.last_active_at = integerOf(o.get("last_active_at"));
   s.metadata = textMap(o.get("metadata"));
+  for (const auto& id : o.get("vault_ids").elements()) s.vault_ids.push_back(textOf(id));
   for (const auto& id : o.get("turn_ids").elements()) s.turn_ids.push_back(textOf(id));
   return s;
 }

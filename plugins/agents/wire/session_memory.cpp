@@ -29,34 +29,19 @@ void SessionKeys::forget(const std::string& session_id) {
   keys_.erase(session_id);
 }
 
-void SessionVaultIds::set(const std::string& session_id, std::vector<std::string> ids) {
-  std::lock_guard lock(mutex_);
-  if (ids.empty())
-    ids_.erase(session_id);
-  else
-    ids_[session_id] = std::move(ids);
-}
-
-std::vector<std::string> SessionVaultIds::get(const std::string& session_id) const {
-  std::lock_guard lock(mutex_);
-  auto it = ids_.find(session_id);
-  return it == ids_.end() ? std::vector<std::string>{} : it->second;
-}
-
-void SessionVaultIds::setOverrides(const std::string& session_id, SessionOverrides overrides) {
+void SessionOverridesStore::set(const std::string& session_id, SessionOverrides overrides) {
   std::lock_guard lock(mutex_);
   overrides_[session_id] = std::move(overrides);
 }
 
-SessionOverrides SessionVaultIds::overrides(const std::string& session_id) const {
+SessionOverrides SessionOverridesStore::get(const std::string& session_id) const {
   std::lock_guard lock(mutex_);
   auto it = overrides_.find(session_id);
   return it == overrides_.end() ? SessionOverrides{} : it->second;
 }
 
-void SessionVaultIds::forget(const std::string& session_id) {
+void SessionOverridesStore::forget(const std::string& session_id) {
   std::lock_guard lock(mutex_);
-  ids_.erase(session_id);
   overrides_.erase(session_id);
 }
 

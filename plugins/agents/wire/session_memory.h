@@ -1,7 +1,8 @@
 // What the Agents wire remembers per session beside the runtime: the
-// Idempotency-Keys of POST …/events, and the vault_ids and inline agent and
-// environment settings a session was created (or updated) with. All are
-// forgotten when the session ends.
+// Idempotency-Keys of POST …/events, and the inline agent and environment
+// settings a session was created (or updated) with (memory only: they may
+// hold MCP header secrets). All are forgotten when the session ends. Its
+// vault_ids are the runtime's (SessionInfo, kept in sessions.json).
 #pragma once
 
 #include <cstdint>
@@ -36,18 +37,15 @@ class SessionKeys {
   std::map<std::string, std::vector<std::pair<std::string, std::int64_t>>> keys_;
 };
 
-/** The vault_ids and overrides of each session. THREAD: safe. */
-class SessionVaultIds {
+/** The inline overrides of each session. THREAD: safe. */
+class SessionOverridesStore {
  public:
-  void set(const std::string& session_id, std::vector<std::string> ids);
-  std::vector<std::string> get(const std::string& session_id) const;
-  void setOverrides(const std::string& session_id, SessionOverrides overrides);
-  SessionOverrides overrides(const std::string& session_id) const;
+  void set(const std::string& session_id, SessionOverrides overrides);
+  SessionOverrides get(const std::string& session_id) const;
   void forget(const std::string& session_id);
 
  private:
   mutable std::mutex mutex_;
-  std::map<std::string, std::vector<std::string>> ids_;
   std::map<std::string, SessionOverrides> overrides_;
 };
 

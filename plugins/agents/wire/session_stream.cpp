@@ -69,10 +69,12 @@ void SessionStream::writeIds(sdk::JsonWriter& w, const std::string& turn_id) con
 
 std::string SessionStream::sessionNow() {
   auto session = lookup_();
-  return session ? sessionJson(*session, extras()) : std::string("null");
+  return session ? sessionJson(*session, extras(*session)) : std::string("null");
 }
 
-SessionExtras SessionStream::extras() const { return extras_ ? extras_() : SessionExtras{}; }
+SessionExtras SessionStream::extras(const SessionInfo& session) const {
+  return extras_ ? extras_(session) : SessionExtras{};
+}
 
 void SessionStream::pushSession(const char* type, const std::string& session_json) {
   push(type, [&](sdk::JsonWriter& w) { w.key("session").raw(session_json); });
@@ -82,7 +84,7 @@ void SessionStream::ended(const RuntimeEvent& e) {
   if (e.session) {
     auto last = *e.session;
     last.status = SessionStatus::failed;
-    pushSession("agent.session.failed", sessionJson(last, extras(), e.delta));
+    pushSession("agent.session.failed", sessionJson(last, extras(last), e.delta));
   }
   close();
 }
@@ -93,7 +95,7 @@ std::string SessionStream::agentName() const {
 }
 
 void SessionStream::created(const SessionInfo& session) {
-  pushSession("agent.session.created", sessionJson(session, extras()));
+  pushSession("agent.session.created", sessionJson(session, extras(session)));
 }
 
 void SessionStream::pushTurn(const char* type, const Turn& turn, const std::string& turn_json) {
@@ -243,7 +245,7 @@ void SessionStream::onRuntimeEvent(const RuntimeEvent& e) {
     // A session with another turn queued stays in progress: no idle between.
     auto session = lookup_();
     if (session && session->status == SessionStatus::idle)
-      pushSession("agent.session.idle", sessionJson(*session, extras()));
+      pushSession("agent.session.idle", sessionJson(*session, extras(*session)));
   }
 }
 

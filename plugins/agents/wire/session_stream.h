@@ -37,7 +37,7 @@ class SessionStream {
     std::string frame;  // the SSE text: `id: <seq>`, `event: <type>`, `data: <json>`
   };
   using SessionLookup = std::function<std::optional<SessionInfo>()>;
-  using ExtrasLookup = std::function<SessionExtras()>;
+  using ExtrasLookup = std::function<SessionExtras(const SessionInfo&)>;
 
   SessionStream(std::string session_id, std::size_t capacity, SessionLookup lookup,
                 ExtrasLookup extras = {});
@@ -91,7 +91,7 @@ class SessionStream {
   void writeIds(sdk::JsonWriter& w, const std::string& turn_id) const;
   /** The session as it is now (JSON; null when it is gone). */
   std::string sessionNow();
-  SessionExtras extras() const;
+  SessionExtras extras(const SessionInfo& session) const;
   std::string agentName() const;
 
   const std::string session_id_;

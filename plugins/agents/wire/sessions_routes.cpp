@@ -68,14 +68,15 @@ sdk::Result<Turn> submit(const Ctx& ctx, const sdk::Request& r, const std::strin
   turn.max_duration = sdk::policyMaxDuration(r.policy);
   turn.prompt = promptOf(messages);
   turn.input = std::move(messages);
-  auto overrides = ctx->vault_ids->overrides(session_id);
+  auto overrides = ctx->overrides->get(session_id);
   turn.extra_instructions = std::move(overrides.instructions);
   for (const auto& server : overrides.mcp_servers)
     for (const auto& header : server.headers) turn.extra_secrets.push_back(header.value);
   turn.extra_mcp_servers = std::move(overrides.mcp_servers);
   turn.reasoning_effort = std::move(overrides.reasoning_effort);
   turn.workdir = std::move(overrides.workdir);
-  const auto vault_ids = ctx->vault_ids->get(session_id);
+  const auto session = ctx->runtime->session(session_id);
+  const auto vault_ids = session ? session->vault_ids : std::vector<std::string>{};
   turn.refusal = ctx->vaults->secretsNotKept(vault_ids).value_or("");
   turn.secret_env = ctx->vaults->secretEnv(vault_ids);
   turn.mcp_bearer_tokens = ctx->vaults->mcpBearerTokens(vault_ids);
@@ -84,20 +85,18 @@ sdk::Result<Turn> submit(const Ctx& ctx, const sdk::Request& r, const std::strin
 
 // What a session's AgentSession shows beside the runtime's record: its
 // vault_ids and its agent as its turns get it.
-SessionExtras extrasOf(const SessionsContext& ctx, const std::string& session_id,
-                       const std::string& agent) {
-  SessionExtras extras{ctx.vault_ids->get(session_id), {}};
-  if (auto definition = ctx.catalog->definition(agent))
-    extras.agent_json = sessionAgentJson(*definition, ctx.vault_ids->overrides(session_id));
+SessionExtras extrasOf(const SessionsContext& ctx, const SessionInfo& session) {
+  SessionExtras extras{session.vault_ids, {}};
+  if (auto definition = ctx.catalog->definition(session.agent))
+    extras.agent_json = sessionAgentJson(*definition, ctx.overrides->get(session.id));
   return extras;
 }
 
-std::shared_ptr<SessionStream> streamFor(const Ctx& ctx, const std::string& session_id,
-                                         const std::string& agent) {
+std::shared_ptr<SessionStream> streamFor(const Ctx& ctx, const std::string& session_id) {
   auto* runtime = ctx->runtime;
   return ctx->streams->open(
       session_id, [runtime, session_id] { return runtime->session(session_id); },
-      [ctx, session_id, agent] { return extrasOf(*ctx, session_id, agent); });
+      [ctx](const SessionInfo& session) { return extrasOf(*ctx, session); });
 }
 
 // 202 with no body (the SDK's events.create resolves to nothing): no Content-Type either.
@@ -180,15 +179,14 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
                           .param = "vault_ids"});
     vault_ids.push_back(std::move(vault));
   }
-  auto created = ctx->runtime->createSession(model, metadata, r.identity.id);
+  auto created = ctx->runtime->createSession(model, metadata, r.identity.id, vault_ids);
   if (!created)
     return openAiError({.status = 404,
                         .message = created.status().message(),
                         .code = "model_not_found",
                         .param = "agent_id"});
-  ctx->vault_ids->set(created->id, vault_ids);
-  ctx->vault_ids->setOverrides(created->id, std::move(overrides));
-  auto session_stream = streamFor(ctx, created->id, model);
+  ctx->overrides->set(created->id, std::move(overrides));
+  auto session_stream = streamFor(ctx, created->id);
   session_stream->created(*created);
   const auto start = session_stream->lastSeq() - 1;
   if (!input.empty()) {
@@ -204,14 +202,14 @@ std::optional<sdk::Response> createSession(const Ctx& ctx, const sdk::Request& r
   }
   auto now = ctx->runtime->session(created->id);
   return sdk::Response::json(
-      sessionJson(now.value_or(*created), extrasOf(*ctx, created->id, model)));
+      sessionJson(now.value_or(*created), extrasOf(*ctx, now.value_or(*created))));
 }
 
 sdk::Response getSession(const Ctx& ctx, const sdk::Request& r) {
   const std::string id(r.param("id").value_or(""));
   auto s = visibleSession(*ctx->runtime, id, r.identity);
   if (!s) return noSession(id);
-  return sdk::Response::json(sessionJson(*s, extrasOf(*ctx, id, s->agent)));
+  return sdk::Response::json(sessionJson(*s, extrasOf(*ctx, *s)));
 }
 
 // Metadata and the inline agent's overrides; every field is checked before any changes.
@@ -223,7 +221,7 @@ sdk::Response updateSession(const Ctx& ctx, const sdk::Request& r) {
     if (auto locked =
             definitionLockRefusal(*ctx->catalog, {session->agent, "agent_id", true, false}))
       return openAiError(*locked);
-  auto overrides = ctx->vault_ids->overrides(id);
+  auto overrides = ctx->overrides->get(id);
   if (auto e = readSessionUpdate(r.json, agentModel(*ctx->catalog, session->agent), overrides))
     return openAiError(*e);
   const auto meta = r.json.get("metadata");
@@ -231,7 +229,7 @@ sdk::Response updateSession(const Ctx& ctx, const sdk::Request& r) {
   if (auto e = readSessionMetadata(meta, metadata)) return openAiError(*e);
   if (!meta.isMissing() && !ctx->runtime->setMetadata(id, std::move(metadata)))
     return noSession(id);
-  ctx->vault_ids->setOverrides(id, std::move(overrides));
+  ctx->overrides->set(id, std::move(overrides));
   return getSession(ctx, r);
 }
 
@@ -256,7 +254,7 @@ sdk::Response listSessions(const Ctx& ctx, const sdk::Request& r) {
   for (const auto& s : sessions)
     if ((!agent || s.agent == *agent) && mayActOn(r.identity, s.owner) &&
         matchesMetadata(std::get<MetadataFilter>(filter), s.metadata))
-      items.emplace_back(s.id, sessionJson(s, extrasOf(*ctx, s.id, s.agent)));
+      items.emplace_back(s.id, sessionJson(s, extrasOf(*ctx, s)));
   return pageResponse(r, std::move(items));
 }
 
@@ -272,7 +270,7 @@ sdk::Response postEvents(const Ctx& ctx, const sdk::Request& r) {
                         .param = "events"});
   if (auto key = r.header("idempotency-key"); key && !key->empty())
     if (!ctx->keys->firstUse(id, callerKey(r.identity, *key), unixNow())) return accepted();
-  streamFor(ctx, id, session->agent);
+  streamFor(ctx, id);
   for (const auto& event : events.elements()) {
     const auto type = textOf(event.get("type"));
     if (type == "agent.session.input.message") {
@@ -313,7 +311,7 @@ std::optional<sdk::Response> streamEvents(const Ctx& ctx, const sdk::Request& r,
   const std::string id(r.param("id").value_or(""));
   auto session = visibleSession(*ctx->runtime, id, r.identity);
   if (!session) return noSession(id);
-  auto stream = streamFor(ctx, id, session->agent);
+  auto stream = streamFor(ctx, id);
   if (!stream->subscribe())
     return openAiError({.status = 429,
                         .message = "This session already has " +

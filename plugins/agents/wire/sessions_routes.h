@@ -27,7 +27,7 @@ struct SessionsContext {
   SessionStreams* streams = nullptr;
   SessionKeys* keys = nullptr;
   VaultStore* vaults = nullptr;
-  SessionVaultIds* vault_ids = nullptr;
+  SessionOverridesStore* overrides = nullptr;
 };
 
 sdk::Status addSessionsRoutes(sdk::RouteRegistry& registry,

@@ -153,6 +153,40 @@ TEST(AgentsState, WithAKeyADefinitionAndACredentialSurviveARestartSealed) {
   EXPECT_THAT(server.stderrText(), Not(HasSubstr(kInline)));
 }
 
+TEST(AgentsState, ASessionKeepsItsVaultIdsAcrossARestart) {
+  Shared shared;
+  std::string session, vault;
+  {
+    ServerProcess server(stateServer(shared, /*keyed=*/true));
+    createAll(server, shared);
+    auto made = call(server, "POST", "/v1/vaults", R"({"name":"session-keys"})");
+    ASSERT_EQ(made.status, 200) << made.body;
+    vault = json(made.body)->getValue<std::string>("id");
+    ASSERT_EQ(call(server, "POST", "/v1/vaults/" + vault + "/credentials",
+                   R"({"name":"s","auth":{"type":"environment_variable",)"
+                   R"("secret_name":"SESSION_VAULT","secret_value":"session-vault-4321"}})")
+                  .status,
+              200);
+    auto created = call(server, "POST", "/v1/agents/sessions",
+                        R"({"agent_id":"durable","vault_ids":[")" + vault + R"("]})");
+    ASSERT_EQ(created.status, 200) << created.body;
+    session = json(created.body)->getValue<std::string>("id");
+  }
+  ServerProcess server(stateServer(shared, /*keyed=*/true));
+  auto got = call(server, "GET", "/v1/agents/sessions/" + session);
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_THAT(got.body, HasSubstr(R"("vault_ids":[")" + vault + R"("])"));
+  // Its turns still get the vault's credential.
+  auto input = call(server, "POST", "/v1/agents/sessions/" + session + "/events",
+                    R"({"events":[{"type":"agent.session.input.message","input":"hi"}]})");
+  ASSERT_EQ(input.status, 202) << input.body;
+  Poco::JSON::Object::Ptr env;
+  for (int i = 0; i < 200 && !(env = lastAgentEnv(shared)); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(env);
+  EXPECT_EQ(env->optValue<std::string>("SESSION_VAULT", ""), "session-vault-4321");
+}
+
 TEST(AgentsState, WithoutAKeySecretsAreNotKeptAndTurnsSaySoUntilTheyAreSentAgain) {
   Shared shared;
   const auto [ids, bytes] = createAndRestart(shared, /*keyed=*/false);

@@ -89,7 +89,7 @@ TEST(SessionStreams, AnEndedSessionSendsSessionFailedWithItsVaultsThenClosesAndI
   SessionStreams streams(100);
   auto stream = streams.open(
       "agsess_1", [] { return std::optional<SessionInfo>(); },
-      [] {
+      [](const SessionInfo&) {
         return SessionExtras{{"vlt_a"}, {}};
       });
   RuntimeEvent ended;
@@ -112,7 +112,8 @@ TEST(SessionStreams, AnEndedSessionSendsSessionFailedWithItsVaultsThenClosesAndI
 TEST(SessionStream, SessionEventsCarryTheSessionsVaultIds) {
   SessionStream stream(
       "agsess_1", 10, [] { return std::optional<SessionInfo>(idleSession()); },
-      [] {
+      [](const SessionInfo& session) {
+        EXPECT_EQ(session.id, "agsess_1");
         return SessionExtras{{"vlt_a", "vlt_b"}, R"({"id":"helper","name":null})"};
       });
   stream.created(idleSession());
