@@ -186,6 +186,7 @@ void AgentRuntime::finishTurn(const std::string& turn_id, TurnEnd end, bool rele
     if (it == turns_.end()) return;
     auto& state = it->second;
     state.turn.status = end.status;
+    state.ending = true;
     state.turn.error = std::move(end.error);
     if (!end.items.empty() || end.status != TurnStatus::cancelled)
       state.turn.items = std::move(end.items);
@@ -211,6 +212,10 @@ void AgentRuntime::finishTurn(const std::string& turn_id, TurnEnd end, bool rele
   persistAndWait();
   for (auto& hook : hooks) hook(*done.turn);
   publish(session_id, std::move(done), observer);
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = turns_.find(turn_id); it != turns_.end()) it->second.ending = false;
+  }
   turn_changed_.notify_all();
 }
 
@@ -244,7 +249,7 @@ std::optional<Turn> AgentRuntime::waitTurn(const std::string& turn_id,
   std::optional<Turn> out;
   turn_changed_.wait_for(lock, timeout, [&] {
     auto it = turns_.find(turn_id);
-    return it == turns_.end() || isTerminal(it->second.turn.status);
+    return it == turns_.end() || (isTerminal(it->second.turn.status) && !it->second.ending);
   });
   if (auto it = turns_.find(turn_id); it != turns_.end()) out = it->second.turn;
   return out;

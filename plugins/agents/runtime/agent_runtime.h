@@ -189,6 +189,8 @@ class AgentRuntime {
   };
   struct TurnState {
     Turn turn;
+    /** Its end is recorded but not yet saved and published: waiters keep waiting. */
+    bool ending = false;
     TurnRequest request;
     std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
   };
