@@ -29,9 +29,12 @@
 
 #include "abx/sdk/secret_redactor.h"
 #include "abx/sdk/secret_spellings.h"
+#include "fuzz_pieces.h"
 #include "secrets/stream_redactor.h"
 
 namespace {
+
+using abx::fuzz::pieces;
 
 using abx::plugins::agents::StreamRedactor;
 using abx::sdk::SecretRedactor;
@@ -49,22 +52,6 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
     if (at == std::string_view::npos) return parts;
     s.remove_prefix(at + 1);
   }
-}
-
-/** The text cut at up to four places chosen by @p cuts. */
-std::vector<std::string_view> pieces(std::string_view text, const std::uint8_t* cuts) {
-  std::vector<std::size_t> at;
-  for (int i = 0; i < 4; ++i)
-    at.push_back(text.empty() ? 0 : (cuts[i] * 263u + i * 17u) % (text.size() + 1));
-  std::sort(at.begin(), at.end());
-  std::vector<std::string_view> out;
-  std::size_t from = 0;
-  for (std::size_t a : at) {
-    out.push_back(text.substr(from, a - from));
-    from = a;
-  }
-  out.push_back(text.substr(from));
-  return out;
 }
 
 /** Streams @p chunks (each from a heap block of its own size) through a StreamRedactor. */

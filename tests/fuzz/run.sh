@@ -40,6 +40,7 @@ SECONDS_TO_RUN=${3:-60}
 case "$SECONDS_TO_RUN" in '' | *[!0-9]*) die "seconds must be a positive integer" ;; esac
 TARGET=${4:-policy}
 INCLUDES=()
+SDK_JSON=(plugin-sdk/src/json.cpp plugin-sdk/src/json_parse.cpp plugin-sdk/src/json_writer.cpp)
 CLANGXX=${CLANGXX:-clang++}
 FUZZ_JOBS=${FUZZ_JOBS:-2}
 
@@ -73,9 +74,7 @@ case "$TARGET" in
   json)
     SOURCES=(
       tests/fuzz/json_fuzz.cpp
-      plugin-sdk/src/json.cpp
-      plugin-sdk/src/json_parse.cpp
-      plugin-sdk/src/json_writer.cpp
+      "${SDK_JSON[@]}"
     )
     LIBS=()
     SEEDS="$SRC/tests/fuzz/corpus-json"
@@ -84,9 +83,7 @@ case "$TARGET" in
   agent_parsers)
     SOURCES=(
       tests/fuzz/agent_parsers_fuzz.cpp
-      plugin-sdk/src/json.cpp
-      plugin-sdk/src/json_parse.cpp
-      plugin-sdk/src/json_writer.cpp
+      "${SDK_JSON[@]}"
       plugin-sdk/src/agent_adapter.cpp
       plugins/adapters/parsers/agent_parsers.cpp
       plugins/adapters/parsers/claude_stream_parser.cpp
