@@ -18,6 +18,7 @@
 //   - the text parser's deltas, message and result text are the lines
 //     joined by '\n'.
 // Any disagreement aborts with a message.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -82,22 +83,23 @@ void checkDeltaScan(std::string_view line) {
 }
 
 struct Run {
+  Run(const char* n, std::unique_ptr<EventParser> p, bool json)
+      : name(n), parser(std::move(p)), json_lines(json) {}
   const char* name;
   std::unique_ptr<EventParser> parser;
   bool json_lines;
-  int results = 0;
   std::vector<ParsedEvent> all;
 };
 
 std::vector<Run> parsers() {
   std::vector<Run> runs;
   for (const char* name : {"text", "jsonl-codex", "jsonl-claude"})
-    runs.push_back({name, adapters::makeParser(name), std::string_view(name) != "text"});
-  runs.push_back(
-      {"qwen",
-       std::make_unique<adapters::QwenStreamParser>(std::nullopt, abx::sdk::agents::TokenUsage{}),
-       true});
-  runs.push_back({"cursor", std::make_unique<adapters::CursorStreamParser>(), true});
+    runs.emplace_back(name, adapters::makeParser(name), std::string_view(name) != "text");
+  runs.emplace_back(
+      "qwen",
+      std::make_unique<adapters::QwenStreamParser>(std::nullopt, abx::sdk::agents::TokenUsage{}),
+      true);
+  runs.emplace_back("cursor", std::make_unique<adapters::CursorStreamParser>(), true);
   for (const auto& r : runs)
     if (!r.parser) violated("makeParser refused a listed name", r.name);
   return runs;
@@ -155,8 +157,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     run.parser->finish(exit_code, out);
     for (const auto& e : out) checkEvent(e);
     run.all.insert(run.all.end(), out.begin(), out.end());
-    for (const auto& e : run.all) run.results += e.kind == ParsedKind::result;
-    if (run.results != 1) violated("a parser did not yield exactly one result", run.name);
+    const auto results = std::count_if(run.all.begin(), run.all.end(), [](const ParsedEvent& e) {
+      return e.kind == ParsedKind::result;
+    });
+    if (results != 1) violated("a parser did not yield exactly one result", run.name);
   }
   checkTextParser(runs[0].all, joined, any_line);
   return 0;
