@@ -31,8 +31,11 @@
 
 #include "base64_codec.h"
 #include "base64_stream.h"
+#include "fuzz_pieces.h"
 
 namespace {
+
+using abx::fuzz::pieces;
 
 namespace b64 = abx::plugins::files::base64;
 using abx::plugins::files::Base64StreamDecoder;
@@ -41,22 +44,6 @@ using abx::plugins::files::Base64StreamEncoder;
 [[noreturn]] void violated(const char* what) {
   std::fprintf(stderr, "invariant violated: %s\n", what);
   std::abort();
-}
-
-/** The payload cut at up to four places chosen by @p cuts. */
-std::vector<std::string_view> pieces(std::string_view payload, const std::uint8_t* cuts) {
-  std::vector<std::size_t> at;
-  for (int i = 0; i < 4; ++i)
-    at.push_back(payload.empty() ? 0 : (cuts[i] * 257u + i * 31u) % (payload.size() + 1));
-  std::sort(at.begin(), at.end());
-  std::vector<std::string_view> out;
-  std::size_t from = 0;
-  for (std::size_t a : at) {
-    out.push_back(payload.substr(from, a - from));
-    from = a;
-  }
-  out.push_back(payload.substr(from));
-  return out;
 }
 
 /** Feeds one piece from a heap block of exactly its size. */

@@ -6,6 +6,10 @@
 #           seeds in tests/fuzz/corpus-base64/
 #   json    tests/fuzz/json_fuzz.cpp (the SDK's JSON parser and writer),
 #           seeds in tests/fuzz/corpus-json/
+#   agent_parsers  tests/fuzz/agent_parsers_fuzz.cpp (the agent CLIs' stdout
+#           parsers), seeds in tests/fuzz/corpus-agent-parsers/
+#   redaction  tests/fuzz/redaction_fuzz.cpp (secret redaction, one-shot and
+#           streamed), seeds in tests/fuzz/corpus-redaction/
 #
 #   tests/fuzz/run.sh <source dir> <build dir> [seconds] [target, default policy]
 #
@@ -35,6 +39,8 @@ BUILD=$(cd "$2" && pwd)
 SECONDS_TO_RUN=${3:-60}
 case "$SECONDS_TO_RUN" in '' | *[!0-9]*) die "seconds must be a positive integer" ;; esac
 TARGET=${4:-policy}
+INCLUDES=()
+SDK_JSON=(plugin-sdk/src/json.cpp plugin-sdk/src/json_parse.cpp plugin-sdk/src/json_writer.cpp)
 CLANGXX=${CLANGXX:-clang++}
 FUZZ_JOBS=${FUZZ_JOBS:-2}
 
@@ -68,20 +74,54 @@ case "$TARGET" in
   json)
     SOURCES=(
       tests/fuzz/json_fuzz.cpp
-      plugin-sdk/src/json.cpp
-      plugin-sdk/src/json_parse.cpp
-      plugin-sdk/src/json_writer.cpp
+      "${SDK_JSON[@]}"
     )
     LIBS=()
     SEEDS="$SRC/tests/fuzz/corpus-json"
     MAX_LEN=4096
     ;;
-  *) die "unknown target '$TARGET' (policy, base64, json)" ;;
+  agent_parsers)
+    SOURCES=(
+      tests/fuzz/agent_parsers_fuzz.cpp
+      "${SDK_JSON[@]}"
+      plugin-sdk/src/agent_adapter.cpp
+      plugins/adapters/parsers/agent_parsers.cpp
+      plugins/adapters/parsers/claude_stream_parser.cpp
+      plugins/adapters/parsers/codex_jsonl_parser.cpp
+      plugins/adapters/parsers/json_reads.cpp
+      plugins/adapters/parsers/mcp_names.cpp
+      plugins/adapters/parsers/stream_delta_scan.cpp
+      plugins/adapters/parsers/stream_json_parser.cpp
+      plugins/adapters/parsers/text_parser.cpp
+      plugins/adapters/parsers/tool_kinds.cpp
+      plugins/adapters/qwen_code/qwen_stream_parser.cpp
+      plugins/adapters/cursor/cursor_stream_parser.cpp
+    )
+    LIBS=()
+    INCLUDES=(-I"$SRC/plugins/adapters" -I"$SRC/plugins/adapters/parsers")
+    SEEDS="$SRC/tests/fuzz/corpus-agent-parsers"
+    MAX_LEN=4096
+    ;;
+  redaction)
+    SOURCES=(
+      tests/fuzz/redaction_fuzz.cpp
+      plugin-sdk/src/key_functions.cpp
+      plugin-sdk/src/redaction_patterns.cpp
+      plugin-sdk/src/secret_redactor.cpp
+      plugin-sdk/src/secret_spellings.cpp
+      plugins/agents/secrets/stream_redactor.cpp
+    )
+    LIBS=()
+    INCLUDES=(-I"$SRC/plugins/agents")
+    SEEDS="$SRC/tests/fuzz/corpus-redaction"
+    MAX_LEN=2048
+    ;;
+  *) die "unknown target '$TARGET' (policy, base64, json, agent_parsers, redaction)" ;;
 esac
 SAN=("-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=all)
 CXXFLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -Wall -Wextra
   -I"$SRC/kernel/src" -I"$SRC/plugin-sdk/include" -I"$SRC/plugins/files"
-  -I"$SRC/plugin-sdk/src")
+  -I"$SRC/plugin-sdk/src" ${INCLUDES[@]+"${INCLUDES[@]}"})
 FUZZER="$BUILD/${TARGET}_fuzz"
 
 # ------------------------------------------------------------------ build --

@@ -21,7 +21,9 @@ struct StreamDelta {
  * Matches `{"type":"stream_event",...,"event":{"type":"content_block_delta",
  * "index":N,"delta":{"type":"text_delta","text":"..."}}...}` (compact, in
  * this key order, as claude and qwen print it); thinking_delta likewise with
- * "thinking".
+ * "thinking". The other members (the "..."s) must be scalars with other keys
+ * and strings valid UTF-8, so whatever this accepts the full JSON parse reads
+ * the same way.
  */
 std::optional<StreamDelta> scanStreamDelta(std::string_view line);
 

@@ -56,6 +56,24 @@ TEST(StreamDeltaScan, DeclinesWhatItCannotReadExactly) {
   EXPECT_TRUE(scanStreamDelta(head + R"({"type":"text_delta","text":"a"}}})"));
 }
 
+// Found by the agent_parsers fuzz target: the members around "event" were not
+// read, so a line the JSON parser refuses could still stream as a delta.
+TEST(StreamDeltaScan, DeclinesLinesThatAreNotJsonAroundTheDelta) {
+  const std::string event =
+      R"("event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}})";
+  const std::string head = R"({"type":"stream_event",)";
+  EXPECT_TRUE(scanStreamDelta(head + R"("uuid":"u","n":-12,"p":null,)" + event + R"(,"s":"x"})"));
+  EXPECT_FALSE(scanStreamDelta(head + event + R"(,"uuid":"3dbf-":"msg","type":"m"})"));
+  EXPECT_FALSE(scanStreamDelta(head + R"(garbage,)" + event + "}"));
+  EXPECT_FALSE(scanStreamDelta(head + R"("type":"other",)" + event + "}"));  // repeated key
+  EXPECT_FALSE(scanStreamDelta(head + event + R"(,"event":null})"));
+  EXPECT_FALSE(scanStreamDelta(head + R"("n":01,)" + event + "}"));
+  EXPECT_FALSE(scanStreamDelta(head + event + ",\"s\":\"b\xFF\"}"));  // not UTF-8
+  EXPECT_FALSE(scanStreamDelta(head + event.substr(0, event.size() - 4) + "\xC0\xAF\"}}}"));
+  EXPECT_FALSE(scanStreamDelta(head + R"("event":{"type":"content_block_delta","index":01,)"
+                                      R"("delta":{"type":"text_delta","text":"a"}}})"));
+}
+
 TEST(StreamDeltaScan, ParserGivesTheSameEventsWithAndWithoutTheFastPath) {
   // Pretty-printed lines (spaces after ':') never take the fast path.
   std::vector<std::string> compact = transcriptLines("claude", "turn1"), spaced;
