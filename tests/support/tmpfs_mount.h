@@ -64,8 +64,8 @@ class TmpfsMount {
     std::ofstream out(path, std::ios::binary);
     const std::string block(4096, 'f');
     for (std::uint64_t done = 0; done < want && out; done += block.size())
-      out.write(block.data(), static_cast<std::streamsize>(std::min<std::uint64_t>(
-                                  block.size(), want - done)));
+      out.write(block.data(),
+                static_cast<std::streamsize>(std::min<std::uint64_t>(block.size(), want - done)));
   }
 
  private:

@@ -88,9 +88,9 @@ TEST(AgentsDiskFull, SessionsJsonStaysWholeTurnsCompleteAndALaterSaveHoldsThemAl
     const auto saved = readText(file);
     for (const auto& s : sessions) EXPECT_THAT(saved, HasSubstr(s));
     EXPECT_THAT(server.stderrText(), HasSubstr("sessions saved again"));
-    std::cout << "[figure] sessions.json on a full disk: " << kFullTurns
-              << " turns completed with " << free_full << " bytes free, the file stayed at its "
-              << whole.size() << "-byte version, " << count(log, "sessions not saved")
+    std::cout << "[figure] sessions.json on a full disk: " << kFullTurns << " turns completed with "
+              << free_full << " bytes free, the file stayed at its " << whole.size()
+              << "-byte version, " << count(log, "sessions not saved")
               << " warning; after freeing space one save wrote " << saved.size()
               << " bytes with all " << sessions.size() << " sessions\n";
     EXPECT_EQ(server.stop(), 0);

@@ -60,8 +60,7 @@ TEST(FilesDiskFull, UploadsIntoAFullDiskFailCleanlyAndSucceedOnceSpaceIsFreed) {
     const auto began = std::chrono::steady_clock::now();
     auto r = http(port, "POST", c.route, c.body);
     const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began)
-            .count();
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
     std::cout << "[figure] disk full: " << c.route << " of 1 MiB into " << free_before / 1024
               << " KiB free -> " << r.status << " in " << ms << " ms: " << r.body << "\n";
     EXPECT_EQ(r.status, 500) << r.body;
@@ -79,12 +78,19 @@ TEST(FilesDiskFull, UploadsIntoAFullDiskFailCleanlyAndSucceedOnceSpaceIsFreed) {
   }
   EXPECT_THAT(server.stderrText(), Not(HasSubstr("terminate")));
 
+  // Once space is freed, more than was free before fits, in either order.
   fs::remove(filler);
-  for (const char* route : {"/upload", "/files/upload-stream"}) {
-    SCOPED_TRACE(route);
-    auto r = http(port, "POST", route, uploadBody("new.bin", big));
+  const std::string after = randomBytes(512u << 10, 8);
+  const std::pair<const char*, std::string> later[] = {
+      {"/upload", uploadBody("a.bin", after)},
+      {"/files/upload-stream", uploadBody("b.bin", after)},
+      {"/upload", "{\"content_base64\":\"" + b64(after) + "\",\"path\":\"c.bin\"}"},
+  };
+  for (const auto& [route, body] : later) {
+    SCOPED_TRACE(body.substr(body.size() - 20));
+    auto r = http(port, "POST", route, body);
     ASSERT_EQ(r.status, 200) << r.body;
-    EXPECT_EQ(readFile(mount.dir() + "/new.bin"), big);
+    EXPECT_EQ(readFile(parse(r.body)->getValue<std::string>("path")), after);
   }
   EXPECT_THAT(temporaries(mount.dir()), ::testing::IsEmpty());
   EXPECT_TRUE(server.running());
