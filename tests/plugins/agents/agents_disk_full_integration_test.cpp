@@ -17,20 +17,14 @@
 namespace abx::testing {
 namespace {
 
-using namespace std::chrono_literals;
-using namespace faults;
 using ::testing::HasSubstr;
+using namespace faults;
+using namespace std::chrono_literals;
 
+// Room for a few state files; the filler takes the rest.
+constexpr std::uint64_t kTmpfsBytes = 1u << 20;
 constexpr const char* kToken = "disk-full-token-1234";
 const auto kAuth = bearerJson(kToken);
-constexpr std::uint64_t kTmpfsBytes = 1u << 20;
-
-std::string readText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::size_t count(const std::string& text, const std::string& needle) {
   std::size_t n = 0;
