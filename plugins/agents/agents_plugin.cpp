@@ -144,6 +144,7 @@ sdk::Status AgentsPlugin::buildRuntime(sdk::HostContext& host) {
       static_cast<std::int64_t>(positiveSetting(settings, "session_ttl_s", 86400));
   options.retention_interval = retentionInterval(options.session_ttl_s);
   options.state_dir = stateDir(host);
+  options.log = &host.log();
   // Transcripts and sessions.json are no caller's business through the file
   // API, wherever an operator put them.
   if (auto s = host.privateDirectory(std::filesystem::absolute(options.state_dir).string()); !s)

@@ -51,7 +51,7 @@ sdk::Result<AtomicFile> AtomicFile::create(int dir_fd) {
     std::string name = ".abx-tmp-";
     for (int i = 0; i < 12; ++i) name += kChars[rng() % (sizeof kChars - 1)];
     int fd =
-        ::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        ::openat(dir_fd, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) return AtomicFile(dir_fd, Fd(fd), std::move(name));
     if (errno != EEXIST) return osError(errno, "cannot create a temporary file");
   }

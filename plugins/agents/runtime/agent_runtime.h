@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "abx/sdk/agent_adapter.h"
+#include "abx/sdk/logger.h"
 #include "abx/sdk/metrics.h"
 #include "abx/sdk/status.h"
 #include "abx/sdk/subprocess.h"
@@ -120,6 +121,9 @@ struct RuntimeOptions {
    *  (labels "runtime", "outcome") and timed by runtime; null: not counted. */
   sdk::CounterFamily* turns_finished = nullptr;
   sdk::HistogramFamily* turn_seconds = nullptr;
+  /** Told why a save of sessions.json failed (the first of a streak) and
+   *  when saving works again; unset: failures are not reported. */
+  sdk::Logger* log = nullptr;
 };
 
 /** How busy the runtime is now (the metrics' callback gauges). */
@@ -268,6 +272,7 @@ class AgentRuntime {
   std::uint64_t asked_ = 0;       // guarded by persist_mutex_: generations asked for
   std::uint64_t saved_ = 0;       // guarded by persist_mutex_: the newest one on disk
   bool writer_stopping_ = false;  // guarded by persist_mutex_
+  bool save_failing_ = false;     // the writer's own: the last save failed
   std::thread writer_;            // guarded by persist_mutex_; started by the first persist()
 
   mutable std::mutex mutex_;

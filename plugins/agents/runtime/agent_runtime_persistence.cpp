@@ -96,7 +96,17 @@ void AgentRuntime::writeState() {
     for (const auto& [id, s] : sessions_) sessions.push_back(s.info);
     for (const auto& [id, t] : turns_) turns.push_back(t.turn);
   }
-  (void)file_->save(sessions, turns);
+  const auto saved = file_->save(sessions, turns);
+  // A full disk fails every save until space comes back: one line when it
+  // starts and one when it ends, not one per turn.
+  const bool was_failing = save_failing_;
+  save_failing_ = !saved;
+  if (was_failing == save_failing_ || !options_.log) return;
+  if (save_failing_)
+    options_.log->warn("agents: sessions not saved (the previous " + file_->path() +
+                       " stays): " + saved.message());
+  else
+    options_.log->info("agents: sessions saved again to " + file_->path());
 }
 
 }  // namespace abx::plugins::agents

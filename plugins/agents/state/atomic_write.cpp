@@ -39,8 +39,11 @@ sdk::Status writeFileAtomically(const std::string& dir, const std::string& path,
     ::unlink(temp.c_str());
     return sdk::Status::error("cannot sync " + temp);
   }
-  if (::rename(temp.c_str(), path.c_str()) != 0)
-    return sdk::Status::error("cannot replace " + path + ": " + std::strerror(errno));
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temp.c_str());
+    return sdk::Status::error("cannot replace " + path + ": " + std::strerror(error));
+  }
   // The rename itself reaches the disk only with the directory.
   if (int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir_fd >= 0) {
     ::fsync(dir_fd);

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +25,14 @@
 namespace abx::testing::faults {
 
 using Clock = std::chrono::steady_clock;
+
+/** A file's bytes ("" when it cannot be read). */
+inline std::string readText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 inline Poco::JSON::Object::Ptr parseObject(const std::string& text) {
   Poco::JSON::Parser parser;

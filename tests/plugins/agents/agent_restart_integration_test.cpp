@@ -53,13 +53,6 @@ ServerOptions restartServer(const std::string& state, const std::string& mark) {
   return o;
 }
 
-std::string readText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Whether sessions.json in @p state says @p turn completed.
 bool savedCompleted(const std::string& state, const std::string& turn) {
   try {
