@@ -6,6 +6,7 @@
 #include <Poco/Net/StreamSocket.h>
 #include <Poco/StreamCopier.h>
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
@@ -52,7 +53,10 @@ ServerProcess::ServerProcess(ServerOptions options) {
   // Later entries replace earlier ones of the same name: the test's own
   // variables win over what the test process passes through.
   std::map<std::string, std::string> env;
-  for (const auto& entry : sdk::Subprocess::inheritEnv({"PATH", "HOME", "LANG"}))
+  // The sanitizers' options reach a sanitized server (tests/sanitize/run.sh).
+  for (const auto& entry :
+       sdk::Subprocess::inheritEnv({"PATH", "HOME", "LANG", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+                                    "LSAN_OPTIONS", "TSAN_OPTIONS"}))
     env[entry.substr(0, entry.find('='))] = entry.substr(entry.find('=') + 1);
   env["ABX_TEST_STDERR"] = dir_ + "/stderr.txt";
   env["ABX_SERVER_BASE_DIR"] = dir_;
@@ -102,6 +106,7 @@ ServerProcess::ServerProcess(ServerOptions options) {
 
 ServerProcess::~ServerProcess() {
   if (process_ && !exit_code_) stop(std::chrono::seconds(5));
+  failOnSanitizerReport();
   std::error_code ec;
   std::filesystem::remove_all(dir_, ec);
 }
@@ -123,6 +128,22 @@ std::optional<int> ServerProcess::waitExit(std::chrono::milliseconds timeout) {
   auto code = process_->waitFor(timeout);
   if (code) exit_code_ = code;
   return code;
+}
+
+void ServerProcess::failOnSanitizerReport() {
+  // A sanitized build (ABX_SANITIZE) prints its findings on stderr and exits;
+  // the exit code alone is not enough (a test may expect a failing server).
+  static constexpr std::string_view kMarkers[] = {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                                                  ": runtime error: ", "WARNING: ThreadSanitizer"};
+  const std::string& err = stderrText();
+  for (auto marker : kMarkers) {
+    auto at = err.find(marker);
+    if (at == std::string::npos) continue;
+    auto from = err.rfind('\n', at);
+    from = from == std::string::npos ? 0 : from + 1;
+    ADD_FAILURE() << "sanitizer report in the server's stderr:\n" << err.substr(from, 16000);
+    return;
+  }
 }
 
 const std::string& ServerProcess::stderrText() {

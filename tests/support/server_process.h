@@ -1,6 +1,7 @@
 // ServerProcess: starts the real agent-sandbox-server binary on an
 // ephemeral port with a temporary manifest, waits for "listening on", and
-// stops it with SIGTERM. HttpClient: a small keep-alive HTTP/1.1 client on
+// stops it with SIGTERM; a sanitizer report in its stderr fails the test
+// that started it. HttpClient: a small keep-alive HTTP/1.1 client on
 // POCO for the integration tests.
 #pragma once
 
@@ -50,6 +51,7 @@ class ServerProcess {
 
  private:
   void drain(std::chrono::milliseconds timeout);
+  void failOnSanitizerReport();
 
   std::string dir_;
   std::optional<sdk::Subprocess> process_;

@@ -229,23 +229,39 @@ sigset_t controlSignals() {
 
 }  // namespace
 
+std::optional<std::string> Server::refusalToStart() {
+  if (config_.child_user) {
+    if (auto status = sdk::Subprocess::setChildUser(*config_.child_user); !status)
+      return "--child-user: " + status.message();
+  }
+  if (!config_.token && !isLoopbackHost(config_.host) && !config_.insecure_no_auth)
+    return "refusing to bind " + config_.host +
+           " without a token: set ABX_SERVER_TOKEN, or pass --insecure-no-auth to serve "
+           "unauthenticated";
+  return std::nullopt;
+}
+
+void Server::serveUntilStopped(const sigset_t& signals) {
+  while (waitReapingOrphans(signals) == SIGHUP) {
+    const auto error = reload();
+    metrics_->policy_reloads.labels({error ? "error" : "ok"}).inc();
+    if (error)
+      services_->log.write(sdk::LogLevel::error, "policy",
+                           "reload rejected, the previous policy stays in force: " + *error);
+    else
+      services_->log.write(sdk::LogLevel::info, "policy",
+                           "reloaded (revision " + std::to_string(revision_) + ")");
+  }
+}
+
 int Server::run() {
   sigset_t signals = controlSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
   const bool adopting = adoptOrphans();
 
-  if (config_.child_user) {
-    if (auto status = sdk::Subprocess::setChildUser(*config_.child_user); !status) {
-      std::fprintf(stderr, "agent-sandbox-server: --child-user: %s\n", status.message().c_str());
-      return 2;
-    }
-  }
-  if (!config_.token && !isLoopbackHost(config_.host) && !config_.insecure_no_auth) {
-    std::fprintf(stderr,
-                 "agent-sandbox-server: refusing to bind %s without a token: set "
-                 "ABX_SERVER_TOKEN, or pass --insecure-no-auth to serve unauthenticated\n",
-                 config_.host.c_str());
+  if (auto refusal = refusalToStart()) {
+    std::fprintf(stderr, "agent-sandbox-server: %s\n", refusal->c_str());
     return 2;
   }
 
@@ -305,21 +321,7 @@ int Server::run() {
     services_->log.write(sdk::LogLevel::warn, "kernel",
                          "cannot become a child subreaper: orphans of commands go to init");
 
-  while (true) {
-    const int sig = waitReapingOrphans(signals);
-    if (sig == SIGHUP) {
-      const auto error = reload();
-      metrics_->policy_reloads.labels({error ? "error" : "ok"}).inc();
-      if (error)
-        services_->log.write(sdk::LogLevel::error, "policy",
-                             "reload rejected, the previous policy stays in force: " + *error);
-      else
-        services_->log.write(sdk::LogLevel::info, "policy",
-                             "reloaded (revision " + std::to_string(revision_) + ")");
-      continue;
-    }
-    break;
-  }
+  serveUntilStopped(signals);
   core_.readiness = Readiness::draining;
   services_->log.write(sdk::LogLevel::info, "kernel", "draining");
   http.drain(std::chrono::seconds(config_.drain_timeout_s));

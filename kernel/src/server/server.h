@@ -3,6 +3,8 @@
 // stops plugins in reverse order. check-config uses boot() alone.
 #pragma once
 
+#include <signal.h>
+
 #include <cstdio>
 #include <deque>
 #include <map>
@@ -50,6 +52,10 @@ class Server {
   void stopPlugins();
 
  private:
+  /** Why the server must not start as configured (exit 2), or nothing. */
+  std::optional<std::string> refusalToStart();
+  /** Reloads the policy on each SIGHUP until SIGTERM or SIGINT. */
+  void serveUntilStopped(const sigset_t& signals);
   std::optional<std::string> loadPlugins();
   /** Creates the state dir (0700) and keeps it from every caller. */
   std::optional<std::string> prepareStateDir();
