@@ -10,8 +10,8 @@
 #   tests/sanitize/run.sh <source dir> <build dir> asan|tsan
 #
 # clang++ builds it (libclang-rt-14-dev, installed by packaging/install-deps.sh):
-# it compiles the test sources at -O0 three times faster than g++ -O1, and the
-# product code at -O1 so the servers keep their speed. Suppressions (only for
+# it compiles the product at -O1 (with the sanitizers, twice as fast as g++),
+# and the tests unoptimised like every build. Suppressions (only for
 # third-party code, each justified) are in tests/sanitize/*.supp.
 #
 # Environment: SANITIZE_CXX (default clang++), SANITIZE_JOBS (default nproc).

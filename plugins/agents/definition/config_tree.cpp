@@ -120,6 +120,13 @@ ConfigValue fromYamlNode(const YAML::Node& node) {
 
 }  // namespace
 
+ConfigValue::ConfigValue() = default;
+ConfigValue::~ConfigValue() = default;
+ConfigValue::ConfigValue(const ConfigValue&) = default;
+ConfigValue::ConfigValue(ConfigValue&&) noexcept = default;
+ConfigValue& ConfigValue::operator=(const ConfigValue&) = default;
+ConfigValue& ConfigValue::operator=(ConfigValue&&) noexcept = default;
+
 const ConfigValue* ConfigValue::find(std::string_view key) const {
   for (const auto& [name, value] : members)
     if (name == key) return &value;

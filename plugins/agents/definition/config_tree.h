@@ -27,6 +27,15 @@ struct ConfigValue {
   std::vector<ConfigValue> items;
   std::vector<std::pair<std::string, ConfigValue>> members;
 
+  // Declared here, defined where ConfigValue is complete: clang cannot
+  // instantiate the members' pair of a still incomplete ConfigValue inline.
+  ConfigValue();
+  ~ConfigValue();
+  ConfigValue(const ConfigValue&);
+  ConfigValue(ConfigValue&&) noexcept;
+  ConfigValue& operator=(const ConfigValue&);
+  ConfigValue& operator=(ConfigValue&&) noexcept;
+
   bool isScalar() const { return kind != Kind::array && kind != Kind::object; }
   /** The member named @p key, or nullptr. */
   const ConfigValue* find(std::string_view key) const;

@@ -345,12 +345,12 @@ std::variant<AgentBody, DefinitionError> translateAgentBody(const ConfigValue& b
 ConfigValue mergeAgentBody(const ConfigValue& stored, const ConfigValue& update) {
   ConfigValue merged = stored;
   merged.kind = Kind::object;
-  for (const auto& [key, value] : update.members) {
+  for (const auto& change : update.members) {
     auto& members = merged.members;
     members.erase(std::remove_if(members.begin(), members.end(),
-                                 [&](const auto& member) { return member.first == key; }),
+                                 [&](const auto& member) { return member.first == change.first; }),
                   members.end());
-    if (value.kind != Kind::null) members.emplace_back(key, value);
+    if (change.second.kind != Kind::null) members.push_back(change);
   }
   return merged;
 }
