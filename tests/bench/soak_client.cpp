@@ -91,13 +91,19 @@ Sample sample(pid_t pid) {
   return s;
 }
 
-// Children of the last operation (a PTY's shell, a turn's CLI) end
-// asynchronously after their answer: both samples wait up to 3 s for none.
+// The last operation's children (a PTY's shell, a turn's CLI) and
+// descriptors (a PTY, a WebSocket waiting for its close frame) end
+// asynchronously after its answer: both samples wait up to 5 s for no child
+// and the same fd count 0.5 s apart.
 Sample settledSample(pid_t pid) {
   auto s = sample(pid);
-  for (auto until = Clock::now() + std::chrono::seconds(3); s.children > 0 && Clock::now() < until;
-       s = sample(pid))
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (auto until = Clock::now() + std::chrono::seconds(5); Clock::now() < until;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const auto next = sample(pid);
+    const bool settled = next.children == 0 && next.fds == s.fds;
+    s = next;
+    if (settled) break;
+  }
   return s;
 }
 
@@ -287,9 +293,20 @@ int main() {
   const char* mode = std::getenv("ABX_SOAK");
   const bool full = mode && std::string(mode) == "full";
   Counts c = kFull;
-  if (!full)
-    for (int* n : {&c.turns, &c.shells, &c.ptys, &c.uploads, &c.downloads, &c.reloads})
-      *n /= kShortDivisor;
+  // ABX_SOAK_ONLY=turns,ptys,...: only those kinds (to tell which one grows).
+  const char* only = std::getenv("ABX_SOAK_ONLY");
+  const std::array<std::pair<const char*, int*>, 6> names{{{"turns", &c.turns},
+                                                           {"shells", &c.shells},
+                                                           {"ptys", &c.ptys},
+                                                           {"uploads", &c.uploads},
+                                                           {"downloads", &c.downloads},
+                                                           {"reloads", &c.reloads}}};
+  for (const auto& [name, n] : names) {
+    if (!full) *n /= kShortDivisor;
+    if (only && std::string(",") .append(only).append(",").find(std::string(",") + name + ",") ==
+                    std::string::npos)
+      *n = 0;
+  }
   try {
     ServerProcess server(soakServer());
     Soak soak(server);
@@ -298,8 +315,10 @@ int main() {
     for (int quarter = 0; quarter < 4; ++quarter) {
       runQuarter(soak, c, quarter);
       if (quarter == 0) q1 = settledSample(server.pid());
-      std::fprintf(stderr, "[soak] quarter %d done after %.1f s\n", quarter + 1,
-                   std::chrono::duration<double>(Clock::now() - began).count());
+      const Sample now = quarter == 0 ? q1 : sample(server.pid());
+      std::fprintf(stderr, "[soak] quarter %d done after %.1f s: RSS %.1f MiB, %d fds, %d threads\n",
+                   quarter + 1, std::chrono::duration<double>(Clock::now() - began).count(),
+                   static_cast<double>(now.rss_kib) / 1024, now.fds, now.threads);
     }
     const Sample end = settledSample(server.pid());
     const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
