@@ -165,9 +165,9 @@ class Soak {
     // Sizes from 1 KiB to 256 KiB over eight files rewritten in turn.
     std::string bytes(std::size_t{1024} << (i % 9), '\0');
     for (auto& b : bytes) b = static_cast<char>(rng_());
-    auto r = http(port_, "POST", "/upload",
-                  R"({"path":")" + path(i) + R"(","content_base64":")" + base64(bytes) + "\"}",
-                  kAuth);
+    auto r =
+        http(port_, "POST", "/upload",
+             R"({"path":")" + path(i) + R"(","content_base64":")" + base64(bytes) + "\"}", kAuth);
     require(r.status == 200, "upload answered " + std::to_string(r.status) + ": " + r.body);
     files_[static_cast<std::size_t>(i % 8)] = base64(bytes);
   }
@@ -175,8 +175,8 @@ class Soak {
   void download(int i) {
     if (files_[static_cast<std::size_t>(i % 8)].empty()) upload(i);
     auto r = http(port_, "GET", "/download?path=" + path(i), "", kAuth);
-    require(r.status == 200 && r.body.find(files_[static_cast<std::size_t>(i % 8)]) !=
-                                   std::string::npos,
+    require(r.status == 200 &&
+                r.body.find(files_[static_cast<std::size_t>(i % 8)]) != std::string::npos,
             "download answered " + std::to_string(r.status) + " without the file's bytes");
   }
 
@@ -194,8 +194,8 @@ class Soak {
   }
 
   static std::string policyText(bool search_off) {
-    return std::string("endpoints:\n  files_search: {enabled: ") +
-           (search_off ? "false" : "true") + "}\n";
+    return std::string("endpoints:\n  files_search: {enabled: ") + (search_off ? "false" : "true") +
+           "}\n";
   }
 
  private:
@@ -303,7 +303,7 @@ int main() {
                                                            {"reloads", &c.reloads}}};
   for (const auto& [name, n] : names) {
     if (!full) *n /= kShortDivisor;
-    if (only && std::string(",") .append(only).append(",").find(std::string(",") + name + ",") ==
+    if (only && std::string(",").append(only).append(",").find(std::string(",") + name + ",") ==
                     std::string::npos)
       *n = 0;
   }
@@ -316,7 +316,8 @@ int main() {
       runQuarter(soak, c, quarter);
       if (quarter == 0) q1 = settledSample(server.pid());
       const Sample now = quarter == 0 ? q1 : sample(server.pid());
-      std::fprintf(stderr, "[soak] quarter %d done after %.1f s: RSS %.1f MiB, %d fds, %d threads\n",
+      std::fprintf(stderr,
+                   "[soak] quarter %d done after %.1f s: RSS %.1f MiB, %d fds, %d threads\n",
                    quarter + 1, std::chrono::duration<double>(Clock::now() - began).count(),
                    static_cast<double>(now.rss_kib) / 1024, now.fds, now.threads);
     }

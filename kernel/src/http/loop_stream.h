@@ -75,7 +75,7 @@ class LoopStream final : public sdk::SseWaker, public std::enable_shared_from_th
   StreamScheduler& scheduler_;
   std::string out_;  // framed bytes not yet sent
   std::size_t sent_ = 0;
-  bool last_ = false;  // out_ ends with the terminating chunk
+  bool last_ = false;                // out_ ends with the terminating chunk
   Clock::time_point last_write_;     // everything queued was sent
   Clock::time_point last_progress_;  // the socket took a byte
   std::atomic<bool> open_{true};

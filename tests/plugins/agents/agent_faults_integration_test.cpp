@@ -262,7 +262,7 @@ int loopStreamsOpen(int port) {
   const std::string key = "abx_http_streams_open{where=\"loop\"} ";
   const auto at = r.body.find(key);
   return r.status == 200 && at != std::string::npos ? std::stoi(r.body.substr(at + key.size()))
-                                                     : -1;
+                                                    : -1;
 }
 
 // The server's peak RSS growth over the flood_big turn answered to a
@@ -325,8 +325,8 @@ TEST(ClientFaults, AClientThatNeverReadsItsResponsesStreamIsCutAndTheResponseSta
     slowest_health = std::max(slowest_health, since(asked));
     if (second_turn == 0) {
       // Another session's whole turn, answered while the flood runs.
-      auto other = http(server.port(), "POST", "/v1/responses",
-                        R"({"model":"slow","input":"hi"})", kAuth);
+      auto other =
+          http(server.port(), "POST", "/v1/responses", R"({"model":"slow","input":"hi"})", kAuth);
       EXPECT_EQ(other.status, 200) << other.body;
       second_turn = since(asked);
     }
@@ -338,9 +338,9 @@ TEST(ClientFaults, AClientThatNeverReadsItsResponsesStreamIsCutAndTheResponseSta
   const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
   const double growth = rss.growthMib();
   std::cout << "[figure] never-reading /v1/responses client: " << status << " within " << seconds
-            << " s; stream closed by the server after " << stream_closed
-            << " s; slowest /health " << slowest_health * 1000 << " ms; another session's turn "
-            << second_turn << " s; server RSS peak growth " << growth
+            << " s; stream closed by the server after " << stream_closed << " s; slowest /health "
+            << slowest_health * 1000 << " ms; another session's turn " << second_turn
+            << " s; server RSS peak growth " << growth
             << " MiB (the same turn to a client that reads: " << reference << " MiB)\n";
   EXPECT_EQ(status, "completed");
   EXPECT_LT(slowest_health, 1.0);
