@@ -120,6 +120,8 @@ TEST(Cli, EnvironmentValuesAreCheckedLikeTheirFlags) {
        "ABX_SERVER_HEAD_TIMEOUT_S must be an integer 1-2147483647, got '0'"},
       {"ABX_SERVER_IDLE_TIMEOUT_S", "-3",
        "ABX_SERVER_IDLE_TIMEOUT_S must be an integer 1-2147483647, got '-3'"},
+      {"ABX_SERVER_IO_TIMEOUT_S", "0",
+       "ABX_SERVER_IO_TIMEOUT_S must be an integer 1-2147483647, got '0'"},
       {"ABX_SERVER_DRAIN_TIMEOUT_S", "0",
        "ABX_SERVER_DRAIN_TIMEOUT_S must be an integer 1-3600, got '0'"},
       {"ABX_LOG_LEVEL", "loud", "ABX_LOG_LEVEL must be debug, info, warn or error, got 'loud'"},

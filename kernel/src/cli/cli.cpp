@@ -52,6 +52,7 @@ constexpr const char* kEnvironmentHelp =
     "  ABX_SERVER_MAX_CONNECTIONS_PER_PEER  the same per client address (default 4096)\n"
     "  ABX_SERVER_HEAD_TIMEOUT_S            seconds for a request's head (default 10)\n"
     "  ABX_SERVER_IDLE_TIMEOUT_S            seconds a keep-alive connection waits (default 30)\n"
+    "  ABX_SERVER_IO_TIMEOUT_S              seconds one read or write may wait (default 60)\n"
     "  ABX_SERVER_DRAIN_TIMEOUT_S           --drain-timeout (default 10)\n"
     "  ABX_SERVER_POLICY                    the policy inline (after --policy/--preset)\n"
     "  ABX_SERVER_POLICY_FILE               a policy file (after ABX_SERVER_POLICY)\n"

@@ -424,6 +424,9 @@ class HttpServer::Loop {
     if (now - last_sweep_ < kTick) return;
     last_sweep_ = now;
     streams_.pingIdle(now, hub_.pingInterval());
+    // A stream's client that stopped reading is held no longer than a
+    // worker's blocking write would be.
+    streams_.closeStalled(now, limits_.io_timeout);
     std::vector<ConnectionPtr> expired;
     for (auto& [fd, c] : parked_)
       if (now >= c->deadline) expired.push_back(c);

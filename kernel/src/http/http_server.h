@@ -25,7 +25,8 @@ struct ConnectionLimits {
   std::size_t max_per_peer = 2000;       /**< from one address; more get 503 */
   std::chrono::seconds head_timeout{10}; /**< a request's whole head, not per read */
   std::chrono::seconds idle_timeout{30}; /**< a parked keep-alive connection */
-  std::chrono::seconds io_timeout{60};   /**< one blocking read or write on a worker */
+  /** One blocking read or write on a worker; a loop stream whose socket took no byte. */
+  std::chrono::seconds io_timeout{60};
 };
 
 class HttpServer {

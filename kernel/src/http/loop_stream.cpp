@@ -28,7 +28,8 @@ LoopStream::LoopStream(int fd, std::string unsent_head, std::shared_ptr<sdk::Sse
       hold_(std::move(hold)),
       scheduler_(scheduler),
       out_(std::move(unsent_head)),
-      last_write_(Clock::now()) {}
+      last_write_(Clock::now()),
+      last_progress_(last_write_) {}
 
 void LoopStream::wake() {
   if (!open()) return;
@@ -56,6 +57,7 @@ bool LoopStream::flush() {
     ssize_t n = ::send(fd_, out_.data() + sent_, out_.size() - sent_, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
       sent_ += static_cast<std::size_t>(n);
+      last_progress_ = Clock::now();
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -108,6 +110,10 @@ sdk::SseFeed::Pull LoopStream::pullChunk() {
 
 bool LoopStream::idleFor(Clock::time_point now, Clock::duration idle) const {
   return chunked_ && out_.empty() && !last_ && now - last_write_ >= idle;
+}
+
+bool LoopStream::stalledFor(Clock::time_point now, Clock::duration limit) const {
+  return sent_ < out_.size() && now - last_progress_ >= limit;
 }
 
 void LoopStream::queuePing() { out_ += "8\r\n: ping\n\n\r\n"; }

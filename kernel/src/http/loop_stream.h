@@ -54,6 +54,8 @@ class LoopStream final : public sdk::SseWaker, public std::enable_shared_from_th
   Next pump();
   /** Queues `: ping` if nothing was sent for @p idle; then pump. */
   bool idleFor(Clock::time_point now, Clock::duration idle) const;
+  /** Bytes wait for the socket and it took none for @p limit: the client stopped reading. */
+  bool stalledFor(Clock::time_point now, Clock::duration limit) const;
   void queuePing();
   /** Best effort: the body's last chunk, without waiting. */
   void finishNow();
@@ -73,8 +75,9 @@ class LoopStream final : public sdk::SseWaker, public std::enable_shared_from_th
   StreamScheduler& scheduler_;
   std::string out_;  // framed bytes not yet sent
   std::size_t sent_ = 0;
-  bool last_ = false;  // out_ ends with the terminating chunk
-  Clock::time_point last_write_;
+  bool last_ = false;                // out_ ends with the terminating chunk
+  Clock::time_point last_write_;     // everything queued was sent
+  Clock::time_point last_progress_;  // the socket took a byte
   std::atomic<bool> open_{true};
   std::atomic<bool> due_{false};  // scheduled and not yet pumped
 };

@@ -129,6 +129,22 @@ void StreamSet::pingIdle(std::chrono::steady_clock::time_point now,
     }
 }
 
+int StreamSet::closeStalled(std::chrono::steady_clock::time_point now,
+                            std::chrono::milliseconds limit) {
+  std::vector<int> stalled;
+  for (auto& [fd, e] : streams_)
+    if (e.stream->stalledFor(now, limit)) stalled.push_back(fd);
+  for (int fd : stalled)
+    if (auto it = streams_.find(fd); it != streams_.end()) {
+      // A reset drops what the kernel still holds for the client; a plain
+      // close would keep it (and the socket) until the peer's window opens.
+      const linger abort{1, 0};
+      ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, sizeof abort);
+      close(it->second);
+    }
+  return static_cast<int>(stalled.size());
+}
+
 void StreamSet::closeAll(bool finish) {
   while (!streams_.empty()) {
     if (finish) streams_.begin()->second.stream->finishNow();

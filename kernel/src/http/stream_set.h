@@ -45,6 +45,12 @@ class StreamSet final : public StreamScheduler {
   bool onEvent(int fd, std::uint32_t what);
   /** `: ping` on every stream silent for @p interval. */
   void pingIdle(std::chrono::steady_clock::time_point now, std::chrono::milliseconds interval);
+  /**
+   * Ends, with a reset, every stream whose client took no byte for @p limit
+   * while more waited: what it was sent is dropped, not kept for it.
+   * @return how many.
+   */
+  int closeStalled(std::chrono::steady_clock::time_point now, std::chrono::milliseconds limit);
   /** Ends every stream, with its last chunk when @p finish and nothing is half-sent. */
   void closeAll(bool finish);
 

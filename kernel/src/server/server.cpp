@@ -291,6 +291,7 @@ int Server::run() {
   limits.max_per_peer = config_.max_connections_per_peer;
   limits.head_timeout = std::chrono::seconds(config_.head_timeout_s);
   limits.idle_timeout = std::chrono::seconds(config_.idle_timeout_s);
+  limits.io_timeout = std::chrono::seconds(config_.io_timeout_s);
   HttpServer http(pipeline_, hub, config_.threads, limits, metrics_.get());
   int port = 0;
   try {

@@ -106,7 +106,8 @@ std::optional<std::string> applyNumericEnvironment(ServerConfig& c) {
   if (auto e = count("ABX_SERVER_MAX_CONNECTIONS", c.max_connections)) return e;
   if (auto e = count("ABX_SERVER_MAX_CONNECTIONS_PER_PEER", c.max_connections_per_peer)) return e;
   if (auto e = count("ABX_SERVER_HEAD_TIMEOUT_S", c.head_timeout_s)) return e;
-  return count("ABX_SERVER_IDLE_TIMEOUT_S", c.idle_timeout_s);
+  if (auto e = count("ABX_SERVER_IDLE_TIMEOUT_S", c.idle_timeout_s)) return e;
+  return count("ABX_SERVER_IO_TIMEOUT_S", c.io_timeout_s);
 }
 
 }  // namespace

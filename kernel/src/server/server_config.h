@@ -51,6 +51,7 @@ struct ServerConfig {
   /** One line per request: a file, "-" for stderr, empty for none. */
   std::string access_log;  /**< --access-log, ABX_ACCESS_LOG */
   int idle_timeout_s = 30; /**< ABX_SERVER_IDLE_TIMEOUT_S */
+  int io_timeout_s = 60;   /**< ABX_SERVER_IO_TIMEOUT_S */
   std::size_t max_request_bytes = 10u << 20;
 };
 

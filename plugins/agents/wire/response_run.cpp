@@ -60,15 +60,56 @@ void ResponseRun::keep(Event e) {
   history_bytes_ += e.frame.size();
   history_.push_back(std::move(e));
   wakeReadersLocked();
-  if (history_bytes_ > kMaxHistoryBytes) {
-    std::size_t keep_from = dropped_ + history_.size();
-    for (const auto& [id, reader] : readers_) keep_from = std::min(keep_from, reader.next);
-    while (dropped_ < keep_from && !history_.empty()) {
-      history_bytes_ -= history_.front().frame.size();
-      history_.pop_front();
-      ++dropped_;
-    }
+  if (history_bytes_ > kMaxHistoryBytes) cutLaggardsLocked();
+}
+
+void ResponseRun::dropPassedLocked() {
+  std::size_t keep_from = dropped_ + history_.size();
+  for (const auto& [id, reader] : readers_)
+    if (!reader.cut) keep_from = std::min(keep_from, reader.next);
+  while (dropped_ < keep_from && !history_.empty()) {
+    history_bytes_ -= history_.front().frame.size();
+    history_.pop_front();
+    ++dropped_;
   }
+}
+
+void ResponseRun::cutLaggardsLocked() {
+  // Without the cut, a client that never reads would keep the whole
+  // history of a flooding turn in memory for as long as its connection lives.
+  for (dropPassedLocked(); history_bytes_ > kMaxHistoryBytes; dropPassedLocked()) {
+    std::size_t behind = dropped_ + history_.size();
+    for (const auto& [id, reader] : readers_)
+      if (!reader.cut) behind = std::min(behind, reader.next);
+    bool cut_any = false, pinned_here = false;
+    for (auto& [id, reader] : readers_) {
+      if (reader.cut || reader.next != behind) continue;
+      if (reader.pinned)
+        pinned_here = true;
+      else
+        reader.cut = cut_any = true;
+    }
+    if (pinned_here || !cut_any) return;
+  }
+}
+
+ResponseRun::Event ResponseRun::droppedEvent(std::int64_t sequence_number) {
+  sdk::JsonWriter data(256);
+  data.beginObject()
+      .member("type", "error")
+      .member("sequence_number", sequence_number)
+      .member("code", "events_dropped")
+      .member("message",
+              "this stream fell too far behind its response's events; the response goes on: "
+              "GET /v1/responses/{id} gives it")
+      .key("param")
+      .null()
+      .endObject();
+  Event e{sequence_number, "error", "event: error\ndata: ", 0};
+  e.data_at = e.frame.size();
+  e.frame += data.text();
+  e.frame += "\n\n";
+  return e;
 }
 
 void ResponseRun::writeWhere(sdk::JsonWriter& w, const std::string& item_id, std::size_t index) {
@@ -214,11 +255,12 @@ void ResponseRun::onEvent(const RuntimeEvent& event) {
   if (wake) changed_.notify_all();
 }
 
-int ResponseRun::attach() {
+int ResponseRun::attach(bool pinned) {
   std::lock_guard lock(mutex_);
   if (dropped_ > 0) return -1;
   const int reader = next_reader_++;
   readers_[reader] = Reader{};
+  readers_[reader].pinned = pinned;
   return reader;
 }
 
@@ -232,6 +274,10 @@ bool ResponseRun::read(int reader, std::vector<Event>& out, std::chrono::millise
   auto it = readers_.find(reader);
   if (it == readers_.end()) return false;
   Reader& state = it->second;
+  if (state.cut) {
+    out.push_back(droppedEvent(static_cast<std::int64_t>(state.next)));
+    return false;
+  }
   auto available = [&] { return state.next < dropped_ + history_.size(); };
   auto ready = [&] { return available() || finished_; };
   // A reader that just found events polls again shortly instead of being
@@ -267,6 +313,10 @@ sdk::SseFeed::Pull ResponseRun::pull(int reader, std::int64_t after, std::string
   auto it = readers_.find(reader);
   if (it == readers_.end()) return sdk::SseFeed::Pull::end;
   Reader& state = it->second;
+  if (state.cut) {
+    out += droppedEvent(static_cast<std::int64_t>(state.next)).frame;
+    return sdk::SseFeed::Pull::end;
+  }
   const std::size_t start = out.size();
   while (state.next < dropped_ + history_.size()) {
     if (out.size() - start >= budget) return sdk::SseFeed::Pull::more;

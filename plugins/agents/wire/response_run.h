@@ -5,7 +5,9 @@
 // and keeps the events so several readers (the POST's own stream, GET
 // ?stream=true replays) can follow from any point. The kept history is
 // bounded: past kMaxHistoryBytes the events every reader has passed are
-// dropped, and a replay is then rebuilt from the finished turn instead.
+// dropped, and a replay is then rebuilt from the finished turn instead; a
+// reader that falls more than kMaxHistoryBytes behind (a client that stopped
+// reading) is cut: it gets an `error` event (events_dropped) and its end.
 // Each event is encoded as SSE text once, when it happens; readers are sent
 // that text (pulled by the server's event loop through a ResponseFeed).
 #pragma once
@@ -49,8 +51,13 @@ class ResponseRun {
   /** Feeds one runtime event of this response's turn. THREAD: the turn's thread. */
   void onEvent(const RuntimeEvent& event);
 
-  /** A reader from the first event; -1 when the start was already dropped. */
-  int attach();
+  /**
+   * A reader from the first event; -1 when the start was already dropped.
+   * A @p pinned reader keeps every event after its position, however far
+   * behind it is (what builds a replay); any other is cut when it falls
+   * more than kMaxHistoryBytes behind.
+   */
+  int attach(bool pinned = false);
   void detach(int reader);
   /**
    * Appends the reader's next events to @p out, waiting up to @p wait for
@@ -85,6 +92,12 @@ class ResponseRun {
   Event startEvent(const char* type, std::size_t data_bytes);
   /** Ends @p e's SSE text and keeps it in the history (readers woken). */
   void keep(Event e);
+  /** Drops the events every reader not cut has passed. */
+  void dropPassedLocked();
+  /** Cuts the readers furthest behind while the history is over its bound. */
+  void cutLaggardsLocked();
+  /** What a cut reader gets last: an `error` event at its position. */
+  static Event droppedEvent(std::int64_t sequence_number);
   static JsonTemplate deltaTemplate(const char* type, const std::string& item_id, std::size_t index,
                                     bool text);
   /** The lifecycle events: the Response object as it stands. */
@@ -107,6 +120,8 @@ class ResponseRun {
   struct Reader {
     std::size_t next = 0;  // index of its next event
     bool active = false;   // its last read found events
+    bool pinned = false;   // never cut
+    bool cut = false;      // fell too far behind: gets droppedEvent() and its end
     std::weak_ptr<sdk::SseWaker> waker;
   };
   void wakeReadersLocked();

@@ -92,7 +92,7 @@ bool streamRun(const std::shared_ptr<ResponseRun>& shared_run, sdk::SseStream& s
 // replay is kept (a reader holds its start while it is built), however long.
 std::shared_ptr<ResponseRun> replayOf(const Turn& turn, const ResponseEcho& echo) {
   auto run = std::make_shared<ResponseRun>(responseIdForTurn(turn.id), turn.created_at, echo);
-  const int holder = run->attach();
+  const int holder = run->attach(/*pinned=*/true);
   RuntimeEvent started;
   started.type = "turn.started";
   run->onEvent(started);

@@ -1,7 +1,8 @@
 // Integration: fault injection against the real server with the fake agents.
 // An agent CLI that crashes mid-stream, hangs without output, floods, prints
 // a 100 MB line, closes stdout but keeps running, or leaves a daemon holding
-// stdout; a client that disconnects mid-stream or never reads. Each turn
+// stdout; a client that disconnects mid-stream or never reads (a session's
+// events, or its own /v1/responses stream). Each turn
 // must end, in bounded time, with a clear outcome; no process of the turn
 // may be left; the server keeps answering, stays bounded in memory, and the
 // session runs its next turn. Figures go to stdout as "[figure]" lines
@@ -10,8 +11,10 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -56,6 +59,8 @@ ServerOptions faultsServer(const std::string& mark) {
   // Past the default 8 MiB output cap, so the flood and the 100 MB line
   // reach the server whole.
   yaml += faultAgent("flood", "claude", "FAKE_MODE: flood, FAKE_FLOOD_EVENTS: \"300000\"",
+                     "turn_timeout_s: 60, max_output_bytes: 400000000", mark);
+  yaml += faultAgent("flood_big", "claude", "FAKE_MODE: flood, FAKE_FLOOD_EVENTS: \"500000\"",
                      "turn_timeout_s: 60, max_output_bytes: 400000000", mark);
   yaml += faultAgent("huge", "codex", "FAKE_MODE: huge_line, FAKE_HUGE_LINE_BYTES: \"104857600\"",
                      "turn_timeout_s: 60, max_output_bytes: 400000000", mark);
@@ -249,6 +254,128 @@ TEST(ClientFaults, AClientThatNeverReadsDelaysNobodyAndCostsBoundedMemory) {
   EXPECT_EQ(turn->getValue<std::string>("status"), "completed") << shown.str();
   EXPECT_LT(slowest_health, 1.0);
   if (abx::testing::kRssIsMeaningful) EXPECT_LT(growth, 200.0);
+  EXPECT_THAT(waitNoneLeft(mark, 2s), IsEmpty());
+}
+
+// The server's abx_http_streams_open{where="loop"} (-1 when unreadable).
+int loopStreamsOpen(int port) {
+  auto r = http(port, "GET", "/metrics", "", kAuth);
+  const std::string key = "abx_http_streams_open{where=\"loop\"} ";
+  const auto at = r.body.find(key);
+  return r.status == 200 && at != std::string::npos ? std::stoi(r.body.substr(at + key.size()))
+                                                    : -1;
+}
+
+// The server's peak RSS growth over the flood_big turn answered to a
+// client that reads it: what the turn itself costs, the reference below.
+double floodGrowthWithAReader() {
+  ServerProcess server(faultsServer(newMark()));
+  RssPeak rss(server.pid());
+  auto r = http(server.port(), "POST", "/v1/responses",
+                R"({"model":"flood_big","input":"fault","store":false})", kAuth);
+  EXPECT_EQ(r.status, 200) << r.body.substr(0, 300);
+  return rss.growthMib();
+}
+
+// Reads @p fd until its end (closing it): the last 4 KiB, and whether it was reset.
+std::pair<std::string, bool> readToEnd(int fd) {
+  timeval wait{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+  std::string tail;
+  char buffer[65536];
+  ssize_t n;
+  while ((n = ::recv(fd, buffer, sizeof buffer, 0)) > 0) {
+    tail.append(buffer, static_cast<std::size_t>(n));
+    if (tail.size() > 4096) tail.erase(0, tail.size() - 4096);
+  }
+  const bool reset = n < 0 && errno == ECONNRESET;
+  ::close(fd);
+  return {tail, reset};
+}
+
+TEST(ClientFaults, AClientThatNeverReadsItsResponsesStreamIsCutAndTheResponseStaysWhole) {
+  const double reference = floodGrowthWithAReader();
+  const auto mark = newMark();
+  auto options = faultsServer(mark);
+  // The stall limit of a stream, shortened from its 60 s so the test sees it.
+  options.env["ABX_SERVER_IO_TIMEOUT_S"] = "3";
+  ServerProcess server(options);
+  RssPeak rss(server.pid());
+  const auto began = Clock::now();
+  const int fd = openStream(server.port(), "/v1/responses",
+                            R"({"model":"flood_big","input":"fault","stream":true})", 4096);
+  ASSERT_GE(fd, 0);
+  // Reads response.created for the id, then never again.
+  std::string seen;
+  char buffer[1024];
+  while (responseIdIn(seen).empty() && seen.size() < 16384) {
+    const auto n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) break;
+    seen.append(buffer, static_cast<std::size_t>(n));
+  }
+  const auto id = responseIdIn(seen);
+  ASSERT_FALSE(id.empty()) << seen;
+  double slowest_health = 0, second_turn = 0, stream_closed = -1;
+  std::string status;
+  while (Clock::now() - began < 60s && (status != "completed" || stream_closed < 0)) {
+    const auto asked = Clock::now();
+    EXPECT_EQ(http(server.port(), "GET", "/health").status, 200);
+    const auto since = [](Clock::time_point t) {
+      return std::chrono::duration<double>(Clock::now() - t).count();
+    };
+    slowest_health = std::max(slowest_health, since(asked));
+    if (second_turn == 0) {
+      // Another session's whole turn, answered while the flood runs.
+      auto other =
+          http(server.port(), "POST", "/v1/responses", R"({"model":"slow","input":"hi"})", kAuth);
+      EXPECT_EQ(other.status, 200) << other.body;
+      second_turn = since(asked);
+    }
+    if (stream_closed < 0 && loopStreamsOpen(server.port()) == 0) stream_closed = since(began);
+    auto r = http(server.port(), "GET", "/v1/responses/" + id, "", kAuth);
+    if (r.status == 200) status = parseObject(r.body)->getValue<std::string>("status");
+    std::this_thread::sleep_for(100ms);
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
+  const double growth = rss.growthMib();
+  std::cout << "[figure] never-reading /v1/responses client: " << status << " within " << seconds
+            << " s; stream closed by the server after " << stream_closed << " s; slowest /health "
+            << slowest_health * 1000 << " ms; another session's turn " << second_turn
+            << " s; server RSS peak growth " << growth
+            << " MiB (the same turn to a client that reads: " << reference << " MiB)\n";
+  EXPECT_EQ(status, "completed");
+  EXPECT_LT(slowest_health, 1.0);
+  EXPECT_LT(second_turn, 10.0);
+  // Closed: cut once 8 MiB behind (when its error event and end still fit
+  // in the socket's buffers), else reset by the stall limit (3 s without a
+  // byte taken, swept every 0.2 s).
+  EXPECT_GE(stream_closed, 0) << "the never-reading stream is still open";
+  EXPECT_LT(stream_closed, 15.0);
+  const auto [tail, reset] = readToEnd(fd);
+  const bool cut = tail.find(R"("code":"events_dropped")") != std::string::npos;
+  EXPECT_TRUE(cut || reset) << tail;
+  std::cout << "[figure] the client, reading at last: "
+            << (cut ? "an events_dropped error and the end" : "a reset") << "\n";
+  // Beyond what the turn costs anyway: the 8 MiB of history a reader may
+  // lag, a 64 KiB chunk, the socket's buffers, and malloc's slack. Without
+  // the cut the stream's reader kept every event of the flood (about
+  // 95 MiB of SSE text) until its connection closed.
+  EXPECT_LT(growth, reference + 40.0);
+  // The response is whole: every delta is in its message.
+  auto r = http(server.port(), "GET", "/v1/responses/" + id, "", kAuth);
+  ASSERT_EQ(r.status, 200);
+  auto output = parseObject(r.body)->getArray("output");
+  ASSERT_TRUE(output && output->size() > 0) << r.body.substr(0, 400);
+  std::string text;
+  for (std::size_t i = 0; i < output->size(); ++i) {
+    auto item = output->getObject(static_cast<unsigned>(i));
+    if (item->getValue<std::string>("type") != "message") continue;
+    auto content = item->getArray("content");
+    for (std::size_t j = 0; content && j < content->size(); ++j)
+      text += content->getObject(static_cast<unsigned>(j))->getValue<std::string>("text");
+  }
+  EXPECT_EQ(text.rfind("tok0 tok1 ", 0), 0u) << text.substr(0, 80);
+  EXPECT_TRUE(text.ends_with("tok499999 ")) << text.substr(text.size() > 80 ? text.size() - 80 : 0);
   EXPECT_THAT(waitNoneLeft(mark, 2s), IsEmpty());
 }
 

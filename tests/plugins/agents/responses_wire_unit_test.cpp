@@ -369,6 +369,39 @@ TEST(ResponseRun, APullSendsTheEncodedEventsAfterItsPositionWithinItsBudget) {
   run.detach(late);
 }
 
+TEST(ResponseRun, AReaderFarBehindIsCutWithAnErrorWhileReadersThatKeepUpAreNot) {
+  ResponseRun run("resp_6", 100, {});
+  run.onEvent(event("turn.started"));
+  run.onEvent(event("item.added", item("msg_1", "message")));
+  const int stalled = run.attach();
+  const int pinned = run.attach(/*pinned=*/true);
+  const int reading = run.attach();
+  std::string out;
+  const std::string chunk(64 * 1024, 'x');
+  // 12 MiB of deltas: the reader that never pulls falls past the bound.
+  for (int i = 0; i < 192; ++i) {
+    run.onEvent(event("item.text.delta", item("msg_1", "message"), chunk));
+    out.clear();
+    run.pull(reading, -1, out, 1 << 20);
+  }
+  out.clear();
+  EXPECT_EQ(run.pull(stalled, -1, out, 1 << 20), sdk::SseFeed::Pull::end);
+  EXPECT_EQ(out.rfind("event: error\ndata: {\"type\":\"error\",\"sequence_number\":0,"
+                      "\"code\":\"events_dropped\"",
+                      0),
+            0u)
+      << out.substr(0, 200);
+  // The pinned reader still gets everything from its start; the reading one goes on.
+  out.clear();
+  EXPECT_EQ(run.pull(pinned, -1, out, 1 << 20), sdk::SseFeed::Pull::more);
+  EXPECT_EQ(out.rfind("event: response.created\n", 0), 0u);
+  out.clear();
+  EXPECT_EQ(run.pull(reading, -1, out, 1 << 20), sdk::SseFeed::Pull::wait);
+  run.detach(stalled);
+  run.detach(pinned);
+  run.detach(reading);
+}
+
 TEST(ResponseObject, IdsMapBetweenTurnsAndResponses) {
   EXPECT_EQ(responseIdForTurn("turn_abc"), "resp_abc");
   EXPECT_EQ(turnIdForResponse("resp_abc"), "turn_abc");
