@@ -66,9 +66,10 @@ void WsHandshake::readHead() {
     }
     end += scanned;
     if (end > kMaxHeadBytes) return refuse(431, "Request header fields too large");
-    auto parsed = parseHandshakeHead(std::string_view(in_).substr(0, end));
-    if (auto* error = std::get_if<HeadError>(&parsed)) return refuse(error->status, error->message);
-    head_ = std::move(std::get<HandshakeHead>(parsed));
+    auto parsed = sdk::parseRequestHead(std::string_view(in_).substr(0, end), kMaxHeaderFields);
+    if (auto* error = std::get_if<sdk::HeadError>(&parsed))
+      return refuse(error->status, error->message);
+    head_ = std::move(std::get<sdk::RequestHead>(parsed));
     in_.erase(0, end);  // what follows the head: the client's first frames
     state_ = State::judging;
   }
