@@ -59,7 +59,7 @@ void WsHandshake::readHead() {
     if (n <= 0) return finish();
     const std::size_t scanned = in_.size() < 3 ? 0 : in_.size() - 3;
     in_.append(buffer, static_cast<std::size_t>(n));
-    auto end = headEnd(std::string_view(in_).substr(scanned));
+    auto end = sdk::headEnd(std::string_view(in_).substr(scanned));
     if (end == std::string_view::npos) {
       if (in_.size() > kMaxHeadBytes) return refuse(431, "Request header fields too large");
       continue;

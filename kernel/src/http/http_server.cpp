@@ -272,7 +272,7 @@ class HttpServer::Loop {
   }
 
   void dispatchIfComplete(const ConnectionPtr& c) {
-    auto end = headEnd(std::string_view(c->buffer).substr(0, kMaxHeadBytes + 4));
+    auto end = sdk::headEnd(std::string_view(c->buffer).substr(0, kMaxHeadBytes + 4));
     if (end == std::string::npos) {
       if (c->buffer.size() > kMaxHeadBytes) {
         count("head_too_large");
