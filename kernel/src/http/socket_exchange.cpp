@@ -1,7 +1,6 @@
 #include "http/socket_exchange.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cstdio>
 
