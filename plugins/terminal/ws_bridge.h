@@ -62,8 +62,8 @@ enum class BridgeEnd {
  * Decides one complete upgrade request on the loop thread, so it must not
  * block. @p local_address: the address the connection arrived on.
  */
-using HandshakeJudge =
-    std::function<HandshakeDecision(const HandshakeHead& head, const std::string& local_address)>;
+using HandshakeJudge = std::function<HandshakeDecision(const sdk::RequestHead& head,
+                                                       const std::string& local_address)>;
 
 class WsLink;
 

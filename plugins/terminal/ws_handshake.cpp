@@ -59,16 +59,17 @@ void WsHandshake::readHead() {
     if (n <= 0) return finish();
     const std::size_t scanned = in_.size() < 3 ? 0 : in_.size() - 3;
     in_.append(buffer, static_cast<std::size_t>(n));
-    auto end = headEnd(std::string_view(in_).substr(scanned));
+    auto end = sdk::headEnd(std::string_view(in_).substr(scanned));
     if (end == std::string_view::npos) {
       if (in_.size() > kMaxHeadBytes) return refuse(431, "Request header fields too large");
       continue;
     }
     end += scanned;
     if (end > kMaxHeadBytes) return refuse(431, "Request header fields too large");
-    auto parsed = parseHandshakeHead(std::string_view(in_).substr(0, end));
-    if (auto* error = std::get_if<HeadError>(&parsed)) return refuse(error->status, error->message);
-    head_ = std::move(std::get<HandshakeHead>(parsed));
+    auto parsed = sdk::parseRequestHead(std::string_view(in_).substr(0, end), kMaxHeaderFields);
+    if (auto* error = std::get_if<sdk::HeadError>(&parsed))
+      return refuse(error->status, error->message);
+    head_ = std::move(std::get<sdk::RequestHead>(parsed));
     in_.erase(0, end);  // what follows the head: the client's first frames
     state_ = State::judging;
   }

@@ -64,7 +64,7 @@ class WsHandshake {
   /** Still waiting for (the rest of) its request head. */
   bool reading() const { return state_ == State::reading; }
   /** The head is complete and parsed: the loop judges it, then calls answer() or upgrade(). */
-  const HandshakeHead* judging() const { return state_ == State::judging ? &head_ : nullptr; }
+  const sdk::RequestHead* judging() const { return state_ == State::judging ? &head_ : nullptr; }
   /** Writes a refusal or a 101 and close (not attach). */
   void answer(const HandshakeDecision& decision);
   /** Hands the socket over with the 101 in @p decision (attach); this handshake is done. */
@@ -90,7 +90,7 @@ class WsHandshake {
   Clock::time_point deadline_;
   const std::chrono::milliseconds close_wait_;
   std::string in_;
-  HandshakeHead head_;
+  sdk::RequestHead head_;
   std::string out_;
   bool close_after_write_ = true;
   WsFrameReader frames_;

@@ -1,19 +1,16 @@
 // The HTTP side of the PTY port's WebSocket handshake (RFC 6455 §4), for
-// the loop thread that serves the port without POCO Net: where a request's
-// head ends, its strict and bounded parse, the checks an upgrade request
-// must pass, and the bytes of every answer the port writes (a refusal with
-// the usual JSON error body, or 101 Switching Protocols).
+// the loop thread that serves the port without POCO Net: the bounds of a
+// request's head (read with the SDK's parser, http_head.h), the checks an
+// upgrade request must pass, and the bytes of every answer the port writes
+// (a refusal with the usual JSON error body, or 101 Switching Protocols).
 #pragma once
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <variant>
-#include <vector>
 
 #include "abx/sdk/http.h"
+#include "abx/sdk/http_head.h"
 
 namespace abx::plugins::terminal {
 
@@ -21,31 +18,6 @@ namespace abx::plugins::terminal {
 inline constexpr std::size_t kMaxHeadBytes = 16 * 1024;
 /** The most header fields a request may have; beyond: 431. */
 inline constexpr std::size_t kMaxHeaderFields = 100;
-
-struct HandshakeHead {
-  std::string method;
-  std::string target; /**< as sent: path and query, still percent-encoded */
-  /** Field names lower-case, values without surrounding whitespace, in arrival order. */
-  std::vector<std::pair<std::string, std::string>> headers;
-
-  /** The first value of @p lower_name. */
-  std::optional<std::string_view> header(std::string_view lower_name) const;
-};
-
-struct HeadError {
-  int status = 400; /**< 400, 431 (too many fields), 505 (not HTTP/1.x) */
-  std::string message;
-};
-
-/** Where the head in @p bytes ends: the offset just past its blank line, or npos. */
-std::size_t headEnd(std::string_view bytes);
-
-/**
- * Parses @p head (through its blank line; lines end in "\r\n" or "\n").
- * Strict: no obsolete line folding, no whitespace before a colon, no NUL
- * or CR in a value.
- */
-std::variant<HandshakeHead, HeadError> parseHandshakeHead(std::string_view head);
 
 /** How a request stands as a WebSocket upgrade (the checks POCO's server made). */
 struct UpgradeCheck {
@@ -55,7 +27,7 @@ struct UpgradeCheck {
   std::string error;
   std::string key; /**< Sec-WebSocket-Key */
 };
-UpgradeCheck checkUpgrade(const HandshakeHead& head);
+UpgradeCheck checkUpgrade(const sdk::RequestHead& head);
 
 /** Sec-WebSocket-Accept for @p key: base64(SHA-1(key + the RFC 6455 GUID)). */
 std::string webSocketAccept(std::string_view key);

@@ -96,7 +96,7 @@ std::string unknownSession(const std::string& id) {
 
 WsService::WsService(WsServiceContext context)
     : context_(std::move(context)),
-      bridge_(context_.bridge, [this](const HandshakeHead& head, const std::string& local) {
+      bridge_(context_.bridge, [this](const sdk::RequestHead& head, const std::string& local) {
         return judge(head, local);
       }) {}
 
@@ -125,7 +125,7 @@ void WsService::stop() noexcept {
   running_ = false;
 }
 
-HandshakeDecision WsService::judge(const HandshakeHead& head, const std::string& local_address) {
+HandshakeDecision WsService::judge(const sdk::RequestHead& head, const std::string& local_address) {
   try {
     Poco::URI uri(head.target);
     std::string path = uri.getPath();
@@ -145,7 +145,7 @@ HandshakeDecision WsService::judge(const HandshakeHead& head, const std::string&
     }
     if (session_id && session_id->empty()) session_id.reset();
 
-    Handshake handshake{head.headers, session_id, ticket, local_address};
+    Handshake handshake{head.lowerCaseHeaders(), session_id, ticket, local_address};
     const HandshakeVerdict verdict =
         authorizeHandshake(*context_.host, *context_.tickets, handshake);
     if (!verdict.allowed) {
@@ -157,7 +157,7 @@ HandshakeDecision WsService::judge(const HandshakeHead& head, const std::string&
     const UpgradeCheck upgrade = checkUpgrade(head);
     if (!upgrade.websocket)
       return refuse(400, "connect with a WebSocket to ws://" +
-                             urlHost(head.header("host"), context_.host->info().host) + ":" +
+                             urlHost(head.header("Host"), context_.host->info().host) + ":" +
                              std::to_string(port_.load()) + "/pty?session_id=…");
     if (!upgrade.error.empty()) return refuse(400, upgrade.error);
     std::string answer = switchingProtocols(upgrade.key);

@@ -44,7 +44,7 @@ class WsService {
   int port() const { return port_.load(); }
 
   /** The answer to one complete upgrade request (on the loop thread; does not block). */
-  HandshakeDecision judge(const HandshakeHead& head, const std::string& local_address);
+  HandshakeDecision judge(const sdk::RequestHead& head, const std::string& local_address);
 
  private:
   WsServiceContext context_;

@@ -15,11 +15,12 @@
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "abx/sdk/http.h"
+#include "abx/sdk/http_head.h"
 #include "http/connection.h"
-#include "http/request_head.h"
 #include "http/socket_exchange.h"
 #include "http/socket_io.h"
 #include "http/stream_set.h"
@@ -39,13 +40,16 @@ constexpr std::chrono::seconds kOverCapTimeout{2};
 constexpr std::size_t kReadChunk = 16 * 1024;
 constexpr auto kTick = std::chrono::milliseconds(200);
 constexpr int kLoopNice = -5;
+// A request head's bounds: its bytes through the blank line, and its fields.
+constexpr std::size_t kMaxHeadBytes = 64 * 1024;
+constexpr std::size_t kMaxHeaderFields = 200;
 
 /** A small answer written without waiting (the socket is non-blocking); then the caller closes. */
 void refuse(int fd, int status, std::string_view message, std::string_view type,
             int retry_after = 0) {
   const std::string body = sdk::Response::error(status, message, type).body;
   std::string head =
-      "HTTP/1.1 " + std::to_string(status) + " " + std::string(reasonPhrase(status)) +
+      "HTTP/1.1 " + std::to_string(status) + " " + std::string(sdk::reasonPhrase(status)) +
       "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
       "\r\nConnection: close\r\n";
   if (retry_after > 0) head += "Retry-After: " + std::to_string(retry_after) + "\r\n";
@@ -268,7 +272,7 @@ class HttpServer::Loop {
   }
 
   void dispatchIfComplete(const ConnectionPtr& c) {
-    auto end = headEnd(std::string_view(c->buffer).substr(0, kMaxHeadBytes + 4));
+    auto end = sdk::headEnd(std::string_view(c->buffer).substr(0, kMaxHeadBytes + 4));
     if (end == std::string::npos) {
       if (c->buffer.size() > kMaxHeadBytes) {
         count("head_too_large");
@@ -277,18 +281,20 @@ class HttpServer::Loop {
       }
       return;
     }
-    auto [head, error] = parseRequestHead(std::string_view(c->buffer).substr(0, end));
-    if (!head) {
+    auto parsed =
+        sdk::parseRequestHead(std::string_view(c->buffer).substr(0, end), kMaxHeaderFields);
+    if (auto* error = std::get_if<sdk::HeadError>(&parsed)) {
       count("malformed_head");
-      refuse(c->fd, error.status, error.message, "ValueError");
+      refuse(c->fd, error->status, error->message, "ValueError");
       close(c);
       return;
     }
+    auto& head = std::get<sdk::RequestHead>(parsed);
     std::string rest = c->buffer.substr(end);
     c->buffer.clear();
-    const Lane where = laneOf(*head);
+    const Lane where = laneOf(head);
     if (where == Lane::loop) {
-      answerOnLoop(c, std::move(*head), std::move(rest));  // stays watched: no epoll_ctl
+      answerOnLoop(c, std::move(head), std::move(rest));  // stays watched: no epoll_ctl
       return;
     }
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
@@ -303,7 +309,7 @@ class HttpServer::Loop {
     }
     WorkerPool& lane = probe ? probes_ : workers_;
     ++in_flight_;
-    auto task = [this, c, h = std::move(*head), r = std::move(rest)]() mutable {
+    auto task = [this, c, h = std::move(head), r = std::move(rest)]() mutable {
       serve(c, std::move(h), std::move(r));
     };
     if (!lane.post(std::move(task))) {
@@ -316,7 +322,7 @@ class HttpServer::Loop {
 
   enum class Lane { workers, probes, loop };
 
-  Lane laneOf(const RequestHead& head) const {
+  Lane laneOf(const sdk::RequestHead& head) const {
     const Dispatch* d = pipeline_.current();
     if (!d) return Lane::workers;
     const std::string path = Pipeline::normalisePath(head.target);
@@ -333,7 +339,7 @@ class HttpServer::Loop {
 
   // On the loop thread: never waits for the client. An answer that does not
   // fit in the socket's buffer (a client not reading its answers) ends it.
-  void answerOnLoop(const ConnectionPtr& c, RequestHead head, std::string rest) {
+  void answerOnLoop(const ConnectionPtr& c, sdk::RequestHead head, std::string rest) {
     bool reusable = false;
     std::string leftover;
     {
@@ -352,7 +358,7 @@ class HttpServer::Loop {
   }
 
   // On a worker: the request, then the connection goes back to the loop.
-  void serve(const ConnectionPtr& c, RequestHead head, std::string rest) {
+  void serve(const ConnectionPtr& c, sdk::RequestHead head, std::string rest) {
     if (head.minor_version >= 1) {
       for (auto expect : head.values("Expect"))
         if (expect == "100-continue") writeAll(c->fd, {"HTTP/1.1 100 Continue\r\n\r\n"});

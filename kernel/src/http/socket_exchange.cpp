@@ -1,7 +1,6 @@
 #include "http/socket_exchange.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cstdio>
 
@@ -16,16 +15,9 @@ namespace {
 constexpr std::size_t kMaxDrainBytes = 8u << 20;
 constexpr std::size_t kStreamBuffer = 64 * 1024;
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 }  // namespace
 
-SocketExchange::SocketExchange(int fd, RequestHead head, std::string buffered, SseHub& hub,
+SocketExchange::SocketExchange(int fd, sdk::RequestHead head, std::string buffered, SseHub& hub,
                                StreamDetacher detacher)
     : fd_(fd),
       head_(std::move(head)),
@@ -34,13 +26,7 @@ SocketExchange::SocketExchange(int fd, RequestHead head, std::string buffered, S
       detacher_(std::move(detacher)) {}
 
 std::vector<std::pair<std::string, std::string>> SocketExchange::headers() const {
-  std::vector<std::pair<std::string, std::string>> out;
-  out.reserve(head_.headers.size());
-  for (auto [name, value] : head_.headers) {
-    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    out.emplace_back(std::move(name), std::move(value));
-  }
-  return out;
+  return head_.lowerCaseHeaders();
 }
 
 std::optional<std::int64_t> SocketExchange::contentLength() const {
@@ -119,14 +105,14 @@ std::string renderHead(int minor_version, const HeaderList& added, int status,
   out += minor_version >= 1 ? "HTTP/1.1 " : "HTTP/1.0 ";
   out += std::to_string(status);
   out += ' ';
-  out += reasonPhrase(status);
+  out += sdk::reasonPhrase(status);
   out += "\r\nDate: ";
   out += httpDate();
   out += "\r\n";
   if (!content_type.empty()) out += "Content-Type: " + content_type + "\r\n";
   for (const auto& list : {&added, &headers})
     for (const auto& [name, value] : *list) {
-      if (iequals(name, "Connection")) continue;
+      if (sdk::equalsIgnoreCase(name, "Connection")) continue;
       out += name + ": " + value + "\r\n";
     }
   out += framing;
@@ -161,7 +147,8 @@ SseWriter::Renderer SocketExchange::answerRenderer() const {
 void SocketExchange::send(const sdk::Response& r) {
   bool close = !head_.keepAlive();
   for (const auto& [name, value] : r.headers)
-    if (iequals(name, "Connection") && iequals(value, "close")) close = true;
+    if (sdk::equalsIgnoreCase(name, "Connection") && sdk::equalsIgnoreCase(value, "close"))
+      close = true;
   // Drained even when closing: a client still sending would otherwise meet
   // a reset instead of this answer.
   if (!drainUnread()) close = true;

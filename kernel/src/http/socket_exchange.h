@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "http/request_head.h"
+#include "abx/sdk/http_head.h"
 #include "http/sse_writer.h"
 #include "pipeline/exchange.h"
 
@@ -24,7 +24,7 @@ using StreamDetacher =
 class SocketExchange final : public Exchange {
  public:
   /** @p buffered: bytes read past the head (the body's start, maybe a next request). */
-  SocketExchange(int fd, RequestHead head, std::string buffered, SseHub& hub,
+  SocketExchange(int fd, sdk::RequestHead head, std::string buffered, SseHub& hub,
                  StreamDetacher detacher = {});
 
   std::string_view method() const override { return head_.method; }
@@ -63,7 +63,7 @@ class SocketExchange final : public Exchange {
   std::size_t bodyLeft() const;
 
   int fd_;
-  RequestHead head_;
+  sdk::RequestHead head_;
   std::string buffered_;  // read, not yet consumed
   SseHub& hub_;
   StreamDetacher detacher_;

@@ -35,8 +35,6 @@ ssize_t readSome(int fd, char* buffer, std::size_t n);
 /** The numeric address of the socket's local (or, with @p peer, remote) end. */
 std::string socketAddress(int fd, bool peer);
 
-/** The reason phrase of an HTTP status code. */
-std::string_view reasonPhrase(int status);
 /** An IMF-fixdate for the Date header, cached per second. */
 std::string httpDate();
 

@@ -3,8 +3,8 @@
 // 8 handshake threads the port once had) hold no thread and stop no one
 // else's terminal; one that trickles its request is cut off at the 10 s
 // handshake deadline however steadily it sends; an oversized head is
-// refused with 431; a flood of half-open handshakes beyond the cap (64)
-// still lets a normal client attach, the oldest of them being dropped; 24
+// refused with 431 and one with two Content-Lengths with 400; a flood of half-open handshakes
+// beyond the cap (64) still lets a normal client attach, the oldest of them being dropped; 24
 // attached terminals add no thread and one that reads nothing stalls only
 // itself; an attached terminal holds its pty_connect concurrency slot.
 #include <gmock/gmock.h>
@@ -136,6 +136,15 @@ TEST(TerminalHandshake, AnOversizedHeadIsRefusedWith431) {
   auto answer = rawHttp(c.port, head, 5s);
   EXPECT_THAT(answer, StartsWith("HTTP/1.1 431 "));
   EXPECT_THAT(answer, ::testing::HasSubstr(R"("type":"ValueError")"));
+  // Read by the HTTP port's parser: two Content-Lengths are one request read two ways.
+  auto ambiguous =
+      rawHttp(c.port,
+              "GET /pty?session_id=" + c.id +
+                  " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n"
+                  "Content-Length: 5\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
+              5s);
+  EXPECT_THAT(ambiguous, StartsWith("HTTP/1.1 400 "));
+  EXPECT_THAT(ambiguous, ::testing::HasSubstr("Several Content-Length fields"));
   // The port serves on.
   EXPECT_TRUE(attachAndEcho(c, "next"));
 }

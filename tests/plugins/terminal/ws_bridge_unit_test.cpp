@@ -103,9 +103,9 @@ class WsBridgeLoop : public ::testing::Test {
  protected:
   void serve(BridgeOptions options) {
     bridge_ = std::make_unique<BridgeLoop>(
-        options, [this](const HandshakeHead& head, const std::string&) {
+        options, [this](const sdk::RequestHead& head, const std::string&) {
           HandshakeDecision decision;
-          decision.answer = switchingProtocols(head.header("sec-websocket-key").value_or(""));
+          decision.answer = switchingProtocols(head.header("Sec-WebSocket-Key").value_or(""));
           decision.session = table_.find(head.target.substr(1));
           decision.kind =
               decision.session ? HandshakeDecision::Kind::attach : HandshakeDecision::Kind::close;

@@ -144,3 +144,7 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // policyMaxDuration (policy_limits.h), and policyTimeout bounded by
 // limits.max_duration_seconds too; SseStream::header() (a trailing virtual
 // on an interface only the host implements).
+// 2.4 — additions: http_head.h, the one strict HTTP/1.x request-head
+// parser (RequestHead, HeadError, headEnd, parseRequestHead, reasonPhrase,
+// equalsIgnoreCase) for the kernel's event loop and a plugin serving a port
+// of its own, which before each carried a copy.
