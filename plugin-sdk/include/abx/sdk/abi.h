@@ -144,3 +144,8 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // policyMaxDuration (policy_limits.h), and policyTimeout bounded by
 // limits.max_duration_seconds too; SseStream::header() (a trailing virtual
 // on an interface only the host implements).
+// 2.4 — additions: HostContext::call (local_call.h: a route served
+// in-process for a caller the plugin authenticated, through admission,
+// limits, handler and audit) and HostContext::openApiFor (the operations
+// and schemas a caller is offered), for plugins that front other plugins'
+// routes (the MCP server).

@@ -1,0 +1,43 @@
+#include "tool_arguments.h"
+
+namespace abx::plugins::mcp {
+namespace {
+
+bool hasType(const sdk::Json& value, std::string_view type) {
+  auto kind = value.kind();
+  if (type == "string") return kind == sdk::JsonKind::string;
+  if (type == "integer") return kind == sdk::JsonKind::integer;
+  if (type == "number") return kind == sdk::JsonKind::integer || kind == sdk::JsonKind::number;
+  if (type == "boolean") return kind == sdk::JsonKind::boolean;
+  if (type == "array") return kind == sdk::JsonKind::array;
+  if (type == "object") return kind == sdk::JsonKind::object;
+  return true;  // a type this check does not know: the route decides
+}
+
+}  // namespace
+
+std::optional<std::string> checkArguments(const Tool& tool, const sdk::Json& args) {
+  if (!args.isAbsent() && !args.isObject()) return "arguments must be an object";
+  auto schema = sdk::Json::parse(tool.input_schema);
+  if (!schema) return std::nullopt;
+  for (const auto& name : schema->get("required").elements())
+    if (args.get(name.stringView()).isAbsent())
+      return "missing required argument '" + std::string(name.stringView()) + "'";
+  const auto properties = schema->get("properties");
+  const bool closed = schema->get("additionalProperties").kind() == sdk::JsonKind::boolean &&
+                      !schema->get("additionalProperties").asBoolean(true).value_or(true);
+  for (const auto& [name, value] : args.members()) {
+    auto declared = properties.get(name);
+    if (declared.isMissing()) {
+      if (closed) return "unknown argument '" + name + "'";
+      continue;
+    }
+    if (value.kind() == sdk::JsonKind::null) continue;
+    auto type = declared.get("type");
+    if (type.isString() && !hasType(value, type.stringView()))
+      return "argument '" + name + "' must be of type " + std::string(type.stringView());
+  }
+  return std::nullopt;
+}
+
+}  // namespace abx::plugins::mcp
