@@ -24,8 +24,8 @@ std::optional<std::string> checkArguments(const Tool& tool, const sdk::Json& arg
     if (args.get(name.stringView()).isAbsent())
       return "missing required argument '" + std::string(name.stringView()) + "'";
   const auto properties = schema->get("properties");
-  const bool closed = schema->get("additionalProperties").kind() == sdk::JsonKind::boolean &&
-                      !schema->get("additionalProperties").asBoolean(true).value_or(true);
+  const auto extra = schema->get("additionalProperties");
+  const bool closed = extra.kind() == sdk::JsonKind::boolean && !*extra.asBoolean();
   for (const auto& [name, value] : args.members()) {
     auto declared = properties.get(name);
     if (declared.isMissing()) {

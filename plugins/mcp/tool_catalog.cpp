@@ -56,8 +56,7 @@ void writeOperationSchema(sdk::JsonWriter& w, const sdk::Json& op, const sdk::Js
     auto in = p.get("in").stringView();
     if (name.empty() || (in != "path" && in != "query")) continue;
     (in == "path" ? tool.path_params : tool.query_params).push_back(name);
-    if (in == "path" || p.get("required").asBoolean(false).value_or(false))
-      required.push_back(name);
+    if (in == "path" || p.get("required").dump() == "true") required.push_back(name);
     w.key(name).beginObject();
     auto schema = p.get("schema");
     for (const auto& [k, v] : schema.members()) writeInlined(w.key(k), v, doc);
