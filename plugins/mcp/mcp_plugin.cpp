@@ -54,6 +54,7 @@ sdk::Status McpPlugin::start(sdk::HostContext& host) {
                           .summary = "MCP: one JSON-RPC message (or a 2025-03-26 batch)",
                           .scopes = scopes,
                           .stream = &post,
+                          .raw_body = true,
                           .max_request_bytes = limits->max_request_bytes},
                          {.method = "GET",
                           .path = "/mcp",

@@ -42,6 +42,17 @@ std::string serverInfo(const sdk::HostContext& host, const std::string& version)
   return w.endObject().take();
 }
 
+// The body as it came: the pipeline only holds it to max_request_bytes, so
+// a batch (an array) and text that is not JSON reach the JSON-RPC layer.
+std::string readBody(const sdk::Request& r) {
+  if (!r.body_reader) return r.body;
+  std::string body;
+  body.reserve(static_cast<std::size_t>(r.body_reader->length()));
+  char buffer[16 * 1024];
+  while (std::size_t n = r.body_reader->read(buffer, sizeof buffer)) body.append(buffer, n);
+  return body;
+}
+
 }  // namespace
 
 const std::vector<std::string>& supportedRevisions() {
@@ -100,7 +111,7 @@ std::optional<sdk::Response> McpServer::post(const sdk::Request& r, sdk::SseStre
                         SessionTable::Lookup::found)
     return transportError(404, rpc_error::kInvalidRequest, "Session not found");
   RpcBody body;
-  if (!parseBody(r.body, session_id && session.protocol_version == "2025-03-26", body))
+  if (!parseBody(readBody(r), session_id && session.protocol_version == "2025-03-26", body))
     return transportError(400, rpc_error::kParse, "Parse error: the body is not JSON");
   if (!body.batch && body.messages.size() == 1 && body.messages[0].method == "initialize" &&
       body.messages[0].kind == RpcMessage::Kind::request)
