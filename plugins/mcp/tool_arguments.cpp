@@ -1,5 +1,7 @@
 #include "tool_arguments.h"
 
+#include <algorithm>
+
 namespace abx::plugins::mcp {
 namespace {
 
@@ -33,6 +35,14 @@ std::optional<std::string> checkArguments(const Tool& tool, const sdk::Json& arg
       continue;
     }
     if (value.kind() == sdk::JsonKind::null) continue;
+    // A path or query parameter is text in the URL whatever its JSON type:
+    // a pid given as 42 is "42", a flag given as true is "true".
+    const bool in_url = std::find(tool.path_params.begin(), tool.path_params.end(), name) !=
+                            tool.path_params.end() ||
+                        std::find(tool.query_params.begin(), tool.query_params.end(), name) !=
+                            tool.query_params.end();
+    if (in_url && value.kind() != sdk::JsonKind::array && value.kind() != sdk::JsonKind::object)
+      continue;
     auto type = declared.get("type");
     if (type.isString() && !hasType(value, type.stringView()))
       return "argument '" + name + "' must be of type " + std::string(type.stringView());
