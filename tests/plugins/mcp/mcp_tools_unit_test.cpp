@@ -81,7 +81,12 @@ TEST(McpTools, ArgumentsAreCheckedAgainstTheSchema) {
   const auto& read = named(tools, "file_read");
   EXPECT_FALSE(checkArguments(read, *sdk::Json::parse(R"({"path":"a"})")));
   EXPECT_TRUE(checkArguments(read, *sdk::Json::parse(R"({})")));
-  EXPECT_TRUE(checkArguments(read, *sdk::Json::parse(R"({"path":5})")));
+  // A URL parameter is text: any scalar is taken, an object is not.
+  EXPECT_FALSE(checkArguments(read, *sdk::Json::parse(R"({"path":5})")));
+  EXPECT_TRUE(checkArguments(read, *sdk::Json::parse(R"({"path":{}})")));
+  const auto& signal = named(tools, "process_signal");
+  EXPECT_FALSE(checkArguments(signal, *sdk::Json::parse(R"({"pid":12,"signal":15})")));
+  EXPECT_TRUE(checkArguments(signal, *sdk::Json::parse(R"({"pid":12,"signal":"TERM"})")));
   EXPECT_TRUE(checkArguments(read, *sdk::Json::parse(R"([1])")));
   const auto& hello = named(tools, "command_hello");
   EXPECT_TRUE(checkArguments(hello, *sdk::Json::parse(R"({"times":1,"extra":1})")));
