@@ -15,8 +15,8 @@
 #include "abx/sdk/host_context.h"
 #include "abx/sdk/metrics.h"
 #include "json_rpc.h"
+#include "mcp_sessions.h"
 #include "resources.h"
-#include "session_table.h"
 #include "tool_catalog.h"
 
 namespace abx::plugins::mcp {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "json_rpc.h"
-#include "session_table.h"
+#include "mcp_sessions.h"
 
 namespace abx::plugins::mcp {
 namespace {

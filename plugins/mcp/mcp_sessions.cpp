@@ -1,4 +1,4 @@
-#include "session_table.h"
+#include "mcp_sessions.h"
 
 #include "abx/sdk/random.h"
 
