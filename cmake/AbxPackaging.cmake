@@ -9,6 +9,7 @@
 #   dev_tools  agent-sandbox-dev-tools  abx_dev_tools.so             the package turns
 #   browser    agent-sandbox-browser    abx_browser.so               the group on)
 #   inspector  agent-sandbox-inspector  abx_inspector.so, the /ui page
+#   mcp        agent-sandbox-mcp        abx_mcp.so, the MCP server at /mcp (opt-in group)
 #   sdk        libabx-plugin-sdk2       libabx_plugin_sdk.so.2 (named after its soname)
 #   sdk_dev    libabx-plugin-sdk-dev    headers, the .so link, the CMake package
 #
@@ -33,16 +34,17 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
   ${abx_deb_read} ${abx_deb_src}/agent-sandbox-server.1)
 
 # component -> package name
-set(abx_deb_components server files agents dev_tools browser inspector sdk sdk_dev)
+set(abx_deb_components server files agents dev_tools browser inspector mcp sdk sdk_dev)
 set(abx_deb_server_name agent-sandbox-server)
 set(abx_deb_files_name agent-sandbox-files)
 set(abx_deb_agents_name agent-sandbox-agents)
 set(abx_deb_dev_tools_name agent-sandbox-dev-tools)
 set(abx_deb_browser_name agent-sandbox-browser)
 set(abx_deb_inspector_name agent-sandbox-inspector)
+set(abx_deb_mcp_name agent-sandbox-mcp)
 set(abx_deb_sdk_name libabx-plugin-sdk2)
 set(abx_deb_sdk_dev_name libabx-plugin-sdk-dev)
-set(abx_deb_plugin_components files agents dev_tools browser inspector)
+set(abx_deb_plugin_components files agents dev_tools browser inspector mcp)
 
 # The Debian package that ships a library the plugins open by soname at run
 # time (dlopen: dpkg-shlibdeps cannot see it), e.g. libarchive13.
@@ -161,13 +163,13 @@ set(CPACK_DEBIAN_SDK_DEV_PACKAGE_SECTION libdevel)
 # adduser: the postinst's system user; procps: the unit's /bin/kill (reload).
 set(CPACK_DEBIAN_SERVER_PACKAGE_DEPENDS "libabx-plugin-sdk2 ${abx_deb_same}, adduser, procps")
 set(CPACK_DEBIAN_SERVER_PACKAGE_SUGGESTS "agent-sandbox-files, agent-sandbox-agents, \
-agent-sandbox-dev-tools, agent-sandbox-browser, agent-sandbox-inspector")
+agent-sandbox-dev-tools, agent-sandbox-browser, agent-sandbox-inspector, agent-sandbox-mcp")
 set(CPACK_DEBIAN_SERVER_DESCRIPTION "HTTP sandbox server for coding agents
 agent-sandbox-server serves a sandbox over HTTP: shell commands and
 background processes, terminals over WebSocket, system information and
 declarative commands, behind a token and a policy. Optional groups come as
 their own packages (agent-sandbox-files, -agents, -dev-tools, -browser,
--inspector).
+-inspector, -mcp).
 The service runs as the system user agent-sandbox and starts once a token
 is set in /etc/default/agent-sandbox-server.")
 
@@ -203,6 +205,11 @@ agent sessions with their turns as they stream, background processes and
 their output, terminals, recent audit decisions and server metrics, through
 the public API with a token pasted into the page. Its files are built into
 the plugin.")
+set(CPACK_DEBIAN_MCP_PACKAGE_DEPENDS "${abx_deb_plugin_depends}")
+set(CPACK_DEBIAN_MCP_DESCRIPTION "MCP server group for agent-sandbox-server
+The mcp group of agent-sandbox-server (opt-in): the sandbox as a Model
+Context Protocol server (Streamable HTTP) at /mcp, whose tools are the
+server's own routes, admitted, limited and audited by the same policy.")
 set(CPACK_DEBIAN_SDK_DESCRIPTION "plugin SDK library of agent-sandbox-server
 The shared library that agent-sandbox-server and its plugins link: the
 plugin ABI's key functions, JSON and subprocess helpers.")

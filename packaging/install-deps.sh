@@ -2,7 +2,7 @@
 # Installs every Debian package the build, the server and the test suite need,
 # then the oracle suite's pinned npm packages (tests/oracle/install.sh), the
 # package tests' (tests/package/install.sh) and the openapi suite's
-# (tests/openapi/install.sh).
+# (tests/openapi/install.sh), and the mcp suite's (tests/plugins/mcp/install.sh).
 # Idempotent: packages already present are skipped, and `apt-get update` runs
 # at most once per invocation (and only when something is missing).
 set -euo pipefail
@@ -79,6 +79,10 @@ npm_suite "package test npm packages" tests/package/install.sh ABX_SKIP_PACKAGE_
 # answers against it and build a typed client from it.
 # ABX_SKIP_OPENAPI_DEPS=1 leaves the install to the first openapi test run.
 npm_suite "openapi suite npm packages" tests/openapi/install.sh ABX_SKIP_OPENAPI_DEPS
+# The mcp suite: @modelcontextprotocol/sdk@1.32.2
+# (tests/plugins/mcp/package-lock.json), the official MCP client that drives
+# /mcp. ABX_SKIP_MCP_DEPS=1 leaves the install to the first mcp test run.
+npm_suite "mcp suite npm packages" tests/plugins/mcp/install.sh ABX_SKIP_MCP_DEPS
 # The client examples (examples/package-lock.json: the same openai and
 # @openai/agents as the oracle), which the examples tests run.
 # ABX_SKIP_EXAMPLES_DEPS=1 leaves the install to the first examples test.

@@ -4,7 +4,7 @@
 #   run.sh --server BIN --plugin-dir DIR --manifest FILE [--policy FILE] CASE.test.mjs
 #
 # The server listens on 127.0.0.1 on a free port, with every opt-in group
-# (agents, dev_tools, browser) turned on by ABX_SERVER_ENABLED_GROUPS and the
+# (agents, dev_tools, browser, mcp) turned on by ABX_SERVER_ENABLED_GROUPS and the
 # oracle's fake agents behind the agents group, so the document has the
 # whole surface; --policy adds a policy file (restrictive.yaml). Tokens go
 # through the environment, never argv. The case gets OPENAPI_BASE_URL,
@@ -49,7 +49,7 @@ trap 'exit 1' INT TERM
 config=(--plugins "$manifest" --plugin-dir "$plugin_dir")
 [ -n "$policy" ] && config+=(--policy "$policy")
 export HOME="$work/home" PATH="$repo/fake_agents:$PATH"
-export ABX_SERVER_ENABLED_GROUPS=agents,dev_tools,browser
+export ABX_SERVER_ENABLED_GROUPS=agents,dev_tools,browser,mcp
 export ABX_SERVER_BASE_DIR="$work/base" ABX_SERVER_STATE_DIR="$work/state"
 # The oracle's agents (fake CLIs), with the variables its agents.yaml names.
 export ABX_AGENTS_CONFIG="$repo/tests/oracle/agents.yaml" ABX_AGENTS_STATE_DIR="$work/agents"

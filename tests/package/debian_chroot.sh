@@ -42,12 +42,13 @@ apt_get update
 deb() { echo "/tmp/debs/$(basename "$(ls "$debs/${1}_"*.deb)")"; }
 every=("$(deb agent-sandbox-server)" "$(deb agent-sandbox-files)" "$(deb agent-sandbox-agents)"
   "$(deb agent-sandbox-dev-tools)" "$(deb agent-sandbox-browser)" "$(deb agent-sandbox-inspector)"
-  "$(deb libabx-plugin-sdk2)" "$(deb libabx-plugin-sdk-dev)")
+  "$(deb agent-sandbox-mcp)" "$(deb libabx-plugin-sdk2)" "$(deb libabx-plugin-sdk-dev)")
 apt_get install --no-install-recommends --download-only "${every[@]}"
 step "downloaded $(du -sh "$root/var/cache/apt/archives" | cut -f1)"
 apt_get install --no-install-recommends "${every[@]}"
 for p in agent-sandbox-server agent-sandbox-files agent-sandbox-agents agent-sandbox-dev-tools \
-  agent-sandbox-browser agent-sandbox-inspector libabx-plugin-sdk2 libabx-plugin-sdk-dev; do
+  agent-sandbox-browser agent-sandbox-inspector agent-sandbox-mcp libabx-plugin-sdk2 \
+  libabx-plugin-sdk-dev; do
   in_root dpkg-query -W -f '${Status} ${Version}\n' "$p" | grep -q "^install ok installed $version-" ||
     fail "$p is not installed at $version"
 done
@@ -133,8 +134,8 @@ expect_plugins() {
 core="commands=started process=started system=started terminal=started"
 agents="adapter_claude_code=started adapter_codex=started adapter_command=started adapter_cursor=started adapter_qwen_code=started agents=started"
 sorted() { echo "$@" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//'; }
-all=$(sorted "$core" "$agents" browser=started dev_tools=started files=started inspector=started)
-without_files=$(sorted "$core" "$agents" browser=started dev_tools=started inspector=started)
+all=$(sorted "$core" "$agents" browser=started dev_tools=started files=started inspector=started mcp=started)
+without_files=$(sorted "$core" "$agents" browser=started dev_tools=started inspector=started mcp=started)
 
 step "serve with every package: /ready, the plugins of each package, reload"
 start

@@ -28,11 +28,12 @@ mkdir -p "$out"
 (cd "$build" && cpack -G DEB -B "$out" > "$out/cpack.log" 2>&1) || { tail -30 "$out/cpack.log"; fail "cpack"; }
 version=$(sed -n 's/^set(CPACK_PACKAGE_VERSION "\(.*\)")$/\1/p' "$build/CPackConfig.cmake")
 packages="agent-sandbox-server agent-sandbox-files agent-sandbox-agents agent-sandbox-dev-tools
-  agent-sandbox-browser agent-sandbox-inspector libabx-plugin-sdk2 libabx-plugin-sdk-dev"
+  agent-sandbox-browser agent-sandbox-inspector agent-sandbox-mcp libabx-plugin-sdk2
+  libabx-plugin-sdk-dev"
 for p in $packages; do
   ls "$out/${p}_${version}-"*.deb > /dev/null 2>&1 || fail "no $p .deb in $out"
 done
-[ "$(ls "$out"/*.deb | wc -l)" -eq 8 ] || fail "$(ls "$out"/*.deb | wc -l) .debs, want 8"
+[ "$(ls "$out"/*.deb | wc -l)" -eq 9 ] || fail "$(ls "$out"/*.deb | wc -l) .debs, want 9"
 deb() { ls "$out/${1}_"*.deb; }
 
 step "contents"
@@ -68,6 +69,9 @@ done
 contains agent-sandbox-inspector /abx_inspector.so
 contains agent-sandbox-inspector /abx_inspector.openapi.json
 contains agent-sandbox-inspector ./etc/agent-sandbox/plugins.d/50-inspector.yaml
+contains agent-sandbox-mcp /abx_mcp.so
+contains agent-sandbox-mcp /abx_mcp.openapi.json
+contains agent-sandbox-mcp ./etc/agent-sandbox/plugins.d/60-mcp.yaml
 contains libabx-plugin-sdk2 "/libabx_plugin_sdk.so.2$"
 contains libabx-plugin-sdk-dev "/libabx_plugin_sdk.so$"
 contains libabx-plugin-sdk-dev /AgentSandboxPluginSDKConfig.cmake
@@ -85,7 +89,7 @@ depends agent-sandbox-server "libabx-plugin-sdk2 (= $version-"
 depends agent-sandbox-server adduser
 depends agent-sandbox-server procps
 depends agent-sandbox-server libpocofoundation
-for p in files agents dev-tools browser inspector; do depends "agent-sandbox-$p" "agent-sandbox-server (= $version-"; done
+for p in files agents dev-tools browser inspector mcp; do depends "agent-sandbox-$p" "agent-sandbox-server (= $version-"; done
 depends agent-sandbox-files libarchive13
 depends agent-sandbox-agents libssl3  # libcrypto: the sealed secrets of agents_state.json
 depends agent-sandbox-dev-tools git

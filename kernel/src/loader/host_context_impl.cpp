@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "environment/secret_environment.h"
+#include "pipeline/local_exchange.h"
+#include "support/request_id.h"
 
 namespace abx::kernel {
 
@@ -92,6 +94,31 @@ sdk::Admission HostContextImpl::admit(const sdk::AdmissionRequest& request) {
     return refused;
   }
   return services_.pipeline->admitOutside(request);
+}
+
+sdk::Response HostContextImpl::call(const sdk::LocalCall& call) {
+  const Dispatch* dispatch = services_.pipeline ? services_.pipeline->current() : nullptr;
+  if (!dispatch) return sdk::Response::error(503, "the server is not serving yet", "RuntimeError");
+  const Route* route = dispatch->routes->findEndpoint(call.endpoint);
+  if (!route)
+    return sdk::Response::error(404, "Unknown endpoint '" + call.endpoint + "'", "ValueError",
+                                "unknown_endpoint");
+  auto target = localTarget(*route, call);
+  if (!target)
+    return sdk::Response::error(400, "Missing a path parameter of " + route->spec.path,
+                                "ValueError", "missing_parameter");
+  sdk::LocalCall tagged = call;
+  // The in-process request carries the outer request's id, so its audit
+  // record and log lines are found with the call that caused them.
+  if (auto id = currentRequestId(); !id.empty())
+    tagged.headers.emplace_back("x-request-id", std::string(id));
+  LocalExchange exchange(tagged, route->spec.method, *target);
+  services_.pipeline->handleAs(exchange, call.identity);
+  return exchange.take();
+}
+
+std::string HostContextImpl::openApiFor(const sdk::Identity& caller) const {
+  return services_.openapi ? services_.openapi(caller) : std::string();
 }
 
 sdk::Status HostContextImpl::privateDirectory(std::string_view dir) {

@@ -41,6 +41,8 @@ class HostContextImpl final : public sdk::HostContext,
   sdk::Status privateDirectory(std::string_view dir) override;
   std::optional<std::string> takeSecretEnv(std::string_view name) override;
   sdk::Metrics& metrics() override { return metrics_; }
+  sdk::Response call(const sdk::LocalCall& call) override;
+  std::string openApiFor(const sdk::Identity& caller) const override;
   /** Forgets the plugin's callback gauges (before it stops). */
   void dropMetricCallbacks() { services_.metrics.dropCallbacks(plugin_id_); }
 

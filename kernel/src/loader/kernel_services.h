@@ -4,7 +4,9 @@
 
 #include <unistd.h>
 
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "abx/sdk/secret_redactor.h"
 #include "abx/sdk/settings.h"
@@ -47,6 +49,9 @@ struct KernelServices {
   /** The request pipeline, for authentication and policy lookups outside
    *  HTTP; null until the server sets it (unit tests). */
   const Pipeline* pipeline = nullptr;
+  /** The OpenAPI document a caller is offered (HostContext::openApiFor);
+   *  unset until the server serves. */
+  std::function<std::string(const sdk::Identity&)> openapi;
   /** The server's own directories (its state dir, plugins' private ones):
    *  denied to every endpoint by the PathGuard, whatever the policy says. */
   std::vector<std::string> private_dirs;

@@ -136,8 +136,9 @@ struct Pipeline::Call {
   const sdk::Identity* identity = nullptr;
   sdk::Identity authenticated;
   Verdict verdict;
-  int status = 0;                // what was sent, for the metrics
-  bool presented_token = false;  // for an authentication failure's reason
+  int status = 0;                 // what was sent, for the metrics
+  bool presented_token = false;   // for an authentication failure's reason
+  bool preauthenticated = false;  // handleAs: `authenticated` is the caller
 
   double elapsedMs() const {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
@@ -183,6 +184,17 @@ struct Pipeline::Call {
 
 void Pipeline::handle(Exchange& ex) const {
   Call call(ex, metrics_);
+  run(call);
+}
+
+void Pipeline::handleAs(Exchange& ex, const sdk::Identity& caller) const {
+  Call call(ex, metrics_);
+  call.authenticated = caller;
+  call.preauthenticated = true;
+  run(call);
+}
+
+void Pipeline::run(Call& call) const {
   const RequestIdScope logged_as(call.request_id);
   if (!metrics_ && !access_log_) return serve(call);
   if (metrics_) metrics_->in_flight.inc();
@@ -232,7 +244,7 @@ void Pipeline::serve(Call& call) const {
   }
   if (!route(call)) return call.refuse(notFound(call.path));
 
-  if (origins_)
+  if (origins_ && !call.preauthenticated)
     if (auto refusal = admitBrowserCaller(ex))
       return call.reject(*refusal, refusal->code == "host_not_allowed" ? "host" : "origin");
   if (auto refusal = authenticate(call)) return call.reject(*refusal, "auth");
@@ -266,6 +278,10 @@ bool Pipeline::route(Call& call) const {
 
 std::optional<ApiError> Pipeline::authenticate(Call& call) const {
   const Authenticator& auth = *call.dispatch->auth;
+  if (call.preauthenticated) {
+    call.identity = &call.authenticated;
+    return std::nullopt;
+  }
   call.identity = &auth.openIdentity();
   if (!call.route->spec.auth_required || !auth.enabled()) return std::nullopt;
   auto tokens = call.ex.headerValues("X-Access-Token");

@@ -48,6 +48,13 @@ class Pipeline {
   const Dispatch* current() const { return dispatch_.load(std::memory_order_acquire); }
 
   void handle(Exchange& exchange) const;
+  /**
+   * handle() for a request whose caller is already known (an in-process
+   * call, HostContext::call): no Host/Origin check and no authentication,
+   * then every later stage as for HTTP (admission, checks, handler, audit,
+   * metrics) with @p caller as the identity.
+   */
+  void handleAs(Exchange& exchange, const sdk::Identity& caller) const;
 
   /** Host and Origin checks for every request; null (unit tests): none. */
   void setOriginPolicy(const OriginPolicy* origins) { origins_ = origins; }
@@ -78,6 +85,8 @@ class Pipeline {
   struct Call;
   /** handle() without its bookkeeping: every stage, to the answer. */
   void serve(Call& call) const;
+  /** handle()'s bookkeeping (metrics, access log) around serve(). */
+  void run(Call& call) const;
   /** The request's metrics and access-log line, once it is answered. */
   void finished(const Call& call) const;
   /** Finds the route and its policy; false: 404. */

@@ -109,6 +109,9 @@ void Server::loadOpenApiFragments() {
     services_->log.write(sdk::LogLevel::warn, "loader", w);
   }
   core_.openapi = &openapi_;
+  services_->openapi = [this](const sdk::Identity& caller) {
+    return openApiFor(core_, caller, serverUrlFor(""));
+  };
 }
 
 std::optional<std::string> Server::publishPolicy() {

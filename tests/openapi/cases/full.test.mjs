@@ -16,8 +16,8 @@ import {
   operations, recordedFetch, validate, withoutServers,
 } from '../lib/harness.mjs';
 import {
-  callAudit, callBrowser, callCommands, callCore, callDevTools, callFiles, callInspector, callProcess,
-  callSystem, callTerminal,
+  callAudit, callBrowser, callCommands, callCore, callDevTools, callFiles, callInspector, callMcp,
+  callProcess, callSystem, callTerminal,
 } from '../lib/native_calls.mjs';
 import { lintFragment } from '../wire_check.mjs';
 
@@ -44,7 +44,7 @@ test('one operation per offered endpoint, and nothing else', async () => {
     assert.ok(ops.has(id), id);
   }
   const groups = new Set([...ops.values()].map((o) => o.group));
-  for (const g of ['agents', 'dev_tools', 'browser']) assert.ok(groups.has(g), `group ${g}`);
+  for (const g of ['agents', 'dev_tools', 'browser', 'mcp']) assert.ok(groups.has(g), `group ${g}`);
 });
 
 test('kernel-written parts: security, envelopes, SSE', () => {
@@ -81,6 +81,7 @@ test('every native operation answers (recorded for the final check)', async () =
   await callDevTools();
   await callBrowser(onPath('chromium') || onPath('chromium-browser'));
   await callInspector();
+  await callMcp();
   await callAudit();
 });
 

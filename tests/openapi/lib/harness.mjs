@@ -24,8 +24,8 @@ export const recordedFetch = makeRecordingFetch(WIRE_DIR);
 
 /** A call to a route as @p token, recorded; resolves to {status, type,
  *  body} (parsed JSON, else the text: an SSE stream is read to its end). */
-export async function call(route, { method = 'GET', token = TOKEN, body, timeout = 30_000 } = {}) {
-  const headers = { 'X-Access-Token': token };
+export async function call(route, { method = 'GET', token = TOKEN, body, timeout = 30_000, headers: extra = {} } = {}) {
+  const headers = { 'X-Access-Token': token, ...extra };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await recordedFetch(BASE_URL + route, {
     method, headers, body: body === undefined ? undefined : JSON.stringify(body),
@@ -33,7 +33,10 @@ export async function call(route, { method = 'GET', token = TOKEN, body, timeout
   });
   const text = await res.text();
   const type = res.headers.get('content-type') ?? '';
-  return { status: res.status, type, body: text && type.includes('json') ? JSON.parse(text) : text || null };
+  return {
+    status: res.status, type, headers: res.headers,
+    body: text && type.includes('json') ? JSON.parse(text) : text || null,
+  };
 }
 
 /** Checks every answer recorded so far against @p doc (wire_check.mjs: a

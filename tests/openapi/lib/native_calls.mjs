@@ -32,6 +32,27 @@ export async function callInspector() {
   await call('/ui/no-such-file.js', { token: '' });
 }
 
+/** The MCP transport: a session's life, its JSON-RPC answers and refusals. */
+export async function callMcp() {
+  const accept = { Accept: 'application/json, text/event-stream' };
+  const init = await call('/mcp', {
+    method: 'POST', headers: accept,
+    body: { jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'openapi', version: '1' } } },
+  });
+  assert.equal(init.status, 200);
+  const session = { ...accept, 'Mcp-Session-Id': init.headers.get('mcp-session-id') };
+  const notified = await call('/mcp', { method: 'POST', headers: session,
+    body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+  assert.equal(notified.status, 202);
+  const tools = await ok('/mcp', { method: 'POST', headers: session, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } });
+  assert.ok(tools.result.tools.length > 0);
+  await call('/mcp', { method: 'POST', headers: accept, body: { jsonrpc: '2.0', id: 3, method: 'ping' } });
+  await call('/mcp', { method: 'GET' });
+  await ok('/mcp', { method: 'DELETE', headers: session });
+  await call('/mcp', { method: 'DELETE', headers: session });
+}
+
 /** Last, so the audit ring holds the refusals of the calls before it (a wrong
  *  token among them). */
 export async function callAudit() {

@@ -8,7 +8,9 @@
 //   3. it contains FAILTOOL (Bash offered)     → Bash `ls /nonexistent-stub-dir`;
 //   4. it mentions hello-from-tool (Bash offered) → [thinking] + "I'll run the command
 //      now." + Bash {"command":"echo hello-from-tool","description":…};
-//   5. anything else                            → "Stub title".
+//   5. it contains MCPWRITE (mcp__sandbox__file_write offered) → that tool,
+//      writing from-claude.txt through the sandbox's /mcp;
+//   6. anything else                            → "Stub title".
 // A request whose x-api-key is not the expected key, or any request while
 // mode is '401', gets 401 in Anthropic's shape
 // {"type":"error","error":{"type":"authentication_error",…}}.
@@ -73,6 +75,17 @@ export function planReply(body) {
         ...(thinking ? [{ type: 'thinking', thinking: 'The user wants me to run a shell command. I will call the shell tool.' }] : []),
         { type: 'text', text: "I'll run the command now." },
         toolCall('echo hello-from-tool', 'Print hello-from-tool'),
+      ],
+      stop: 'tool_use',
+    };
+  const offersMcpWrite = (body.tools ?? []).some((t) => t.name === 'mcp__sandbox__file_write');
+  if (text.includes('MCPWRITE') && offersMcpWrite)
+    return {
+      step: 'mcp_write',
+      blocks: [
+        { type: 'text', text: "I'll write the file through the sandbox." },
+        { type: 'tool_use', name: 'mcp__sandbox__file_write',
+          input: { path: 'from-claude.txt', content_base64: Buffer.from('written through /mcp\n').toString('base64') } },
       ],
       stop: 'tool_use',
     };

@@ -147,4 +147,8 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // 2.4 — additions: http_head.h, the one strict HTTP/1.x request-head
 // parser (RequestHead, HeadError, headEnd, parseRequestHead, reasonPhrase,
 // equalsIgnoreCase) for the kernel's event loop and a plugin serving a port
-// of its own, which before each carried a copy.
+// of its own, which before each carried a copy; HostContext::call
+// (local_call.h: a route served in-process for a caller the plugin
+// authenticated, through admission, limits, handler and audit) and
+// HostContext::openApiFor (the operations and schemas a caller is offered),
+// for plugins that front other plugins' routes (the MCP server).

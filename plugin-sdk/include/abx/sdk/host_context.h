@@ -7,6 +7,7 @@
 #include "abx/sdk/child_environment.h"
 #include "abx/sdk/commands.h"
 #include "abx/sdk/http.h"
+#include "abx/sdk/local_call.h"
 #include "abx/sdk/logger.h"
 #include "abx/sdk/path_guard.h"
 #include "abx/sdk/redactor.h"
@@ -77,6 +78,24 @@ class ABX_SDK_API HostContext {
    * stops; its counters, gauges and histograms stay.
    */
   virtual Metrics& metrics() = 0;
+  /**
+   * Since 2.4. Serves @p call as the pipeline serves an HTTP request to its
+   * endpoint after authentication: admission (enabled, scopes, rate,
+   * concurrency), the request's checks and body limit, the handler, the
+   * audit record and the request metrics, all for LocalCall::identity. No
+   * socket is involved. @return the answer (a refusal is the same 403/404/
+   * 429 body the HTTP route sends); a streaming route's events go to
+   * LocalCall::on_event and the return is its final answer (200, empty
+   * body, when it streamed).
+   */
+  virtual Response call(const LocalCall& call) = 0;
+  /**
+   * Since 2.4. The OpenAPI document GET /openapi.json serves @p caller (its
+   * `servers` entry is "/"): exactly the operations enabled and allowed for
+   * it, with the schemas of the plugins' fragments. "" before the server
+   * serves (check-config, the openapi command).
+   */
+  virtual std::string openApiFor(const Identity& caller) const = 0;
 
  protected:
   ~HostContext();

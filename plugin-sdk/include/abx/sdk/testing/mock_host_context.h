@@ -34,6 +34,8 @@ class MockHostContext : public HostContext {
   MOCK_METHOD(Status, privateDirectory, (std::string_view), (override));
   MOCK_METHOD(std::optional<std::string>, takeSecretEnv, (std::string_view), (override));
   MOCK_METHOD(Metrics&, metrics, (), (override));
+  MOCK_METHOD(Response, call, (const LocalCall&), (override));
+  MOCK_METHOD(std::string, openApiFor, (const Identity&), (const, override));
 
   FakeMetrics default_metrics;
 };
