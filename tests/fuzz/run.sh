@@ -126,6 +126,7 @@ case "$TARGET" in
       plugin-sdk/src/http.cpp
       plugin-sdk/src/http_error.cpp
       plugin-sdk/src/key_functions.cpp
+      plugin-sdk/src/params.cpp
       plugin-sdk/src/random_hex.cpp
       kernel/src/environment/secret_environment.cpp
       kernel/src/http/request_head.cpp

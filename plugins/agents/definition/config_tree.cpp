@@ -10,6 +10,9 @@
 #include <limits>
 
 namespace abx::plugins::agents {
+
+ConfigValue::ConfigValue() = default;
+
 namespace {
 
 using sdk::Result;

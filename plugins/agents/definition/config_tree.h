@@ -18,6 +18,11 @@ namespace abx::plugins::agents {
 struct ConfigValue {
   enum class Kind { null, boolean, integer, number, string, array, object };
 
+  // Declared here, defaulted in the .cpp: clang 14 with libstdc++ 12 cannot
+  // otherwise tell whether std::pair<std::string, ConfigValue> (members,
+  // below) is default-constructible while it defines that pair.
+  ConfigValue();
+
   Kind kind = Kind::null;
   bool boolean = false;
   std::int64_t integer = 0;
