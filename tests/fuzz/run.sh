@@ -10,12 +10,24 @@
 #           parsers), seeds in tests/fuzz/corpus-agent-parsers/
 #   redaction  tests/fuzz/redaction_fuzz.cpp (secret redaction, one-shot and
 #           streamed), seeds in tests/fuzz/corpus-redaction/
+#   kernel  tests/fuzz/kernel_fuzz.cpp (one binary, the first input byte
+#           picks: routing and percent-decoding, request head + pipeline
+#           over an in-memory exchange, plugin manifest), seeds in
+#           tests/fuzz/corpus-kernel/
+#   plugins tests/fuzz/plugins_fuzz.cpp (one binary, the first input byte
+#           picks: upload body scanner, PTY WebSocket frames, commands
+#           file, browser URL policy, SSE resume position, agent
+#           definitions and agents files), seeds in tests/fuzz/corpus-plugins/
 #
 #   tests/fuzz/run.sh <source dir> <build dir> [seconds] [target, default policy]
 #
 # Compiles the fuzzer and the few sources it exercises directly with
 # clang++ -fsanitize=fuzzer,address,undefined (UB is fatal), into
-# <build dir>, separate from the main (GCC) build (one build dir per target).
+# <build dir>, separate from the main (GCC) build (one build dir per target);
+# an object newer than every file it was built from is kept, so a re-run
+# recompiles only what changed. Related parsers share one binary (kernel,
+# plugins) so that their common sources compile once: the clang compile is
+# most of a fuzz test's time on a 2-core CI machine.
 # Then fuzzes for [seconds] (default 60) starting from the target's seeds;
 # new inputs go to <build dir>/corpus, crashes to <build dir>/artifacts/.
 #
