@@ -208,8 +208,11 @@ case "$TARGET" in
       plugins/agents/state/secret_leaves.cpp
     )
     LIBS=(-lyaml-cpp -ldl)
+    # The ICU soname icu_idna.cpp dlopens, as plugins/browser/CMakeLists.txt sets it.
+    ICU_MAJOR=$(printf '#include <unicode/uvernum.h>\nU_ICU_VERSION_MAJOR_NUM\n' |
+      "$CLANGXX" -E -P -x c++ - | tail -n1)
     INCLUDES=(-I"$SRC/plugins/terminal" -I"$SRC/plugins/commands" -I"$SRC/plugins/browser"
-      -I"$SRC/plugins/agents" $(pkg-config --cflags icu-uc 2>/dev/null || true))
+      -I"$SRC/plugins/agents" "-DABX_ICU_UC_SONAME=\"libicuuc.so.$ICU_MAJOR\"")
     SEEDS="$SRC/tests/fuzz/corpus-plugins"
     MAX_LEN=4096
     ;;
