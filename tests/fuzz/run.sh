@@ -183,6 +183,7 @@ case "$TARGET" in
       tests/fuzz/agent_definitions_fuzz.cpp
       "${SDK_JSON[@]}"
       plugin-sdk/src/agent_adapter.cpp
+      plugin-sdk/src/params.cpp
       plugins/files/json_body_scanner.cpp
       plugins/terminal/ws_frame.cpp
       plugins/terminal/ws_protocol.cpp

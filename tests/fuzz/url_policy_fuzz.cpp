@@ -28,7 +28,7 @@ using namespace plugins::browser;
 
 bool allowedName(std::string_view h) {
   if (h.ends_with('.')) h.remove_suffix(1);
-  return h == "example.com" || (h.size() > 12 && h.ends_with(".example.org"));
+  return h == "example.com" || h.ends_with(".example.org");  // fnmatch's * matches ""
 }
 
 bool loopbackOrUnspecified(const ParsedHost& host) {
