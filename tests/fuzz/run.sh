@@ -10,12 +10,24 @@
 #           parsers), seeds in tests/fuzz/corpus-agent-parsers/
 #   redaction  tests/fuzz/redaction_fuzz.cpp (secret redaction, one-shot and
 #           streamed), seeds in tests/fuzz/corpus-redaction/
+#   kernel  tests/fuzz/kernel_fuzz.cpp (one binary, the first input byte
+#           picks: routing and percent-decoding, request head + pipeline
+#           over an in-memory exchange, plugin manifest), seeds in
+#           tests/fuzz/corpus-kernel/
+#   plugins tests/fuzz/plugins_fuzz.cpp (one binary, the first input byte
+#           picks: upload body scanner, PTY WebSocket frames, commands
+#           file, browser URL policy, SSE resume position, agent
+#           definitions and agents files), seeds in tests/fuzz/corpus-plugins/
 #
 #   tests/fuzz/run.sh <source dir> <build dir> [seconds] [target, default policy]
 #
 # Compiles the fuzzer and the few sources it exercises directly with
 # clang++ -fsanitize=fuzzer,address,undefined (UB is fatal), into
-# <build dir>, separate from the main (GCC) build (one build dir per target).
+# <build dir>, separate from the main (GCC) build (one build dir per target);
+# an object newer than every file it was built from is kept, so a re-run
+# recompiles only what changed. Related parsers share one binary (kernel,
+# plugins) so that their common sources compile once: the clang compile is
+# most of a fuzz test's time on a 2-core CI machine.
 # Then fuzzes for [seconds] (default 60) starting from the target's seeds;
 # new inputs go to <build dir>/corpus, crashes to <build dir>/artifacts/.
 #
@@ -116,7 +128,96 @@ case "$TARGET" in
     SEEDS="$SRC/tests/fuzz/corpus-redaction"
     MAX_LEN=2048
     ;;
-  *) die "unknown target '$TARGET' (policy, base64, json, agent_parsers, redaction)" ;;
+  kernel)
+    SOURCES=(
+      tests/fuzz/kernel_fuzz.cpp
+      tests/fuzz/kernel_routing_fuzz.cpp
+      tests/fuzz/kernel_pipeline_fuzz.cpp
+      tests/fuzz/kernel_manifest_fuzz.cpp
+      "${SDK_JSON[@]}"
+      plugin-sdk/src/http.cpp
+      plugin-sdk/src/http_error.cpp
+      plugin-sdk/src/key_functions.cpp
+      plugin-sdk/src/params.cpp
+      plugin-sdk/src/random_hex.cpp
+      kernel/src/environment/secret_environment.cpp
+      kernel/src/http/request_head.cpp
+      kernel/src/loader/manifest.cpp
+      kernel/src/metrics/exposition.cpp
+      kernel/src/metrics/kernel_metrics.cpp
+      kernel/src/metrics/metrics_registry.cpp
+      kernel/src/metrics/series_table.cpp
+      kernel/src/pipeline/access_log.cpp
+      kernel/src/pipeline/admission.cpp
+      kernel/src/pipeline/audit_log.cpp
+      kernel/src/pipeline/audit_ring.cpp
+      kernel/src/pipeline/browser_callers.cpp
+      kernel/src/pipeline/origin_policy.cpp
+      kernel/src/pipeline/outside_admission.cpp
+      kernel/src/pipeline/pipeline.cpp
+      kernel/src/policy/authenticator.cpp
+      kernel/src/policy/param_rules.cpp
+      kernel/src/policy/policy_document.cpp
+      kernel/src/policy/policy_engine.cpp
+      kernel/src/policy/yaml_reads.cpp
+      kernel/src/routing/route_table.cpp
+      kernel/src/server/policy_sources.cpp
+      kernel/src/support/api_error.cpp
+      kernel/src/support/did_you_mean.cpp
+      kernel/src/support/request_id.cpp
+      kernel/src/support/token_digest.cpp
+      kernel/src/support/utc_time.cpp
+    )
+    LIBS=(-lyaml-cpp -lPocoFoundation)
+    SEEDS="$SRC/tests/fuzz/corpus-kernel"
+    MAX_LEN=4096
+    ;;
+  plugins)
+    SOURCES=(
+      tests/fuzz/plugins_fuzz.cpp
+      tests/fuzz/upload_body_fuzz.cpp
+      tests/fuzz/ws_frames_fuzz.cpp
+      tests/fuzz/commands_file_fuzz.cpp
+      tests/fuzz/url_policy_fuzz.cpp
+      tests/fuzz/resume_position_fuzz.cpp
+      tests/fuzz/agent_definitions_fuzz.cpp
+      "${SDK_JSON[@]}"
+      plugin-sdk/src/agent_adapter.cpp
+      plugin-sdk/src/params.cpp
+      plugins/files/json_body_scanner.cpp
+      plugins/terminal/ws_frame.cpp
+      plugins/terminal/ws_protocol.cpp
+      plugins/commands/argv_template.cpp
+      plugins/commands/command_args.cpp
+      plugins/commands/commands_file.cpp
+      plugins/browser/icu_idna.cpp
+      plugins/browser/net_address.cpp
+      plugins/browser/url_policy.cpp
+      plugins/browser/whatwg_host.cpp
+      plugins/browser/whatwg_url.cpp
+      plugins/agents/wire/event_position.cpp
+      plugins/agents/definition/agent_definition.cpp
+      plugins/agents/definition/agents_config_file.cpp
+      plugins/agents/definition/config_tree.cpp
+      plugins/agents/definition/credential_ref.cpp
+      plugins/agents/definition/definition_reader.cpp
+      plugins/agents/definition/definition_rules.cpp
+      plugins/agents/definition/env_expansion.cpp
+      plugins/agents/definition/mcp_definition.cpp
+      plugins/agents/definition/public_view.cpp
+      plugins/agents/secrets/secret_bag.cpp
+      plugins/agents/state/secret_leaves.cpp
+    )
+    LIBS=(-lyaml-cpp -ldl)
+    # The ICU soname icu_idna.cpp dlopens, as plugins/browser/CMakeLists.txt sets it.
+    ICU_MAJOR=$(printf '#include <unicode/uvernum.h>\nU_ICU_VERSION_MAJOR_NUM\n' |
+      "$CLANGXX" -E -P -x c++ - | tail -n1)
+    INCLUDES=(-I"$SRC/plugins/terminal" -I"$SRC/plugins/commands" -I"$SRC/plugins/browser"
+      -I"$SRC/plugins/agents" "-DABX_ICU_UC_SONAME=\"libicuuc.so.$ICU_MAJOR\"")
+    SEEDS="$SRC/tests/fuzz/corpus-plugins"
+    MAX_LEN=4096
+    ;;
+  *) die "unknown target '$TARGET' (policy, base64, json, agent_parsers, redaction, kernel, plugins)" ;;
 esac
 SAN=("-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=all)
 CXXFLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -Wall -Wextra
@@ -129,12 +230,25 @@ OBJ="$BUILD/obj"
 mkdir -p "$OBJ" "$BUILD/corpus" "$BUILD/artifacts"
 log "compiling with $("$CLANGXX" --version | head -n1)"
 export SRC OBJ CLANGXX
-# One object per source, FUZZ_JOBS at a time; -MMD files are kept for a look.
+# One object per source, FUZZ_JOBS at a time. An object newer than every
+# file its -MMD list names is kept (a re-run after an edit recompiles only
+# what the edit touched); other flags than last time start afresh.
+FLAGS_TEXT="${SAN[*]} ${CXXFLAGS[*]}"
+if [ "$(cat "$OBJ/flags" 2>/dev/null)" != "$FLAGS_TEXT" ]; then
+  rm -f "$OBJ"/*.o "$OBJ"/*.d
+  printf '%s' "$FLAGS_TEXT" >"$OBJ/flags"
+fi
 # shellcheck disable=SC2016  # the inner script expands its own variables
 printf '%s\n' "${SOURCES[@]}" |
   xargs -P "$FUZZ_JOBS" -I{} bash -c '
     src="$1"; shift
     obj="$OBJ/$(echo "$src" | tr / _).o"
+    dep="${obj%.o}.d"
+    if [ -f "$obj" ] && [ -f "$dep" ]; then
+      # shellcheck disable=SC2046  # the dependency list splits on purpose
+      newer=$(find $(sed -e "s/^[^:]*://" -e "s/\\\\$//" "$dep") -newer "$obj" 2>&1 | head -n1)
+      [ -z "$newer" ] && exit 0
+    fi
     exec "$CLANGXX" "$@" -MMD -c "$SRC/$src" -o "$obj"' _ {} "${SAN[@]}" "${CXXFLAGS[@]}" ||
   die "compile failed"
 OBJECTS=()

@@ -113,3 +113,18 @@ TEST_F(ManifestDropInTest, AdapterModulesComeAfterTheDropIns) {
 }
 
 }  // namespace
+
+// Found by tests/fuzz (kernel target, corpus-kernel/regression-manifest-*):
+// yaml-cpp threw out of loadManifest on a mapping used as a key or a list
+// given as an id; each is now an error that names the file.
+TEST_F(ManifestDropInTest, UnexpectedYamlShapesAreErrorsNamingTheFile) {
+  for (const std::string text :
+       {"? [a, b]\n: 1\n", "plugins:\n  - name: a\n    file: a.so\n    id: [x]\n",
+        "plugins:\n  - {name: a, file: a.so, settings: {? [k]: v}}\n",
+        "plugins:\n  - {? {k: v}: 1, name: a, file: a.so}\n"}) {
+    write("plugins.yaml", text);
+    auto m = loadManifest(manifest(), std::nullopt);
+    ASSERT_FALSE(m.isOk()) << text;
+    EXPECT_THAT(m.status().message(), ::testing::HasSubstr(manifest())) << text;
+  }
+}

@@ -90,19 +90,9 @@ sdk::Result<ManifestEntry> readEntry(const YAML::Node& node, const std::string& 
   return entry;
 }
 
-// Reads one manifest file's `plugins` list into @p manifest. Relative
-// settings paths resolve against @p settings_dir (the main manifest's
-// directory, for a drop-in too).
-sdk::Status readManifestFile(Manifest& manifest, const std::string& path, const std::string& origin,
-                             const std::string& settings_dir) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    return bad(path, "cannot read the plugin manifest");
-  } catch (const YAML::Exception& e) {
-    return bad(path, std::string("invalid YAML: ") + e.what());
-  }
+// The `plugins` list of one parsed manifest file, into @p manifest.
+sdk::Status readPlugins(Manifest& manifest, const YAML::Node& root, const std::string& path,
+                        const std::string& origin, const std::string& settings_dir) {
   static const std::vector<std::string> kTopKeys = {"plugins"};
   if (root && !root.IsNull()) {
     if (!root.IsMap()) return bad(path, "the manifest must be a mapping with a 'plugins' list");
@@ -124,6 +114,29 @@ sdk::Status readManifestFile(Manifest& manifest, const std::string& path, const 
     if (auto s = addEntry(manifest, path, std::move(entry).value()); !s) return s;
   }
   return sdk::Status::ok();
+}
+
+// Reads one manifest file's `plugins` list into @p manifest. Relative
+// settings paths resolve against @p settings_dir (the main manifest's
+// directory, for a drop-in too).
+sdk::Status readManifestFile(Manifest& manifest, const std::string& path, const std::string& origin,
+                             const std::string& settings_dir) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    return bad(path, "cannot read the plugin manifest");
+  } catch (const YAML::Exception& e) {
+    return bad(path, std::string("invalid YAML: ") + e.what());
+  }
+  // yaml-cpp throws on shapes the checks below do not foresee (a mapping
+  // as a key, a list as an id): still an error naming this file, not an
+  // exception out of the server's start.
+  try {
+    return readPlugins(manifest, root, path, origin, settings_dir);
+  } catch (const YAML::Exception& e) {
+    return bad(path, std::string("unexpected YAML: ") + e.what());
+  }
 }
 
 // <stem>.d/*.yaml beside the manifest, in name order: what a plugin package

@@ -1,5 +1,6 @@
 #include "responses_routes.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -9,6 +10,7 @@
 #include "abx/sdk/policy_limits.h"
 #include "abx/sdk/route_table.h"
 #include "definition_lock.h"
+#include "event_position.h"
 #include "openai_error.h"
 #include "ownership.h"
 #include "response_object.h"
@@ -178,12 +180,9 @@ sdk::Response withIgnoredParams(sdk::Response response, const std::string& ignor
 
 std::int64_t startingAfter(const sdk::Request& r) {
   auto text = r.queryParam("starting_after");
-  if (!text) return -1;
-  try {
-    return std::stoll(std::string(*text));
-  } catch (...) {
-    return -1;
-  }
+  const auto position = text ? parseEventPosition(*text) : std::nullopt;
+  if (!position) return -1;
+  return static_cast<std::int64_t>(std::min<std::uint64_t>(*position, INT64_MAX));
 }
 
 std::optional<sdk::Response> getResponse(const Ctx& ctx, const sdk::Request& r,

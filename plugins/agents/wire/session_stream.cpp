@@ -1,8 +1,7 @@
 #include "session_stream.h"
 
-#include <cstdio>
-
 #include "abx/sdk/json.h"
+#include "event_position.h"
 #include "session_objects.h"
 
 namespace abx::plugins::agents {
@@ -23,8 +22,7 @@ void SessionStream::append(const char* type, const Data& data) {
   {
     std::lock_guard lock(mutex_);
     const std::uint64_t seq = seq_ + 1;
-    char id[32];
-    std::snprintf(id, sizeof id, "evt_%08llu", static_cast<unsigned long long>(seq));
+    const std::string id = eventIdText(seq);
     // `id: <seq>` lets a client reconnect with Last-Event-ID.
     std::string frame;
     sdk::appendSseFrame(frame, type, data(std::string_view(id)), std::to_string(seq));

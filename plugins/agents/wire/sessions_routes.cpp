@@ -6,6 +6,7 @@
 #include "abx/sdk/route_table.h"
 #include "agents_routes.h"
 #include "definition_lock.h"
+#include "event_position.h"
 #include "json_fields.h"
 #include "openai_error.h"
 #include "ownership.h"
@@ -111,13 +112,7 @@ std::optional<std::uint64_t> resumeFrom(const sdk::Request& r) {
   auto text = r.header("last-event-id");
   if (!text) text = r.queryParam("after");
   if (!text) return std::nullopt;
-  try {
-    std::string digits(*text);
-    if (digits.starts_with("evt_")) digits = digits.substr(4);
-    return static_cast<std::uint64_t>(std::stoull(digits));
-  } catch (...) {
-    return std::nullopt;
-  }
+  return parseEventPosition(*text);
 }
 
 // A session's agent and the model it shows: its Agent object's, or the runtime it names.
