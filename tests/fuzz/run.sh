@@ -137,11 +137,11 @@ case "$TARGET" in
       "${SDK_JSON[@]}"
       plugin-sdk/src/http.cpp
       plugin-sdk/src/http_error.cpp
+      plugin-sdk/src/http_head.cpp
       plugin-sdk/src/key_functions.cpp
       plugin-sdk/src/params.cpp
       plugin-sdk/src/random_hex.cpp
       kernel/src/environment/secret_environment.cpp
-      kernel/src/http/request_head.cpp
       kernel/src/loader/manifest.cpp
       kernel/src/metrics/exposition.cpp
       kernel/src/metrics/kernel_metrics.cpp
