@@ -275,13 +275,17 @@ class PipelineTest : public ::testing::Test {
                         AuditMode mode = AuditMode::deny,
                         std::vector<std::string> enabled_groups = {})
       : sink_(std::tmpfile()),
-        auth_(std::move(token)),
-        audit_(mode, sink_),
+        token_(std::move(token)),
+        mode_(mode),
         dispatch_(makeDispatch(enabled_groups)),
         pipeline_(1024) {
-    dispatch_->auth = &auth_;
-    dispatch_->audit = &audit_;
-    pipeline_.publish(dispatch_.get());
+    equip(*dispatch_);
+    pipeline_.publish(dispatch_);
+  }
+  /** The fixture's authenticator and audit log, for @p d. */
+  void equip(Dispatch& d) {
+    d.auth = std::make_unique<Authenticator>(token_);
+    d.audit = std::make_unique<AuditLog>(mode_, sink_);
   }
   ~PipelineTest() override {
     if (sink_) std::fclose(sink_);
@@ -317,9 +321,9 @@ class PipelineTest : public ::testing::Test {
   }
 
   std::FILE* sink_;
-  Authenticator auth_;
-  AuditLog audit_;
-  std::unique_ptr<Dispatch> dispatch_;
+  std::optional<std::string> token_;
+  AuditMode mode_;
+  std::shared_ptr<Dispatch> dispatch_;
   Pipeline pipeline_;
 };
 
@@ -742,6 +746,55 @@ TEST_F(PipelineTest, HandlerExceptionIs500) {
             R"({"error":"Internal error in boom2: unknown exception","type":"InternalError"})");
 }
 
+// A reload frees the dispatch it replaces, but only once the last call
+// holding it has ended (and been audited by it).
+TEST_F(PipelineTest, AReplacedDispatchLivesUntilItsLastCallEnds) {
+  std::weak_ptr<const Dispatch> replaced;
+  bool alive_in_call = false;
+  RouteSpec s = route("GET", "/reload", "reload", "echo", nullptr);
+  s.handler = [&](const Request&) {
+    pipeline_.publish(dispatch_);  // a reload while this call runs
+    alive_in_call = !replaced.expired();
+    return Response::json("{}");
+  };
+  auto d = std::make_shared<Dispatch>();
+  ASSERT_TRUE(d->routes->add(std::move(s), "test").isOk());
+  d->admission =
+      std::make_unique<DefaultAdmission>(*d->routes, testGroups(), std::vector<std::string>{});
+  equip(*d);
+  replaced = d;
+  pipeline_.publish(std::move(d));
+  EXPECT_FALSE(replaced.expired());
+  auto ex = run(FakeExchange("GET", "/reload").token());
+  EXPECT_EQ(ex.response().status, 200);
+  EXPECT_TRUE(alive_in_call);
+  EXPECT_TRUE(replaced.expired());
+  EXPECT_EQ(pipeline_.current(), dispatch_);
+}
+
+// A max_concurrency slot may leave the call (a detached stream, a plugin's
+// WebSocket): it keeps its counter, not the admission a reload frees.
+TEST(AdmissionLease, OutlivesTheAdmissionItCameFrom) {
+  RouteTable table;
+  ASSERT_TRUE(table.add(route("GET", "/one", "one", "echo", okHandler), "test").isOk());
+  const auto& r = *table.findEndpoint("one");
+  auto compiled = std::make_shared<abx::kernel::CompiledPolicy>();
+  compiled->endpoints.resize(1);
+  compiled->endpoints[0].limits.max_concurrency = 1;
+  auto admission = std::make_unique<abx::kernel::PolicyAdmission>(table, compiled);
+  abx::sdk::Identity caller;
+  auto held = admission->admit(r, caller);
+  EXPECT_FALSE(held.error);
+  auto refused = admission->admit(r, caller);
+  ASSERT_TRUE(refused.error);
+  EXPECT_EQ(refused.error->code, "concurrency_limited");
+  held.lease = abx::kernel::AdmissionLease();  // the slot is free again
+  auto again = admission->admit(r, caller);
+  EXPECT_FALSE(again.error);
+  admission.reset();                            // a reload freed it while the slot is out
+  again.lease = abx::kernel::AdmissionLease();  // sanitized builds: no use after free
+}
+
 TEST_F(PipelineTest, HandlerSeesHeadersLowerCasedAndPathParams) {
   Request seen;
   RouteSpec s = route("GET", "/capture/{name}", "capture", "echo", nullptr);
@@ -753,11 +806,10 @@ TEST_F(PipelineTest, HandlerSeesHeadersLowerCasedAndPathParams) {
   ASSERT_TRUE(d->routes->add(std::move(s), "test").isOk());
   d->admission =
       std::make_unique<DefaultAdmission>(*d->routes, testGroups(), std::vector<std::string>{});
-  d->auth = &auth_;
-  d->audit = &audit_;
-  pipeline_.publish(d.get());
+  equip(*d);
+  pipeline_.publish(std::move(d));
   auto ex = run(FakeExchange("GET", "/capture/x%2Fy?z=1").token().header("X-Custom", "V"));
-  pipeline_.publish(dispatch_.get());
+  pipeline_.publish(dispatch_);
   EXPECT_EQ(ex.response().status, 201);
   EXPECT_EQ(seen.endpoint, "capture");
   EXPECT_EQ(seen.path, "/capture/x%2Fy");

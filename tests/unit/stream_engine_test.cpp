@@ -110,11 +110,11 @@ RouteSpec streamRoute(std::string path, std::string endpoint, abx::sdk::StreamHa
 class StreamEngine : public ::testing::Test {
  protected:
   void SetUp() override {
-    dispatch_.routes->add(
+    dispatch_->routes->add(
         streamRoute("/feed", "feed",
                     [this](const Request& r, SseStream& sse) { return serveFeed(r, sse); }),
         "core");
-    dispatch_.routes->add(
+    dispatch_->routes->add(
         streamRoute("/later", "later",
                     [this](const Request&, SseStream& sse) {
                       auto answer = sse.defer({});
@@ -127,12 +127,12 @@ class StreamEngine : public ::testing::Test {
                       return std::optional<Response>();
                     }),
         "core");
-    dispatch_.admission = std::make_unique<DefaultAdmission>(
-        *dispatch_.routes, std::vector<GroupRecord>{{{"core", false, ""}, "core"}},
+    dispatch_->admission = std::make_unique<DefaultAdmission>(
+        *dispatch_->routes, std::vector<GroupRecord>{{{"core", false, ""}, "core"}},
         std::vector<std::string>{});
-    dispatch_.auth = &auth_;
-    dispatch_.audit = &audit_;
-    pipeline_.publish(&dispatch_);
+    dispatch_->auth = std::make_unique<Authenticator>(std::nullopt);
+    dispatch_->audit = std::make_unique<AuditLog>(nullptr);
+    pipeline_.publish(dispatch_);
     server_ = std::make_unique<HttpServer>(pipeline_, hub_, 4);
     port_ = server_->listen("127.0.0.1", 0);
   }
@@ -199,9 +199,7 @@ class StreamEngine : public ::testing::Test {
     return out;
   }
 
-  Authenticator auth_{std::nullopt};
-  AuditLog audit_{nullptr};
-  Dispatch dispatch_;
+  std::shared_ptr<Dispatch> dispatch_ = std::make_shared<Dispatch>();
   Pipeline pipeline_;
   SseHub hub_{50ms};
   Producers producers_;

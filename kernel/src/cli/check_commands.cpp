@@ -89,7 +89,8 @@ int checkConfig(const Parsed& p) {
       std::fprintf(stderr, "agent-sandbox-server: %s\n", error->c_str());
     return 2;
   }
-  const Dispatch& dispatch = *server.pipeline().current();
+  const std::shared_ptr<const Dispatch> held = server.pipeline().current();
+  const Dispatch& dispatch = *held;
   const CompiledPolicy& policy = dispatch.admission->compiled();
   // The kernel's start-up warnings (an OpenAPI fragment's, ...), then the policy's.
   std::vector<std::string> warnings = server.core().warnings;

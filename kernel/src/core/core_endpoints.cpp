@@ -106,7 +106,7 @@ void writePlugins(sdk::JsonWriter& w, const std::deque<PluginRecord>& plugins) {
 }
 
 std::string capabilities(const CoreState& state, const sdk::Identity& caller) {
-  const Dispatch* dispatch = state.pipeline->current();
+  const std::shared_ptr<const Dispatch> dispatch = state.pipeline->current();
   const CompiledPolicy& policy = dispatch->admission->compiled();
   std::vector<std::string> warnings = state.warnings;
   for (const auto& w : policy.warnings) warnings.push_back(w);
@@ -138,7 +138,7 @@ sdk::Response check(const CoreState& state, const sdk::Request& request) {
   if (!op)
     return sdk::Response::error(400, "Field 'op' must be one of read, write, remove, list",
                                 "ValueError");
-  const Dispatch* dispatch = state.pipeline->current();
+  const std::shared_ptr<const Dispatch> dispatch = state.pipeline->current();
   const Route* route = dispatch->routes->findEndpoint(*endpoint);
   if (!route) {
     std::vector<std::string> ids;
@@ -193,7 +193,9 @@ std::string openApiFor(const CoreState& state, const sdk::Identity& caller,
   in.groups = state.groups;
   in.version = state.server_version;
   in.server_url = server_url;
-  for (const auto& view : endpointViews(*state.pipeline->current(), caller))
+  // The views point into the dispatch: it is held until they are used.
+  const std::shared_ptr<const Dispatch> dispatch = state.pipeline->current();
+  for (const auto& view : endpointViews(*dispatch, caller))
     if (view.offered()) in.routes.push_back(view.route);
   return openApiDocument(in);
 }

@@ -323,7 +323,7 @@ class HttpServer::Loop {
   enum class Lane { workers, probes, loop };
 
   Lane laneOf(const sdk::RequestHead& head) const {
-    const Dispatch* d = pipeline_.current();
+    const std::shared_ptr<const Dispatch> d = pipeline_.current();
     if (!d) return Lane::workers;
     const std::string path = Pipeline::normalisePath(head.target);
     auto match = d->routes->match(head.method, path);

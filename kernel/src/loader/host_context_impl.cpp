@@ -69,9 +69,9 @@ sdk::Status HostContextImpl::disableGroup(std::string_view group) {
 
 sdk::Result<sdk::Identity> HostContextImpl::authenticate(
     const std::vector<std::pair<std::string, std::string>>& headers) const {
-  if (!services_.pipeline || !services_.pipeline->current())
-    return sdk::Status::error("unauthorized", "AuthError");
-  auto outcome = services_.pipeline->current()->auth->authenticate(headers);
+  const auto dispatch = services_.pipeline ? services_.pipeline->current() : nullptr;
+  if (!dispatch) return sdk::Status::error("unauthorized", "AuthError");
+  auto outcome = dispatch->auth->authenticate(headers);
   if (auto* error = std::get_if<ApiError>(&outcome))
     return sdk::Status::error(error->message, "AuthError");
   return std::get<sdk::Identity>(outcome);
@@ -79,11 +79,11 @@ sdk::Result<sdk::Identity> HostContextImpl::authenticate(
 
 std::optional<sdk::EndpointPolicy> HostContextImpl::endpointPolicy(
     std::string_view endpoint) const {
-  if (!services_.pipeline || !services_.pipeline->current()) return std::nullopt;
-  const Dispatch& d = *services_.pipeline->current();
-  const Route* route = d.routes->findEndpoint(endpoint);
+  const auto dispatch = services_.pipeline ? services_.pipeline->current() : nullptr;
+  if (!dispatch) return std::nullopt;
+  const Route* route = dispatch->routes->findEndpoint(endpoint);
   if (!route) return std::nullopt;
-  return d.admission->policy(*route);
+  return dispatch->admission->policy(*route);  // a copy: the dispatch may go after the call
 }
 
 sdk::Admission HostContextImpl::admit(const sdk::AdmissionRequest& request) {
@@ -97,7 +97,7 @@ sdk::Admission HostContextImpl::admit(const sdk::AdmissionRequest& request) {
 }
 
 sdk::Response HostContextImpl::call(const sdk::LocalCall& call) {
-  const Dispatch* dispatch = services_.pipeline ? services_.pipeline->current() : nullptr;
+  const auto dispatch = services_.pipeline ? services_.pipeline->current() : nullptr;
   if (!dispatch) return sdk::Response::error(503, "the server is not serving yet", "RuntimeError");
   const Route* route = dispatch->routes->findEndpoint(call.endpoint);
   if (!route)

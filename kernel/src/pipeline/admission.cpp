@@ -12,7 +12,7 @@ PolicyAdmission::PolicyAdmission(const RouteTable& routes,
                                  std::shared_ptr<const CompiledPolicy> compiled)
     : compiled_(std::move(compiled)) {
   runtime_.reserve(routes.size());
-  for (std::size_t i = 0; i < routes.size(); ++i) runtime_.push_back(std::make_unique<Runtime>());
+  for (std::size_t i = 0; i < routes.size(); ++i) runtime_.push_back(std::make_shared<Runtime>());
 }
 
 std::optional<ApiError> checkScopes(const Route& route, const std::vector<std::string>& scopes,
@@ -97,7 +97,8 @@ Verdict PolicyAdmission::admit(const Route& route, const sdk::Identity& caller) 
   }
   // Concurrency first: a call refused for concurrency spends no rate token.
   if (policy.limits.max_concurrency) {
-    auto& counter = runtime_[route.index]->in_flight;
+    const auto& runtime = runtime_[route.index];
+    auto& counter = runtime->in_flight;
     if (counter.fetch_add(1, std::memory_order_acq_rel) >= *policy.limits.max_concurrency) {
       counter.fetch_sub(1, std::memory_order_acq_rel);
       v.error = tooMany(route,
@@ -106,7 +107,7 @@ Verdict PolicyAdmission::admit(const Route& route, const sdk::Identity& caller) 
                         "concurrency_limited", "max_concurrency", 1);
       return v;
     }
-    v.lease = AdmissionLease(&counter);
+    v.lease = AdmissionLease(std::shared_ptr<std::atomic<std::uint32_t>>(runtime, &counter));
   }
   if (policy.limits.rate_per_minute) {
     if (auto limited = takeRateToken(route, policy, caller)) {

@@ -29,15 +29,21 @@ struct EndpointState {
   std::string rule; /**< the rule that decided, e.g. "default:opt-in:browser" */
 };
 
-/** Holds one of an endpoint's max_concurrency slots until destroyed. */
+/**
+ * Holds one of an endpoint's max_concurrency slots until destroyed.
+ * OWNERSHIP: shares its counter, so a lease that leaves the request (a
+ * detached stream, a plugin's WebSocket) outlives a reload that frees the
+ * admission it came from.
+ */
 class AdmissionLease {
  public:
   AdmissionLease() = default;
-  explicit AdmissionLease(std::atomic<std::uint32_t>* counter) : counter_(counter) {}
-  AdmissionLease(AdmissionLease&& o) noexcept : counter_(std::exchange(o.counter_, nullptr)) {}
+  explicit AdmissionLease(std::shared_ptr<std::atomic<std::uint32_t>> counter)
+      : counter_(std::move(counter)) {}
+  AdmissionLease(AdmissionLease&& o) noexcept = default;
   AdmissionLease& operator=(AdmissionLease&& o) noexcept {
     release();
-    counter_ = std::exchange(o.counter_, nullptr);
+    counter_ = std::move(o.counter_);
     return *this;
   }
   ~AdmissionLease() { release(); }
@@ -45,9 +51,9 @@ class AdmissionLease {
  private:
   void release() {
     if (counter_) counter_->fetch_sub(1, std::memory_order_acq_rel);
-    counter_ = nullptr;
+    counter_.reset();
   }
-  std::atomic<std::uint32_t>* counter_ = nullptr;
+  std::shared_ptr<std::atomic<std::uint32_t>> counter_;
 };
 
 struct Verdict {
@@ -91,7 +97,7 @@ class PolicyAdmission : public Admission {
                                         const sdk::Identity& caller) const;
 
   std::shared_ptr<const CompiledPolicy> compiled_;
-  std::vector<std::unique_ptr<Runtime>> runtime_;
+  std::vector<std::shared_ptr<Runtime>> runtime_;  // shared with the leases
 };
 
 /** The default layer plus ABX_SERVER_ENABLED_GROUPS, with no policy source. */

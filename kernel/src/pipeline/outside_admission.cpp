@@ -41,7 +41,7 @@ std::string Pipeline::denialRule(const sdk::EndpointPolicy& policy, const ApiErr
 }
 
 sdk::Admission Pipeline::admitOutside(const sdk::AdmissionRequest& request) const {
-  const Dispatch* dispatch = current();
+  const std::shared_ptr<const Dispatch> dispatch = current();  // for the whole admission
   const Route* route = dispatch ? dispatch->routes->findEndpoint(request.endpoint) : nullptr;
   if (!route) {
     ApiError e;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <exception>
+#include <utility>
 
 #include "support/request_id.h"
 
@@ -129,7 +130,7 @@ struct Pipeline::Call {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::string_view method;
   std::string path;
-  const Dispatch* dispatch = nullptr;
+  std::shared_ptr<const Dispatch> dispatch;  // held until the call is answered
   const Route* route = nullptr;
   sdk::ParamMap path_params;
   const sdk::EndpointPolicy* policy = nullptr;
@@ -181,6 +182,20 @@ struct Pipeline::Call {
     ex.send(renderError(path, e));
   }
 };
+
+void Pipeline::publish(std::shared_ptr<const Dispatch> dispatch) {
+  std::shared_ptr<const Dispatch> replaced;
+  {
+    const std::lock_guard lock(dispatch_mutex_);
+    replaced = std::exchange(dispatch_, std::move(dispatch));
+  }
+  // Freed here, outside the lock, unless a call still holds it.
+}
+
+std::shared_ptr<const Dispatch> Pipeline::current() const {
+  const std::lock_guard lock(dispatch_mutex_);
+  return dispatch_;
+}
 
 void Pipeline::handle(Exchange& ex) const {
   Call call(ex, metrics_);

@@ -4,9 +4,9 @@
 // handler -> audit. CORS preflights (OPTIONS) are answered before routing.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -26,14 +26,15 @@ namespace abx::kernel {
 /**
  * Everything a request is judged by; immutable once published. A policy
  * reload publishes a new Dispatch that shares the routes.
- * OWNERSHIP: auth and audit are owned by whoever publishes the dispatch and
- * outlive it.
+ * OWNERSHIP: owns its authenticator and audit log (not the audit log's sink
+ * or ring). Shared by the pipeline and every call that started under it:
+ * a replaced dispatch is freed when the last of them ends.
  */
 struct Dispatch {
   std::shared_ptr<RouteTable> routes = std::make_shared<RouteTable>();
   std::unique_ptr<Admission> admission;
-  const Authenticator* auth = nullptr;
-  AuditLog* audit = nullptr;
+  std::unique_ptr<const Authenticator> auth;
+  std::unique_ptr<AuditLog> audit;
 };
 
 class Pipeline {
@@ -43,9 +44,14 @@ class Pipeline {
   explicit Pipeline(std::size_t default_body_limit = kDefaultBodyLimit)
       : default_body_limit_(default_body_limit) {}
 
-  /** Makes @p dispatch current. LIFETIME: the caller keeps it alive until exit. */
-  void publish(const Dispatch* dispatch) { dispatch_.store(dispatch, std::memory_order_release); }
-  const Dispatch* current() const { return dispatch_.load(std::memory_order_acquire); }
+  /** Makes @p dispatch current; the one it replaces goes with its last holder. */
+  void publish(std::shared_ptr<const Dispatch> dispatch);
+  /**
+   * The current dispatch. LIFETIME: keep the copy for as long as anything
+   * from it is used (never `*current()` into a reference that outlives the
+   * statement): a reload may free the dispatch as soon as it is let go.
+   */
+  std::shared_ptr<const Dispatch> current() const;
 
   void handle(Exchange& exchange) const;
   /**
@@ -112,7 +118,8 @@ class Pipeline {
   const OriginPolicy* origins_ = nullptr;
   const KernelMetrics* metrics_ = nullptr;
   AccessLog* access_log_ = nullptr;
-  std::atomic<const Dispatch*> dispatch_{nullptr};
+  mutable std::mutex dispatch_mutex_;
+  std::shared_ptr<const Dispatch> dispatch_;  // guarded by dispatch_mutex_
 };
 
 }  // namespace abx::kernel

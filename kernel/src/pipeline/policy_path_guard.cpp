@@ -13,7 +13,7 @@ struct Scope {
 // An endpoint the policy does not know (a typo in a plugin) gets the
 // default rules: the base dir, nothing more.
 Scope scopeFor(const Pipeline& pipeline, std::string_view endpoint) {
-  const Dispatch* d = pipeline.current();
+  const std::shared_ptr<const Dispatch> d = pipeline.current();
   Scope s;
   s.base_dir = d->admission->compiled().base_dir;
   if (const Route* route = d->routes->findEndpoint(endpoint))

@@ -49,6 +49,7 @@ Server::Server(ServerConfig config)
 
 Server::~Server() {
   stopPlugins();
+  pipeline_.publish(nullptr);  // the last dispatch before the audit files it writes to
   for (auto& [path, f] : audit_files_) std::fclose(f);
   if (access_file_ && access_file_ != stderr) std::fclose(access_file_);
 }
@@ -132,30 +133,26 @@ std::optional<std::string> Server::publishPolicy() {
   if (!compiled) return compiled.status().message();
   const CompiledPolicy& policy = **compiled;
 
-  auto auth = std::make_unique<Authenticator>(policy.identities);
   std::FILE* sink = stderr;
   if (policy.audit_log && *policy.audit_log != "stderr") {
     sink = auditFile(*policy.audit_log);
     if (!sink) return "audit_log: cannot open " + *policy.audit_log;
   }
-  auto audit = std::make_unique<AuditLog>(sink, &audit_ring_);
 
-  auto dispatch = std::make_unique<Dispatch>();
+  auto dispatch = std::make_shared<Dispatch>();
   dispatch->routes = routes_;
   dispatch->admission = std::make_unique<PolicyAdmission>(*routes_, *compiled);
-  dispatch->auth = auth.get();
-  dispatch->audit = audit.get();
+  dispatch->auth = std::make_unique<Authenticator>(policy.identities);
+  dispatch->audit = std::make_unique<AuditLog>(sink, &audit_ring_);
   // The server's own secrets never reach a child process (taken secrets
   // were protected when a plugin took them).
   services_->environment.protect(policy.secret_env_names);
   for (const auto& w : policy.warnings) services_->log.write(sdk::LogLevel::warn, "policy", w);
 
-  pipeline_.publish(dispatch.get());
+  // The previous dispatch goes once the last request holding it ends.
+  pipeline_.publish(std::move(dispatch));
   for (auto& plugin : plugins_)
     if (plugin.instance && plugin.state == "started") plugin.instance->policyApplied();
-  authenticators_.push_back(std::move(auth));
-  audit_logs_.push_back(std::move(audit));
-  dispatches_.push_back(std::move(dispatch));
   return std::nullopt;
 }
 
@@ -277,15 +274,13 @@ int Server::run() {
     for (const auto& r : all.routes())
       if (!r->spec.auth_required) probes->add(r->spec, "core");
   }
-  Authenticator open_auth(std::nullopt);
-  AuditLog boot_audit(stderr);
-  Dispatch boot_dispatch;
-  boot_dispatch.routes = probes;
-  boot_dispatch.admission = std::make_unique<DefaultAdmission>(
+  auto boot_dispatch = std::make_shared<Dispatch>();
+  boot_dispatch->routes = probes;
+  boot_dispatch->admission = std::make_unique<DefaultAdmission>(
       *probes, std::vector<GroupRecord>{coreGroup()}, std::vector<std::string>{});
-  boot_dispatch.auth = &open_auth;
-  boot_dispatch.audit = &boot_audit;
-  pipeline_.publish(&boot_dispatch);
+  boot_dispatch->auth = std::make_unique<Authenticator>(std::nullopt);
+  boot_dispatch->audit = std::make_unique<AuditLog>(stderr);
+  pipeline_.publish(std::move(boot_dispatch));
 
   SseHub hub;
   hub.setGauge(&metrics_->streams_open.labels({"worker"}));

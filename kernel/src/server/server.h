@@ -81,14 +81,10 @@ class Server {
   std::unique_ptr<PolicyPathGuard> path_guard_;
   std::shared_ptr<RouteTable> routes_;
   std::uint64_t revision_ = 0;
-  // Everything a published dispatch points to lives until exit: a request
-  // may still hold an older dispatch while a reload publishes a new one.
-  std::vector<std::unique_ptr<Dispatch>> dispatches_;
-  std::vector<std::unique_ptr<Authenticator>> authenticators_;
-  std::vector<std::unique_ptr<AuditLog>> audit_logs_;
   // The newest records of every policy revision's log (GET /audit/recent).
   AuditRing audit_ring_;
-  // One stream per audit_log path, reused by every reload that names it.
+  // One stream per audit_log path, reused by every reload that names it;
+  // open until exit, as a request may still write to it under an old policy.
   std::map<std::string, std::FILE*> audit_files_;
   std::unique_ptr<OriginPolicy> origins_;
   std::FILE* access_file_ = nullptr;  // owned unless it is stderr
