@@ -23,9 +23,9 @@
 #include <string_view>
 #include <vector>
 
+#include "abx/sdk/http_head.h"
 #include "abx/sdk/json.h"
 #include "fuzz_check.h"
-#include "abx/sdk/http_head.h"
 #include "pipeline/pipeline.h"
 
 namespace abx::fuzz {
@@ -139,12 +139,9 @@ sdk::RouteSpec route(const char* method, const char* path, const char* id, bool 
 }
 
 struct World {
-  World()
-      : sink(std::fopen("/dev/null", "w")),
-        auth(std::string(kToken)),
-        audit(kernel::AuditMode::deny, sink),
-        pipeline(64) {
-    auto& t = *dispatch.routes;
+  World() : sink(std::fopen("/dev/null", "w")), pipeline(64) {
+    auto dispatch = std::make_shared<kernel::Dispatch>();
+    auto& t = *dispatch->routes;
     auto add = [&](sdk::RouteSpec s) { check(t.add(std::move(s), "fuzz").isOk(), "route table"); };
     add(route("GET", "/health", "health", false, echo));
     add(route("POST", "/echo", "echo_post", true, echo));
@@ -164,16 +161,13 @@ struct World {
     };
     add(std::move(stream));
     std::vector<kernel::GroupRecord> groups = {{{"g", false, ""}, "fuzz"}};
-    dispatch.admission =
+    dispatch->admission =
         std::make_unique<kernel::DefaultAdmission>(t, groups, std::vector<std::string>{});
-    dispatch.auth = &auth;
-    dispatch.audit = &audit;
-    pipeline.publish(&dispatch);
+    dispatch->auth = std::make_unique<kernel::Authenticator>(std::string(kToken));
+    dispatch->audit = std::make_unique<kernel::AuditLog>(kernel::AuditMode::deny, sink);
+    pipeline.publish(std::move(dispatch));
   }
   std::FILE* sink;
-  kernel::Authenticator auth;
-  kernel::AuditLog audit;
-  kernel::Dispatch dispatch;
   Pipeline pipeline;
 };
 
