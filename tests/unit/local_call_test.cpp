@@ -25,9 +25,8 @@ sdk::RouteSpec spec(const char* method, const char* path, const char* id) {
 
 class LocalCallTest : public ::testing::Test {
  protected:
-  LocalCallTest()
-      : sink_(std::tmpfile()), auth_(std::string("tok")), audit_(AuditMode::all, sink_) {
-    auto& routes = *dispatch_.routes;
+  LocalCallTest() : sink_(std::tmpfile()), dispatch_(std::make_shared<Dispatch>()) {
+    auto& routes = *dispatch_->routes;
     auto echo = spec("POST", "/items/{id}", "items_put");
     echo.scopes = {"items:write"};
     echo.handler = [](const sdk::Request& r) {
@@ -59,17 +58,17 @@ class LocalCallTest : public ::testing::Test {
       return r;
     };
     EXPECT_TRUE(routes.add(std::move(big), "test"));
-    dispatch_.admission = std::make_unique<DefaultAdmission>(
+    dispatch_->admission = std::make_unique<DefaultAdmission>(
         routes, std::vector<GroupRecord>{{{"echo", false, ""}, "test"}},
         std::vector<std::string>{});
-    dispatch_.auth = &auth_;
-    dispatch_.audit = &audit_;
-    pipeline_.publish(&dispatch_);
+    dispatch_->auth = std::make_unique<Authenticator>(std::string("tok"));
+    dispatch_->audit = std::make_unique<AuditLog>(AuditMode::all, sink_);
+    pipeline_.publish(dispatch_);
   }
   ~LocalCallTest() override { std::fclose(sink_); }
 
   sdk::Response run(const sdk::LocalCall& call) {
-    const Route* route = dispatch_.routes->findEndpoint(call.endpoint);
+    const Route* route = dispatch_->routes->findEndpoint(call.endpoint);
     auto target = localTarget(*route, call);
     EXPECT_TRUE(target);
     LocalExchange ex(call, route->spec.method, *target);
@@ -85,9 +84,7 @@ class LocalCallTest : public ::testing::Test {
   }
 
   std::FILE* sink_;
-  Authenticator auth_;
-  AuditLog audit_;
-  Dispatch dispatch_;
+  std::shared_ptr<Dispatch> dispatch_;
   Pipeline pipeline_;
 };
 
@@ -140,7 +137,7 @@ TEST_F(LocalCallTest, BoundsAStreamedBodyAndNeedsEveryPathParameter) {
   EXPECT_EQ(run(call).body, std::string(100, 'x'));
   sdk::LocalCall missing;
   missing.endpoint = "items_put";
-  EXPECT_FALSE(localTarget(*dispatch_.routes->findEndpoint("items_put"), missing));
+  EXPECT_FALSE(localTarget(*dispatch_->routes->findEndpoint("items_put"), missing));
 }
 
 }  // namespace
