@@ -16,7 +16,7 @@ export DEBIAN_FRONTEND=noninteractive
 # The project's packages each preset installs.
 packages_of() {
   case "$1" in
-    minimal) echo libabx-plugin-sdk2 agent-sandbox-server agent-sandbox-files agent-sandbox-inspector agent-sandbox-mcp ;;
+    minimal) echo libabx-plugin-sdk2 agent-sandbox-server agent-sandbox-files agent-sandbox-inspector ;;
     agents) echo "$(packages_of minimal) agent-sandbox-agents" ;;
     browser) echo "$(packages_of minimal) agent-sandbox-browser" ;;
     full) echo "$(packages_of minimal) agent-sandbox-agents agent-sandbox-browser agent-sandbox-dev-tools" ;;

@@ -32,7 +32,7 @@ const GROUPS = {
   full: [...CORE, 'agents', 'browser', 'dev_tools'],
 };
 const ADAPTERS = ['adapter_command', 'adapter_claude_code', 'adapter_qwen_code', 'adapter_cursor', 'adapter_codex'];
-const MINIMAL = ['commands', 'system', 'process', 'terminal', 'files', 'inspector', 'mcp'];
+const MINIMAL = ['commands', 'system', 'process', 'terminal', 'files', 'inspector'];
 const PLUGINS = {
   minimal: MINIMAL,
   agents: [...MINIMAL, 'agents', ...ADAPTERS],
