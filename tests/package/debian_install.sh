@@ -23,7 +23,7 @@ for tool in mmdebstrap unshare chroot curl python3; do
   command -v "$tool" > /dev/null || skip "$tool not installed (packaging/install-deps.sh)"
 done
 [ "$(id -u)" -eq 0 ] || skip "needs root (a chroot with mounts)"
-[ "$(ls "$out"/*.deb 2> /dev/null | wc -l)" -eq 8 ] || fail "no packages in $out (debian_packages.sh)"
+[ "$(ls "$out"/*.deb 2> /dev/null | wc -l)" -eq 9 ] || fail "no packages in $out (debian_packages.sh)"
 version=$(sed -n 's/^set(CPACK_PACKAGE_VERSION "\(.*\)")$/\1/p' "$build/CPackConfig.cmake")
 
 step "base root"
