@@ -5,32 +5,11 @@
 #include <cctype>
 #include <cstring>
 
+#include "abx/sdk/http_head.h"
+#include "routing/route_table.h"
+
 namespace abx::kernel {
 namespace {
-
-// RFC 3986 unreserved characters stay; everything else is %XX.
-std::string percentEncode(std::string_view in) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(in.size());
-  for (unsigned char c : in) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
-bool sameName(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // The kernel's SSE writer stands in for a socket; here each event goes to
 // the caller's callback, and frames written by a feed are split back into
@@ -129,7 +108,7 @@ LocalExchange::LocalExchange(const sdk::LocalCall& call, std::string method, std
 std::vector<std::string_view> LocalExchange::headerValues(std::string_view name) const {
   std::vector<std::string_view> out;
   for (const auto& [k, v] : headers_)
-    if (sameName(k, name)) out.push_back(v);
+    if (sdk::equalsIgnoreCase(k, name)) out.push_back(v);
   return out;
 }
 

@@ -21,6 +21,22 @@ std::vector<std::string_view> splitPath(std::string_view path) {
   return out;
 }
 
+std::string percentEncode(std::string_view in) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(in.size());
+  for (unsigned char c : in) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
 bool percentDecode(std::string_view in, std::string& out) {
   out.clear();
   out.reserve(in.size());
