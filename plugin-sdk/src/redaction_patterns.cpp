@@ -213,9 +213,24 @@ RedactionPatterns::Match RedactionPatterns::matchAt(std::string_view text, std::
   // On equal length the token wins: an open token run may still grow, and the
   // batch and streaming paths must decide alike.
   if (token.outcome == Outcome::match &&
-      (literal.outcome != Outcome::match || token.length >= literal.length))
+      (literal.outcome != Outcome::match || token.length >= literal.length)) {
+    // A label that spells a secret ("Bearer" registered as one) is not kept.
+    // The label is whole once the token matched, so both paths decide alike.
+    if (token.keep > 0 && spellsASecret(text.substr(i, token.keep)))
+      return {token.outcome, token.length, 0, token.open_run};
     return token;
+  }
   return literal;
+}
+
+bool RedactionPatterns::spellsASecret(std::string_view label) const {
+  for (std::size_t j = 0; j + 1 < label.size(); ++j) {
+    const auto bucket = by_bigram_.find(bigram(label[j], label[j + 1]));
+    if (bucket == by_bigram_.end()) continue;
+    for (std::size_t index : bucket->second)
+      if (label.substr(j).starts_with(spellings_[index])) return true;
+  }
+  return false;
 }
 
 RedactionPatterns::ScanResult RedactionPatterns::scan(std::string_view text, int prev_byte,

@@ -100,6 +100,23 @@ TEST(Redactor, XApiKeyHeaderAndJson) {
   EXPECT_EQ(r.redact("the x-api-key header"), "the x-api-key header");
 }
 
+// Found by fuzz_redaction: a registered secret that lies inside the label a
+// Bearer or x-api-key match keeps ("earer ") stayed in the output as that
+// label. Such a match is now replaced whole.
+TEST(Redactor, ASecretInsideAKeptLabelIsNotKept) {
+  auto r = redactorWith({"earer "});
+  EXPECT_EQ(r.redact("Authorization: Bearer abc.defgh"), "Authorization: [REDACTED]");
+  auto keyword = redactorWith({"Bearer"});
+  EXPECT_EQ(keyword.redact("Bearer abc.defgh and Bearer"), "[REDACTED] and [REDACTED]");
+  auto header = redactorWith({"x-api-key:\\"});
+  EXPECT_EQ(header.redact("H: x-api-key:\\abcdef123456"), "H: [REDACTED]");
+  auto json = redactorWith({"-api-key\\\":"});
+  EXPECT_EQ(json.redact(R"({\"x-api-key\": \"abcdef123456\"})"), R"({\"[REDACTED]\"})");
+  // A secret that only starts in the label is removed with the value.
+  auto across = redactorWith({"rer abc.de"});
+  EXPECT_EQ(across.redact("Bearer abc.defgh"), "Bearer [REDACTED]");
+}
+
 TEST(Redactor, UnchangedTextIsReturnedAsIs) {
   auto r = redactorWith({"my-secret-value"});
   const std::string text = "nothing to see here: ask the bear about the gist of sky-x";

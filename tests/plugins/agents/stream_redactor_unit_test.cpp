@@ -77,6 +77,17 @@ TEST(StreamRedactor, EveryPairOfSplitPositions) {
       ASSERT_EQ(streamed(r, text, {a, b}), expected) << "cuts " << a << ", " << b;
 }
 
+TEST(StreamRedactor, ALabelHoldingASecretIsReplacedWholeAtEverySplit) {
+  SecretBag bag;
+  bag.add("earer ");
+  Redactor r(bag);
+  const std::string text = "Authorization: Bearer abc.defgh\nx";
+  ASSERT_EQ(r.redact(text), "Authorization: [REDACTED]\nx");
+  for (std::size_t a = 0; a <= text.size(); ++a)
+    for (std::size_t b = a; b <= text.size(); ++b)
+      ASSERT_EQ(streamed(r, text, {a, b}), "Authorization: [REDACTED]\nx") << a << ", " << b;
+}
+
 TEST(StreamRedactor, ByteByByte) {
   SecretBag bag;
   bag.add(kSecret);

@@ -13,7 +13,8 @@
 //   x-api-key: <6+ of the same>          case-insensitive; also "x-api-key":"…",
 //                                        \"x-api-key\":\"…\" and x-api-key=…
 // For Bearer and x-api-key the keyword and separator are kept and only the
-// value becomes [REDACTED], so a log still says what was removed.
+// value becomes [REDACTED], so a log still says what was removed — unless a
+// secret's spelling lies inside that label: then the whole match is replaced.
 #pragma once
 
 #include <bitset>
@@ -85,6 +86,8 @@ class ABX_SDK_API RedactionPatterns {
   Match matchAt(std::string_view text, std::size_t i, int prev_byte, bool at_end) const;
   Match matchSpellings(std::string_view text, std::size_t i, bool at_end) const;
   Match matchTokens(std::string_view text, std::size_t i, bool at_end) const;
+  /** Whether a secret spelling lies wholly inside @p label. */
+  bool spellsASecret(std::string_view label) const;
 
   static std::uint16_t bigram(char a, char b) {
     return static_cast<std::uint16_t>(static_cast<unsigned char>(a) << 8 |
