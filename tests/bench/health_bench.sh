@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # GET /health benchmark: our server vs rivet sandbox-agent 0.4.2 vs a Python
-# stdlib ThreadingHTTPServer, side by side in one run, loopback only.
+# stdlib ThreadingHTTPServer, side by side in one run, loopback only, with
+# the machine's floor (abx_floor_server: one epoll loop answering a fixed 200)
+# as the reference for latency.
 #
 # For each server: wrk req/s and p99 latency (-t2 -c32 --latency), idle RSS
 # (VmRSS after start, before load), and start-to-first-200 (median of
@@ -12,6 +14,9 @@
 #   BENCH_STARTS    spawns for the start-to-first-200 median (default 5)
 #   ABX_SERVER_BIN  our server binary (default <repo>/build/bin/agent-sandbox-server);
 #                   if missing, our server is skipped with a message
+#   ABX_FLOOR_SERVER  the floor server (default abx_floor_server beside ABX_SERVER_BIN;
+#                   skipped with a message when missing)
+#   BENCH_WRK_THREADS  wrk threads (default 2)
 #   BENCH_CACHE     cache dir for the npm install (default <repo>/build/bench-cache)
 #   RIVET_BIN       use this sandbox-agent binary instead of installing the npm package
 #   PYTHON          Python 3 interpreter (default: sys.executable of python3)
@@ -27,9 +32,10 @@ ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
 BENCH_SECONDS=${BENCH_SECONDS:-10}
 BENCH_WARMUP=${BENCH_WARMUP:-1}
 BENCH_STARTS=${BENCH_STARTS:-5}
-WRK_THREADS=2
+WRK_THREADS=${BENCH_WRK_THREADS:-2}
 WRK_CONNS=32
 ABX_SERVER_BIN=${ABX_SERVER_BIN:-$ROOT/build/bin/agent-sandbox-server}
+ABX_FLOOR_SERVER=${ABX_FLOOR_SERVER:-$(dirname "$ABX_SERVER_BIN")/abx_floor_server}
 BENCH_CACHE=${BENCH_CACHE:-$ROOT/build/bench-cache}
 RIVET_PKG=@sandbox-agent/cli-linux-x64
 RIVET_VERSION=0.4.2
@@ -50,6 +56,7 @@ done
 case "$BENCH_SECONDS" in ''|*[!0-9]*) die "BENCH_SECONDS must be a positive integer" ;; esac
 case "$BENCH_WARMUP" in ''|*[!0-9]*) die "BENCH_WARMUP must be an integer" ;; esac
 case "$BENCH_STARTS" in ''|*[!0-9]*) die "BENCH_STARTS must be a positive integer" ;; esac
+case "$WRK_THREADS" in ''|*[!0-9]*|0) die "BENCH_WRK_THREADS must be a positive integer" ;; esac
 [ "$BENCH_SECONDS" -ge 1 ] || die "BENCH_SECONDS must be >= 1"
 [ "$BENCH_STARTS" -ge 1 ] || die "BENCH_STARTS must be >= 1"
 
@@ -221,6 +228,11 @@ add_server rivet /v1/health "" \
   "$RIVET_BIN" server --host "$HOST" --port "{port}" --no-token --no-telemetry
 add_server python /health "" \
   env "$PYTHON" "$SCRIPT_DIR/python_health_server.py" --host "$HOST" --port "{port}"
+if [ -x "$ABX_FLOOR_SERVER" ]; then
+  add_server floor /health "" "$ABX_FLOOR_SERVER" "{port}"
+else
+  log "SKIP floor: '$ABX_FLOOR_SERVER' not found (set ABX_FLOOR_SERVER)"
+fi
 
 # ------------------------------------------------------------------- runs --
 to_ms() {  # wrk latency value like 812.00us / 1.23ms / 2.00s -> ms
@@ -309,7 +321,8 @@ echo "ratios (req/s):  ours/rivet = $(ratio "${RPS[ours]:-}" "${RPS[rivet]:-}") 
      "  ours/python = $(ratio "${RPS[ours]:-}" "${RPS[python]:-}")  (target >= 20)" \
      "  rivet/python = $(ratio "${RPS[rivet]:-}" "${RPS[python]:-}")"
 echo "p99 ms:          ours = ${P99[ours]:-n/a} (target < 2)  rivet = ${P99[rivet]:-n/a}  python = ${P99[python]:-n/a}" \
-     "  ours/rivet = $(ratio "${P99[ours]:-}" "${P99[rivet]:-}")"
+     "  floor = ${P99[floor]:-n/a}  ours/rivet = $(ratio "${P99[ours]:-}" "${P99[rivet]:-}")" \
+     "  ours/floor = $(ratio "${P99[ours]:-}" "${P99[floor]:-}")"
 echo "ours:            idle RSS = $(mib "${RSS[ours]:-}") MiB (target < 10)  start-to-first-200 = ${START[ours]:-n/a} ms (target < 30)"
 for name in "${NAMES[@]}"; do
   if [ "${ERRS[$name]:-0}" != 0 ]; then

@@ -7,7 +7,9 @@
 //
 // usage: abx_load_bench PORT TOKEN MODEL
 // environment: BENCH_SSE (2000), BENCH_SHELL (200), BENCH_IDLE (1000),
-// BENCH_TRICKLE (500), BENCH_SECONDS (20), BENCH_SERVER_PID (for threads/RSS).
+// BENCH_TRICKLE (500), BENCH_SECONDS (20), BENCH_SERVER_PID (for threads/RSS),
+// BENCH_FLOOR_PORT (abx_floor_server's port: its GET /health is probed right
+// after ours each round, the machine's latency floor under the same load).
 // Loopback only; every loop is bounded by the run's deadline.
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -143,7 +145,11 @@ void countMarkers(Held& h, const char* data, std::size_t n) {
 struct Latency {
   std::vector<double> ms;
   int asked = 0;
+  /** Seconds into the run of each answer over 10 ms: when the slow ones fell. */
+  std::vector<double> slow_at;
 };
+
+const Clock::time_point kStart = Clock::now();
 
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return -1;
@@ -151,11 +157,26 @@ double percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
 }
 
+/** One request on a fresh connection, timed into @p into when it answers 200. */
+void timedExchange(int port, const std::string& request, Latency& into) {
+  const auto t0 = Clock::now();
+  const auto answer = exchange(port, request, milliseconds(5000));
+  ++into.asked;
+  if (!answer.starts_with("HTTP/1.1 200")) return;
+  into.ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  if (into.ms.back() > 10)
+    into.slow_at.push_back(std::chrono::duration<double>(t0 - kStart).count());
+}
+
 void report(const char* what, const Latency& l) {
   std::printf("%-26s %5d asked  %5zu answered (%5.1f %%)  p50 %8.2f ms  p99 %8.2f ms\n", what,
               l.asked, l.ms.size(),
               l.asked ? 100.0 * static_cast<double>(l.ms.size()) / l.asked : 0,
               percentile(l.ms, 0.5), percentile(l.ms, 0.99));
+  if (l.slow_at.empty()) return;
+  std::printf("%-26s %zu over 10 ms, at s:", "", l.slow_at.size());
+  for (double at : l.slow_at) std::printf(" %.1f", at);
+  std::printf("  (max %.2f ms)\n", *std::max_element(l.ms.begin(), l.ms.end()));
 }
 
 /** Threads and VmRSS (KiB) of @p pid, or zeros. */
@@ -286,7 +307,8 @@ int main(int argc, char** argv) {
   const std::string model = argv[3];
   const int sse = envInt("BENCH_SSE", 2000), shell = envInt("BENCH_SHELL", 200),
             idle = envInt("BENCH_IDLE", 1000), trickle = envInt("BENCH_TRICKLE", 500),
-            seconds = envInt("BENCH_SECONDS", 20), server_pid = envInt("BENCH_SERVER_PID", 0);
+            seconds = envInt("BENCH_SECONDS", 20), server_pid = envInt("BENCH_SERVER_PID", 0),
+            floor_port = envInt("BENCH_FLOOR_PORT", 0);
   rlimit files{65536, 65536};
   ::setrlimit(RLIMIT_NOFILE, &files);
 
@@ -303,7 +325,7 @@ int main(int argc, char** argv) {
   auto end = Clock::now() + std::chrono::seconds(seconds);
   std::thread driver([&] { driveHeld(held, end, stop); });
 
-  Latency health, commands;
+  Latency health, commands, floor;
   int peak_threads = 0;
   long peak_rss = 0;
   std::mutex mutex;
@@ -317,18 +339,9 @@ int main(int argc, char** argv) {
                milliseconds(10000));
   });
   for (int i = 0; Clock::now() < end; ++i) {
-    auto t0 = Clock::now();
-    auto answer = exchange(port, get("/health"), milliseconds(5000));
-    auto ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    ++health.asked;
-    if (answer.starts_with("HTTP/1.1 200")) health.ms.push_back(ms);
-    if (i % 4 == 0) {
-      t0 = Clock::now();
-      answer = exchange(port, get("/commands", token), milliseconds(5000));
-      ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-      ++commands.asked;
-      if (answer.starts_with("HTTP/1.1 200")) commands.ms.push_back(ms);
-    }
+    timedExchange(port, get("/health"), health);
+    if (floor_port > 0) timedExchange(floor_port, get("/health"), floor);
+    if (i % 4 == 0) timedExchange(port, get("/commands", token), commands);
     auto [threads, rss] = threadsAndRss(server_pid);
     std::lock_guard lock(mutex);
     peak_threads = std::max(peak_threads, threads);
@@ -341,6 +354,7 @@ int main(int argc, char** argv) {
 
   report("GET /health", health);
   report("GET /commands (auth)", commands);
+  if (floor_port > 0) report("floor GET /health", floor);
   summarise(held);
   std::printf("server threads: %d before, %d peak; RSS %.1f MiB before, %.1f MiB peak\n",
               before.first, peak_threads, static_cast<double>(before.second) / 1024,
