@@ -59,6 +59,7 @@ function(abx_deb_package_of_soname soname out)
 endfunction()
 abx_deb_package_of_soname(${ABX_LIBARCHIVE_SONAME} abx_deb_libarchive)
 abx_deb_package_of_soname(${ABX_ICU_UC_SONAME} abx_deb_libicu)
+abx_deb_package_of_soname(${ABX_LIBCRYPTO_SONAME} abx_deb_libcrypto)
 
 # What every package carries: copyright, changelog, lintian overrides
 # (packaging/debian/lintian-overrides: common, then the package's own file).
@@ -179,7 +180,7 @@ set(CPACK_DEBIAN_FILES_DESCRIPTION "file operations group for agent-sandbox-serv
 The files group of agent-sandbox-server: read, write, list, search, move
 and delete files below the base dir, streamed uploads and downloads, and
 archives (libarchive).")
-set(CPACK_DEBIAN_AGENTS_PACKAGE_DEPENDS "${abx_deb_plugin_depends}")
+set(CPACK_DEBIAN_AGENTS_PACKAGE_DEPENDS "${abx_deb_plugin_depends}, ${abx_deb_libcrypto}")
 # The agent CLIs (claude, qwen, codex, cursor-agent) are installed by the
 # operator, most from npm.
 set(CPACK_DEBIAN_AGENTS_PACKAGE_SUGGESTS "nodejs, npm")

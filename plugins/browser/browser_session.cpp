@@ -1,12 +1,10 @@
 #include "browser_session.h"
 
-#include <Poco/Base64Decoder.h>
-
 #include <cmath>
-#include <sstream>
 #include <thread>
 
 #include "abx/sdk/json.h"
+#include "abx/sdk/text_codecs.h"
 
 namespace abx::plugins::browser {
 namespace {
@@ -401,9 +399,7 @@ Reply BrowserSession::pdf(PaperSize paper, bool landscape) {
   auto r = call("Page.printToPDF", p.text(), Clock::now() + kOperationTimeout);
   if (auto* e = std::get_if<BrowserError>(&r)) return *e;
   const auto data = cdpText(std::get<sdk::Json>(r), "data");
-  std::istringstream encoded(data);
-  Poco::Base64Decoder decoder(encoded);
-  std::string bytes((std::istreambuf_iterator<char>(decoder)), std::istreambuf_iterator<char>());
+  const std::string bytes = sdk::base64Decode(data).value_or("");
   return sdk::JsonWriter()
       .beginObject()
       .member("pdf_base64", data)

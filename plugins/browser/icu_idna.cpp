@@ -4,10 +4,11 @@
 // headers give.
 #include "icu_idna.h"
 
-#include <dlfcn.h>
 #include <unicode/uvernum.h>
 
 #include <string_view>
+
+#include "abx/sdk/lazy_library.h"
 
 #define ABX_ICU_TEXT2(x) #x
 #define ABX_ICU_TEXT(x) ABX_ICU_TEXT2(x)
@@ -26,19 +27,13 @@ struct Loaded {
 };
 
 Loaded load() {
+  sdk::LazyLibrary lib(kLibrary);
   Loaded l;
-  void* lib = ::dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);  // never closed
-  if (!lib) {
-    const char* why = ::dlerror();
-    l.error = std::string("cannot load ") + kLibrary + ": " + (why ? why : "?");
-    return l;
-  }
-  auto open =
-      reinterpret_cast<decltype(&::uidna_openUTS46)>(::dlsym(lib, ABX_ICU_TEXT(uidna_openUTS46)));
-  l.api.nameToAscii = reinterpret_cast<decltype(&::uidna_nameToASCII_UTF8)>(
-      ::dlsym(lib, ABX_ICU_TEXT(uidna_nameToASCII_UTF8)));
+  decltype(&::uidna_openUTS46) open = nullptr;
+  lib.bind(ABX_ICU_TEXT(uidna_openUTS46), open);
+  lib.bind(ABX_ICU_TEXT(uidna_nameToASCII_UTF8), l.api.nameToAscii);
   if (!open || !l.api.nameToAscii) {
-    l.error = std::string(kLibrary) + " has no UTS #46 functions";
+    l.error = lib.error();
     return l;
   }
   UErrorCode error = U_ZERO_ERROR;

@@ -1,9 +1,7 @@
 #include "ws_http.h"
 
-#include <Poco/Base64Encoder.h>
-#include <Poco/SHA1Engine.h>
-
-#include <sstream>
+#include "abx/sdk/digest.h"
+#include "abx/sdk/text_codecs.h"
 
 namespace abx::plugins::terminal {
 
@@ -26,16 +24,8 @@ UpgradeCheck checkUpgrade(const sdk::RequestHead& head) {
 }
 
 std::string webSocketAccept(std::string_view key) {
-  Poco::SHA1Engine sha1;
-  sha1.update(key.data(), static_cast<unsigned>(key.size()));
-  sha1.update(kWebSocketGuid.data(), static_cast<unsigned>(kWebSocketGuid.size()));
-  const auto& digest = sha1.digest();
-  std::ostringstream out;
-  Poco::Base64Encoder base64(out);
-  base64.write(reinterpret_cast<const char*>(digest.data()),
-               static_cast<std::streamsize>(digest.size()));
-  base64.close();
-  return out.str();
+  const auto digest = sdk::sha1(std::string(key) + std::string(kWebSocketGuid));
+  return sdk::base64Encode({reinterpret_cast<const char*>(digest.data()), digest.size()});
 }
 
 std::string switchingProtocols(std::string_view key) {

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "abx/sdk/text_codecs.h"
 #include "fuzz_check.h"
 #include "pipeline/pipeline.h"
 #include "routing/route_table.h"
@@ -28,11 +29,11 @@
 namespace abx::fuzz {
 namespace {
 
-using kernel::percentDecode;
-using kernel::percentEncode;
 using kernel::Pipeline;
 using kernel::RouteTable;
 using kernel::splitPath;
+using sdk::percentDecode;
+using sdk::percentEncode;
 
 const char* const kMethods[] = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "get", ""};
 

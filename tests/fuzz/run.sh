@@ -141,6 +141,8 @@ case "$TARGET" in
       plugin-sdk/src/key_functions.cpp
       plugin-sdk/src/params.cpp
       plugin-sdk/src/random_hex.cpp
+      plugin-sdk/src/digest.cpp
+      plugin-sdk/src/text_codecs.cpp
       kernel/src/environment/secret_environment.cpp
       kernel/src/loader/manifest.cpp
       kernel/src/metrics/exposition.cpp
@@ -168,7 +170,7 @@ case "$TARGET" in
       kernel/src/support/token_digest.cpp
       kernel/src/support/utc_time.cpp
     )
-    LIBS=(-lyaml-cpp -lPocoFoundation)
+    LIBS=(-lyaml-cpp)
     SEEDS="$SRC/tests/fuzz/corpus-kernel"
     MAX_LEN=4096
     ;;
@@ -183,6 +185,7 @@ case "$TARGET" in
       tests/fuzz/agent_definitions_fuzz.cpp
       "${SDK_JSON[@]}"
       plugin-sdk/src/agent_adapter.cpp
+      plugin-sdk/src/lazy_library.cpp
       plugin-sdk/src/params.cpp
       plugins/files/json_body_scanner.cpp
       plugins/terminal/ws_frame.cpp

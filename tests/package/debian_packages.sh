@@ -88,7 +88,12 @@ depends() {
 depends agent-sandbox-server "libabx-plugin-sdk2 (= $version-"
 depends agent-sandbox-server adduser
 depends agent-sandbox-server procps
-depends agent-sandbox-server libpocofoundation
+depends agent-sandbox-server libyaml-cpp
+# The server and its plugins no longer link POCO (the SDK's codecs and digests).
+for p in agent-sandbox-server agent-sandbox-files agent-sandbox-terminal agent-sandbox-browser; do
+  [ -f "$(deb "$p" 2>/dev/null)" ] || continue
+  ! dpkg-deb -f "$(deb "$p")" Depends | grep -q libpoco || fail "$p still depends on POCO"
+done
 for p in files agents dev-tools browser inspector mcp; do depends "agent-sandbox-$p" "agent-sandbox-server (= $version-"; done
 depends agent-sandbox-files libarchive13
 depends agent-sandbox-agents libssl3  # libcrypto: the sealed secrets of agents_state.json

@@ -1,11 +1,10 @@
-// Attack: the files plugin opens libarchive, and the browser plugin ICU, by
-// soname on first use (dlopen), long after start. A caller, agent or child
-// that can write into the server's working directory or the base dir plants
-// a library under that soname (and under the names of what it pulls in)
-// before the first archive / the first IDN host. If any search path of the
-// dynamic linker names the working directory — an empty or relative RUNPATH
-// entry, which CMake's padded build RPATH ("<dir>:") is — the server runs the
-// attacker's code. The planted library (abx_test_planted) appends to
+// Attack: the files plugin opens libarchive, the browser plugin ICU, and the
+// agents plugin libcrypto, by soname on first use (dlopen), long after start. A caller, agent or
+// child that can write into the server's working directory or the base dir plants a library under
+// that soname (and under the names of what it pulls in) before the first archive / the first IDN
+// host / the first sealed secret. If any search path of the dynamic linker names the working
+// directory — an empty or relative RUNPATH entry, which CMake's padded build RPATH ("<dir>:") is —
+// the server runs the attacker's code. The planted library (abx_test_planted) appends to
 // $ABX_TEST_PLANTED_MARK when loaded: the mark must never appear, nothing
 // may be mapped from the attacker's directories, and the operation must still
 // work with the real library.
@@ -119,7 +118,9 @@ const std::string kPolicy =
     "endpoints:\n  browser_navigate:\n    params: {url_allow: [\"127.0.0.1\"]}\n";
 
 ServerOptions everyPlugin(const std::string& cwd) {
-  auto o = allPlugins(kPolicy, {{"ABX_SERVER_ENABLED_GROUPS", "browser"},
+  auto o = allPlugins(kPolicy, {{"ABX_SERVER_ENABLED_GROUPS", "browser,agents"},
+                                {"ABX_AGENTS_STATE_DIR", "{dir}/state"},
+                                {"ABX_AGENTS_STATE_KEY", std::string(64, 'a')},
                                 {"ABX_TEST_PLANTED_MARK", "{dir}/planted.mark"}});
   o.files["note.txt"] = "archived\n";
   o.cwd = cwd;
@@ -152,6 +153,18 @@ void idnHostOnce(int port) {
                 "cher.example/\"}");
   EXPECT_EQ(r.status, 403) << r.body;
   EXPECT_THAT(r.body, HasSubstr("xn--bcher-kva.example")) << r.body;
+}
+
+void sealOnce(int port) {
+  // A vault credential's secret is sealed into the agents' state file.
+  auto vault = http(port, "POST", "/v1/vaults", R"({"name":"keys"})");
+  ASSERT_EQ(vault.status, 200) << vault.body;
+  std::smatch id;
+  ASSERT_TRUE(std::regex_search(vault.body, id, std::regex(R"re("id":"([^"]+)")re"))) << vault.body;
+  auto credential = http(port, "POST", "/v1/vaults/" + id[1].str() + "/credentials",
+                         R"({"name":"k","auth":{"type":"environment_variable",)"
+                         R"("secret_name":"K","secret_value":"sealed-canary-51e0"}})");
+  ASSERT_EQ(credential.status, 200) << credential.body;
 }
 
 /** A directory the attacker can write to, removed at the end. */
@@ -246,12 +259,20 @@ TEST(SecurityLazyLibrary, FirstIdnHostIgnoresIcuUploadedIntoTheBaseDir) {
   attackFirstUse(idnHostOnce, ABX_ICU_UC_SONAME, Planted::UploadedIntoBaseDir);
 }
 
+TEST(SecurityLazyLibrary, FirstSealIgnoresLibcryptoPlantedInTheWorkingDirectory) {
+  attackFirstUse(sealOnce, ABX_LIBCRYPTO_SONAME, Planted::InWorkingDirectory);
+}
+
+TEST(SecurityLazyLibrary, FirstSealIgnoresLibcryptoUploadedIntoTheBaseDir) {
+  attackFirstUse(sealOnce, ABX_LIBCRYPTO_SONAME, Planted::UploadedIntoBaseDir);
+}
+
 // The neighbour: what the server and its plugins link are looked up at
 // start by the same rules; a library planted in the working directory before
 // a restart must not be loaded either.
 TEST(SecurityLazyLibrary, StartIgnoresLibrariesPlantedInTheWorkingDirectory) {
   const Sonames sonames = scout([](int) {});
-  ASSERT_THAT(sonames.idle, Contains("libPocoFoundation.so.80"));
+  ASSERT_THAT(sonames.idle, Contains("libabx_plugin_sdk.so.2"));
   AttackerDir cwd;
   plant(cwd.path(), sonames.idle);
   ServerProcess server(everyPlugin(cwd.path()));

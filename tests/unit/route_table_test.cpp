@@ -9,11 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "abx/sdk/text_codecs.h"
+
 namespace {
 
-using abx::kernel::percentDecode;
 using abx::kernel::RouteTable;
 using abx::kernel::splitPath;
+using abx::sdk::percentDecode;
 using abx::sdk::RouteSpec;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;

@@ -189,7 +189,7 @@ std::vector<EndpointView> endpointViews(const Dispatch& dispatch, const sdk::Ide
 std::string openApiFor(const CoreState& state, const sdk::Identity& caller,
                        const std::string& server_url) {
   OpenApiInputs in;
-  in.catalog = state.openapi;
+  in.catalog = state.openapi ? &state.openapi->get() : nullptr;
   in.groups = state.groups;
   in.version = state.server_version;
   in.server_url = server_url;

@@ -12,7 +12,7 @@
 #include "core/policy_decision.h"
 #include "loader/plugin_loader.h"
 #include "metrics/metrics_registry.h"
-#include "openapi/openapi_catalog.h"
+#include "openapi/openapi_on_demand.h"
 #include "pipeline/admission.h"
 #include "pipeline/audit_ring.h"
 #include "pipeline/pipeline.h"
@@ -33,7 +33,7 @@ struct CoreState {
   std::string server_version;
   std::vector<std::string> warnings;
   /** The loaded plugins' OpenAPI fragments (GET /openapi.json). */
-  const OpenApiCatalog* openapi = nullptr;
+  const OnDemandOpenApiCatalog* openapi = nullptr;
   /** The newest audit records (GET /audit/recent); null: no such route. */
   const AuditRing* audit = nullptr;
 };

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "abx/sdk/http_head.h"
+#include "abx/sdk/text_codecs.h"
 #include "routing/route_table.h"
 
 namespace abx::kernel {
@@ -85,13 +86,13 @@ std::optional<std::string> localTarget(const Route& route, const sdk::LocalCall&
     }
     auto it = call.path_params.find(segment.text);
     if (it == call.path_params.end() || it->second.empty()) return std::nullopt;
-    target += percentEncode(it->second);
+    target += sdk::percentEncode(it->second);
   }
   if (target.empty()) target = "/";
   char sep = '?';
   for (const auto& [name, value] : call.query) {
     target += sep;
-    target += percentEncode(name) + "=" + percentEncode(value);
+    target += sdk::percentEncode(name) + "=" + sdk::percentEncode(value);
     sep = '&';
   }
   return target;

@@ -4,6 +4,7 @@
 #include <exception>
 #include <utility>
 
+#include "abx/sdk/text_codecs.h"
 #include "support/request_id.h"
 
 namespace abx::kernel {
@@ -21,14 +22,6 @@ ApiError notFound(std::string_view path) {
   e.message = "Not found: " + std::string(path);
   e.type = "ValueError";
   return e;
-}
-
-// Query names and values: '+' is a space, then %XX escapes.
-bool decodeComponent(std::string_view in, std::string& out) {
-  std::string plus(in);
-  for (auto& c : plus)
-    if (c == '+') c = ' ';
-  return percentDecode(plus, out);
 }
 
 }  // namespace
@@ -57,8 +50,9 @@ std::optional<ApiError> Pipeline::parseQuery(std::string_view raw, sdk::ParamMap
     if (pair.empty()) continue;
     auto eq = pair.find('=');
     std::string name, value;
-    bool ok = decodeComponent(pair.substr(0, eq), name);
-    ok = ok && (eq == std::string_view::npos || decodeComponent(pair.substr(eq + 1), value));
+    bool ok = sdk::decodeQueryComponent(pair.substr(0, eq), name);
+    ok = ok &&
+         (eq == std::string_view::npos || sdk::decodeQueryComponent(pair.substr(eq + 1), value));
     if (!ok) {
       ApiError e;
       e.message = "Malformed percent-encoding in the query string";

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "abx/sdk/text_codecs.h"
+
 namespace abx::kernel {
 
 std::vector<std::string_view> splitPath(std::string_view path) {
@@ -19,40 +21,6 @@ std::vector<std::string_view> splitPath(std::string_view path) {
     i = end;
   }
   return out;
-}
-
-std::string percentEncode(std::string_view in) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(in.size());
-  for (unsigned char c : in) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
-bool percentDecode(std::string_view in, std::string& out) {
-  out.clear();
-  out.reserve(in.size());
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    if (c != '%') {
-      out += c;
-      continue;
-    }
-    if (i + 2 >= in.size() || !std::isxdigit(static_cast<unsigned char>(in[i + 1])) ||
-        !std::isxdigit(static_cast<unsigned char>(in[i + 2])))
-      return false;
-    out += static_cast<char>(std::stoi(std::string(in.substr(i + 1, 2)), nullptr, 16));
-    i += 2;
-  }
-  return true;
 }
 
 namespace {
@@ -165,7 +133,7 @@ bool RouteTable::matches(const Route& route, std::string_view method,
       const auto& s = route.segments[i];
       if (!s.param) continue;
       std::string decoded;
-      if (!percentDecode(segments[i], decoded)) decoded = std::string(segments[i]);
+      if (!sdk::percentDecode(segments[i], decoded)) decoded = std::string(segments[i]);
       (*params)[s.text] = std::move(decoded);
     }
   }

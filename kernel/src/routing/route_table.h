@@ -66,10 +66,4 @@ class RouteTable {
 /** Splits "/a/b" into {"a","b"}; "/" gives {}. */
 std::vector<std::string_view> splitPath(std::string_view path);
 
-/** Decodes %XX escapes; false on a malformed escape. */
-bool percentDecode(std::string_view in, std::string& out);
-
-/** RFC 3986 unreserved characters as they are, every other byte as %XX. */
-std::string percentEncode(std::string_view in);
-
 }  // namespace abx::kernel

@@ -1,5 +1,6 @@
 #include "server/server.h"
 
+#include <malloc.h>
 #include <signal.h>
 
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include "abx/sdk/version.h"
 #include "http/http_server.h"
 #include "openapi/openapi_document.h"
+#include "openapi/openapi_on_demand.h"
 #include "policy/policy_engine.h"
 #include "server/orphan_reaper.h"
 #include "server/policy_sources.h"
@@ -100,16 +102,23 @@ std::optional<std::string> Server::loadPlugins() {
   return std::nullopt;
 }
 
-void Server::loadOpenApiFragments() {
-  openapi_.addText("core", coreOpenApiFragment(), "the core fragment");
+std::unique_ptr<OpenApiCatalog> Server::readOpenApiFragments() const {
+  auto catalog = std::make_unique<OpenApiCatalog>();
+  catalog->addText("core", coreOpenApiFragment(), "the core fragment");
   for (const auto& plugin : plugins_)
-    if (plugin.state == "started") openapi_.addFile(plugin.id, plugin.path);
-  openapi_.check(*routes_);
-  for (const auto& w : openapi_.warnings()) {
+    if (plugin.state == "started") catalog->addFile(plugin.id, plugin.path);
+  catalog->check(*routes_);
+  return catalog;
+}
+
+void Server::loadOpenApiFragments() {
+  const auto read_once = readOpenApiFragments();
+  for (const auto& w : read_once->warnings()) {
     core_.warnings.push_back(w);
     services_->log.write(sdk::LogLevel::warn, "loader", w);
   }
-  core_.openapi = &openapi_;
+  openapi_ = std::make_unique<OnDemandOpenApiCatalog>([this] { return readOpenApiFragments(); });
+  core_.openapi = openapi_.get();
   services_->openapi = [this](const sdk::Identity& caller) {
     return openApiFor(core_, caller, serverUrlFor(""));
   };
@@ -207,7 +216,11 @@ std::optional<std::string> Server::boot() {
     env_groups_ = *parsed;
   }
   services_->commands.freeze();
-  return publishPolicy();
+  auto refused = publishPolicy();
+  // What start-up parsed and let go (manifests, fragments, policy sources)
+  // leaves free pages between live blocks: give them back before serving.
+  ::malloc_trim(0);
+  return refused;
 }
 
 std::optional<std::string> Server::reload() { return publishPolicy(); }

@@ -63,8 +63,11 @@ class Server {
   std::FILE* auditFile(const std::string& path);
   /** Compiles the policy from its sources into a new, published dispatch. */
   std::optional<std::string> publishPolicy();
-  /** Reads the started plugins' OpenAPI fragments; their problems are warnings. */
+  /** Reads the started plugins' OpenAPI fragments once for their warnings;
+   *  documents read them again on demand. */
   void loadOpenApiFragments();
+  /** The core fragment and the started plugins' fragments, checked against the routes. */
+  std::unique_ptr<OpenApiCatalog> readOpenApiFragments() const;
 
   ServerConfig config_;
   std::unique_ptr<KernelServices> services_;
@@ -76,7 +79,7 @@ class Server {
   std::vector<GroupRecord> groups_;
   std::vector<std::string> env_groups_;
   CoreState core_;
-  OpenApiCatalog openapi_;
+  std::unique_ptr<OnDemandOpenApiCatalog> openapi_;
   Pipeline pipeline_;
   std::unique_ptr<PolicyPathGuard> path_guard_;
   std::shared_ptr<RouteTable> routes_;

@@ -1,8 +1,6 @@
 #include "support/token_digest.h"
 
-#include <Poco/SHA2Engine.h>
-
-#include <algorithm>
+#include "abx/sdk/digest.h"
 
 namespace abx::kernel {
 
@@ -17,13 +15,6 @@ bool constantTimeEquals(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-TokenDigest sha256Digest(std::string_view text) {
-  Poco::SHA2Engine engine(Poco::SHA2Engine::SHA_256);
-  engine.update(text.data(), static_cast<unsigned>(text.size()));
-  const auto& d = engine.digest();
-  std::array<unsigned char, 32> out{};
-  std::copy_n(d.begin(), std::min<std::size_t>(d.size(), out.size()), out.begin());
-  return out;
-}
+TokenDigest sha256Digest(std::string_view text) { return sdk::sha256(text); }
 
 }  // namespace abx::kernel

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "abx/sdk/text_codecs.h"
 #include "agent_child_env.h"
-#include "secrets/base64_text.h"
 #include "workspace_bootstrap.h"
 
 namespace abx::plugins::agents {
@@ -78,7 +78,7 @@ GitPlan gitClonePlan(const sdk::agents::GitSpec& git, const std::string& dest, i
             ? remote.user + ":" + remote.password
             : (remote.user.empty() ? std::string("x-access-token") : remote.user) + ":" + git.token;
     config.emplace_back("http." + remote.origin + ".extraHeader",
-                        "Authorization: Basic " + base64Encode(credential));
+                        "Authorization: Basic " + sdk::base64Encode(credential));
   }
   sdk::agents::EnvList vars = {
       {"GIT_TERMINAL_PROMPT", "0"},

@@ -1,15 +1,14 @@
 #include "state/secret_sealer.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
+#include <string.h>
 
 #include <cctype>
 #include <memory>
 #include <stdexcept>
 #include <vector>
 
-#include "secrets/base64_text.h"
+#include "abx/sdk/text_codecs.h"
+#include "secrets/libcrypto_api.h"
 
 namespace abx::plugins::agents {
 namespace {
@@ -17,10 +16,10 @@ namespace {
 constexpr int kNonceBytes = 12;
 constexpr int kTagBytes = 16;
 
-using CipherContext = std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)>;
+using CipherContext = std::unique_ptr<EVP_CIPHER_CTX, decltype(LibCryptoApi::cipher_ctx_free)>;
 
-CipherContext newContext() {
-  CipherContext ctx(EVP_CIPHER_CTX_new(), &EVP_CIPHER_CTX_free);
+CipherContext newContext(const LibCryptoApi& c) {
+  CipherContext ctx(c.cipher_ctx_new(), c.cipher_ctx_free);
   if (!ctx) throw std::runtime_error("OpenSSL: no cipher context");
   return ctx;
 }
@@ -31,10 +30,10 @@ const unsigned char* bytes(std::string_view s) {
 
 // The decoded bytes as the cipher takes them (the text copy wiped).
 std::optional<std::vector<unsigned char>> unbase64(std::string_view text) {
-  auto decoded = base64Decode(text);
+  auto decoded = sdk::base64Decode(text);
   if (!decoded) return std::nullopt;
   std::vector<unsigned char> out(decoded->begin(), decoded->end());
-  OPENSSL_cleanse(decoded->data(), decoded->size());
+  ::explicit_bzero(decoded->data(), decoded->size());
   return out;
 }
 
@@ -65,37 +64,39 @@ sdk::Result<std::array<unsigned char, 32>> parseStateKey(std::string_view text,
   auto decoded = text.size() == 64 ? unhex(text) : unbase64(text);
   std::array<unsigned char, 32> key{};
   if (!decoded || decoded->size() != key.size()) {
-    if (decoded) OPENSSL_cleanse(decoded->data(), decoded->size());
+    if (decoded) ::explicit_bzero(decoded->data(), decoded->size());
     return sdk::Status::error(std::string(source) +
                                   ": the state key must be 32 bytes written as 64 hex digits or "
                                   "in base64 (e.g. the output of `openssl rand -hex 32`)",
                               "ValueError");
   }
   std::copy(decoded->begin(), decoded->end(), key.begin());
-  OPENSSL_cleanse(decoded->data(), decoded->size());
+  ::explicit_bzero(decoded->data(), decoded->size());
   return key;
 }
 
-SecretSealer::~SecretSealer() { OPENSSL_cleanse(key_.data(), key_.size()); }
+SecretSealer::~SecretSealer() { ::explicit_bzero(key_.data(), key_.size()); }
 
 std::string SecretSealer::seal(std::string_view plain, std::string_view binding) const {
+  const LibCryptoApi& c = libCrypto();
   std::vector<unsigned char> out(kNonceBytes + plain.size() + kTagBytes);
-  if (RAND_bytes(out.data(), kNonceBytes) != 1) throw std::runtime_error("OpenSSL: no randomness");
-  auto ctx = newContext();
+  if (c.rand_bytes(out.data(), kNonceBytes) != 1)
+    throw std::runtime_error("OpenSSL: no randomness");
+  auto ctx = newContext(c);
   int n = 0, last = 0;
-  if (EVP_EncryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, nullptr, nullptr) != 1 ||
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, kNonceBytes, nullptr) != 1 ||
-      EVP_EncryptInit_ex(ctx.get(), nullptr, nullptr, key_.data(), out.data()) != 1 ||
-      EVP_EncryptUpdate(ctx.get(), nullptr, &n, bytes(binding), static_cast<int>(binding.size())) !=
+  if (c.encrypt_init(ctx.get(), c.aes_256_gcm(), nullptr, nullptr, nullptr) != 1 ||
+      c.cipher_ctx_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, kNonceBytes, nullptr) != 1 ||
+      c.encrypt_init(ctx.get(), nullptr, nullptr, key_.data(), out.data()) != 1 ||
+      c.encrypt_update(ctx.get(), nullptr, &n, bytes(binding), static_cast<int>(binding.size())) !=
           1 ||
-      EVP_EncryptUpdate(ctx.get(), out.data() + kNonceBytes, &n, bytes(plain),
-                        static_cast<int>(plain.size())) != 1 ||
-      EVP_EncryptFinal_ex(ctx.get(), out.data() + kNonceBytes + n, &last) != 1 ||
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, kTagBytes,
-                          out.data() + kNonceBytes + plain.size()) != 1)
+      c.encrypt_update(ctx.get(), out.data() + kNonceBytes, &n, bytes(plain),
+                       static_cast<int>(plain.size())) != 1 ||
+      c.encrypt_final(ctx.get(), out.data() + kNonceBytes + n, &last) != 1 ||
+      c.cipher_ctx_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, kTagBytes,
+                        out.data() + kNonceBytes + plain.size()) != 1)
     throw std::runtime_error("OpenSSL: AES-256-GCM sealing failed");
   return std::string(kSealedPrefix) +
-         base64Encode({reinterpret_cast<const char*>(out.data()), out.size()});
+         sdk::base64Encode({reinterpret_cast<const char*>(out.data()), out.size()});
 }
 
 std::optional<std::string> SecretSealer::open(std::string_view sealed,
@@ -104,23 +105,24 @@ std::optional<std::string> SecretSealer::open(std::string_view sealed,
   auto data = unbase64(sealed.substr(kSealedPrefix.size()));
   if (!data || data->size() < kNonceBytes + kTagBytes) return std::nullopt;
   const std::size_t length = data->size() - kNonceBytes - kTagBytes;
+  const LibCryptoApi& c = libCrypto();
   std::string plain(length, '\0');
-  auto ctx = newContext();
+  auto ctx = newContext(c);
   auto* text = reinterpret_cast<unsigned char*>(plain.data());
   int n = 0, last = 0;
   const bool opened =
-      EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, nullptr, nullptr) == 1 &&
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, kNonceBytes, nullptr) == 1 &&
-      EVP_DecryptInit_ex(ctx.get(), nullptr, nullptr, key_.data(), data->data()) == 1 &&
-      EVP_DecryptUpdate(ctx.get(), nullptr, &n, bytes(binding), static_cast<int>(binding.size())) ==
+      c.decrypt_init(ctx.get(), c.aes_256_gcm(), nullptr, nullptr, nullptr) == 1 &&
+      c.cipher_ctx_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, kNonceBytes, nullptr) == 1 &&
+      c.decrypt_init(ctx.get(), nullptr, nullptr, key_.data(), data->data()) == 1 &&
+      c.decrypt_update(ctx.get(), nullptr, &n, bytes(binding), static_cast<int>(binding.size())) ==
           1 &&
-      EVP_DecryptUpdate(ctx.get(), text, &n, data->data() + kNonceBytes,
-                        static_cast<int>(length)) == 1 &&
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, kTagBytes,
-                          data->data() + kNonceBytes + length) == 1 &&
-      EVP_DecryptFinal_ex(ctx.get(), text + n, &last) == 1;
+      c.decrypt_update(ctx.get(), text, &n, data->data() + kNonceBytes, static_cast<int>(length)) ==
+          1 &&
+      c.cipher_ctx_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, kTagBytes,
+                        data->data() + kNonceBytes + length) == 1 &&
+      c.decrypt_final(ctx.get(), text + n, &last) == 1;
   if (!opened) {
-    OPENSSL_cleanse(plain.data(), plain.size());
+    ::explicit_bzero(plain.data(), plain.size());
     return std::nullopt;
   }
   return plain;

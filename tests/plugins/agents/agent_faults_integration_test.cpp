@@ -253,7 +253,9 @@ TEST(ClientFaults, AClientThatNeverReadsDelaysNobodyAndCostsBoundedMemory) {
   turn->stringify(shown);
   EXPECT_EQ(turn->getValue<std::string>("status"), "completed") << shown.str();
   EXPECT_LT(slowest_health, 1.0);
-  if (abx::testing::kRssIsMeaningful) EXPECT_LT(growth, 200.0);
+  if (abx::testing::kRssIsMeaningful) {
+    EXPECT_LT(growth, 200.0);
+  }
   EXPECT_THAT(waitNoneLeft(mark, 2s), IsEmpty());
 }
 
@@ -360,7 +362,9 @@ TEST(ClientFaults, AClientThatNeverReadsItsResponsesStreamIsCutAndTheResponseSta
   // lag, a 64 KiB chunk, the socket's buffers, and malloc's slack. Without
   // the cut the stream's reader kept every event of the flood (about
   // 95 MiB of SSE text) until its connection closed.
-  if (abx::testing::kRssIsMeaningful) EXPECT_LT(growth, reference + 40.0);
+  if (abx::testing::kRssIsMeaningful) {
+    EXPECT_LT(growth, reference + 40.0);
+  }
   // The response is whole: every delta is in its message.
   auto r = http(server.port(), "GET", "/v1/responses/" + id, "", kAuth);
   ASSERT_EQ(r.status, 200);

@@ -153,6 +153,20 @@ TEST(AgentsState, WithAKeyADefinitionAndACredentialSurviveARestartSealed) {
   EXPECT_THAT(server.stderrText(), Not(HasSubstr(kInline)));
 }
 
+// libcrypto is opened by the first seal, not at load: an idle server with a
+// state key (hex: read without OpenSSL) does not map it (docs/performance.md,
+// "Idle footprint").
+TEST(AgentsState, LibcryptoIsMappedByTheFirstSealNotAtStart) {
+  Shared shared;
+  ServerProcess server(stateServer(shared, /*keyed=*/true));
+  auto maps = [&] { return readFile("/proc/" + std::to_string(server.pid()) + "/maps"); };
+  ASSERT_EQ(call(server, "GET", "/v1/agents").status, 200);
+  EXPECT_THAT(maps(), Not(HasSubstr(ABX_LIBCRYPTO_SONAME)));
+  createAll(server, shared);
+  EXPECT_THAT(maps(), HasSubstr(ABX_LIBCRYPTO_SONAME));
+  EXPECT_THAT(readFile(shared.stateFile()), HasSubstr("abx-sealed:v1:"));
+}
+
 TEST(AgentsState, ASessionKeepsItsVaultIdsAcrossARestart) {
   Shared shared;
   std::string session, vault;

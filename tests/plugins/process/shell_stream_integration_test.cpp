@@ -207,8 +207,9 @@ TEST(ProcessShellStreamLoad, AClientThatDoesNotReadHoldsTheCommandInBoundedMemor
   std::this_thread::sleep_for(milliseconds(500));
   EXPECT_EQ(procField(pid, "io", "wchar"), wchar) << "still held";
   const long rss_held = procField(server.pid(), "status", "VmRSS");
-  if (abx::testing::kRssIsMeaningful)
+  if (abx::testing::kRssIsMeaningful) {
     EXPECT_LT(rss_held - rss_before, 32L * 1024) << "KiB of RSS grown for one held stream";
+  }
 
   // Reading again lets the command go on.
   EXPECT_GE(slow.drain(16u << 20), 16u << 20);

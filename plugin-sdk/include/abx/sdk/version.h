@@ -3,8 +3,8 @@
 #pragma once
 
 #define ABX_SDK_ABI_MAJOR 2
-#define ABX_SDK_ABI_MINOR 4
-#define ABX_SDK_VERSION_STRING "2.4.0"
+#define ABX_SDK_ABI_MINOR 5
+#define ABX_SDK_VERSION_STRING "2.5.0"
 
 #if defined(__GNUC__)
 #define ABX_SDK_API __attribute__((visibility("default")))
