@@ -4,7 +4,7 @@
 # the machine's floor (abx_floor_server: one epoll loop answering a fixed 200)
 # as the reference for latency.
 #
-# For each server: wrk req/s and p99 latency (-t2 -c32 --latency), idle RSS
+# For each server: wrk req/s and p99 latency (-t<CPUs-1> -c32 --latency), idle RSS
 # (VmRSS after start, before load), and start-to-first-200 (median of
 # BENCH_STARTS spawns). Prints a table and the ratios the design targets.
 #
@@ -16,7 +16,7 @@
 #                   if missing, our server is skipped with a message
 #   ABX_FLOOR_SERVER  the floor server (default abx_floor_server beside ABX_SERVER_BIN;
 #                   skipped with a message when missing)
-#   BENCH_WRK_THREADS  wrk threads (default 2)
+#   BENCH_WRK_THREADS  wrk threads (default: the CPUs less one, at least 1)
 #   BENCH_CACHE     cache dir for the npm install (default <repo>/build/bench-cache)
 #   RIVET_BIN       use this sandbox-agent binary instead of installing the npm package
 #   PYTHON          Python 3 interpreter (default: sys.executable of python3)
@@ -32,7 +32,10 @@ ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
 BENCH_SECONDS=${BENCH_SECONDS:-10}
 BENCH_WARMUP=${BENCH_WARMUP:-1}
 BENCH_STARTS=${BENCH_STARTS:-5}
-WRK_THREADS=${BENCH_WRK_THREADS:-2}
+# The load generator takes every CPU but one, so the server under test always
+# has a CPU of its own: with wrk on every CPU, the server's loop and wrk's
+# threads take turns and the tail is the scheduler's (see docs/performance.md).
+WRK_THREADS=${BENCH_WRK_THREADS:-$(( $(nproc) > 1 ? $(nproc) - 1 : 1 ))}
 WRK_CONNS=32
 ABX_SERVER_BIN=${ABX_SERVER_BIN:-$ROOT/build/bin/agent-sandbox-server}
 ABX_FLOOR_SERVER=${ABX_FLOOR_SERVER:-$(dirname "$ABX_SERVER_BIN")/abx_floor_server}
