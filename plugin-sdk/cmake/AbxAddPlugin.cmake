@@ -91,3 +91,16 @@ function(_abx_plugin_openapi target fragment destination component)
   add_dependencies(${target} ${target}_openapi)
   install(FILES ${fragment} DESTINATION ${destination} RENAME ${target}.openapi.json ${component})
 endfunction()
+
+# abx_library_soname(<library file> <out var>): the soname a plugin gives
+# sdk::LazyLibrary (abx/sdk/lazy_library.h) to open, on first use, the
+# library CMake found — "libarchive.so.13" for ".../libarchive.so".
+function(abx_library_soname library out)
+  file(REAL_PATH "${library}" real)
+  get_filename_component(file "${real}" NAME)
+  string(REGEX MATCH "^lib[^/]*\\.so\\.[0-9]+" soname "${file}")
+  if(NOT soname)
+    message(FATAL_ERROR "abx_library_soname: no soname in ${real}")
+  endif()
+  set(${out} "${soname}" PARENT_SCOPE)
+endfunction()
