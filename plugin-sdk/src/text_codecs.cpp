@@ -119,11 +119,28 @@ bool percentDecode(std::string_view in, std::string& out) {
   return true;
 }
 
-bool decodeQueryComponent(std::string_view in, std::string& out) {
-  std::string plus(in);
-  for (auto& c : plus)
-    if (c == '+') c = ' ';
-  return percentDecode(plus, out);
+std::optional<std::vector<std::pair<std::string, std::string>>> decodeQuery(
+    std::string_view query) {
+  auto component = [](std::string_view in, std::string& out) {
+    std::string plus(in);
+    for (auto& c : plus)
+      if (c == '+') c = ' ';
+    return percentDecode(plus, out);
+  };
+  std::vector<std::pair<std::string, std::string>> pairs;
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    const auto eq = pair.find('=');
+    std::string name, value;
+    if (!component(pair.substr(0, eq), name) ||
+        (eq != std::string_view::npos && !component(pair.substr(eq + 1), value)))
+      return std::nullopt;
+    pairs.emplace_back(std::move(name), std::move(value));
+  }
+  return pairs;
 }
 
 }  // namespace abx::sdk

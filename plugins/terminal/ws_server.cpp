@@ -8,8 +8,6 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
-#include <utility>
-#include <vector>
 
 #include "abx/sdk/text_codecs.h"
 #include "terminal_owner.h"
@@ -21,29 +19,6 @@ namespace abx::plugins::terminal {
 namespace {
 
 constexpr int kListenBacklog = 64;
-
-/** The request target's decoded path and query pairs; false on a malformed %-escape. */
-bool splitTarget(std::string_view target, std::string& path,
-                 std::vector<std::pair<std::string, std::string>>& query) {
-  target = target.substr(0, target.find('#'));
-  const auto mark = target.find('?');
-  if (!sdk::percentDecode(target.substr(0, mark), path)) return false;
-  if (mark == std::string_view::npos) return true;
-  std::string_view rest = target.substr(mark + 1);
-  while (!rest.empty()) {
-    const auto amp = rest.find('&');
-    const std::string_view pair = rest.substr(0, amp);
-    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
-    if (pair.empty()) continue;
-    const auto eq = pair.find('=');
-    std::string name, value;
-    if (!sdk::decodeQueryComponent(pair.substr(0, eq), name) ||
-        (eq != std::string_view::npos && !sdk::decodeQueryComponent(pair.substr(eq + 1), value)))
-      return false;
-    query.emplace_back(std::move(name), std::move(value));
-  }
-  return true;
-}
 
 /**
  * A non-blocking socket listening on @p host:@p port (0: any free port).
@@ -152,16 +127,19 @@ void WsService::stop() noexcept {
 
 HandshakeDecision WsService::judge(const sdk::RequestHead& head, const std::string& local_address) {
   try {
+    const std::string_view target = std::string_view(head.target).substr(0, head.target.find('#'));
+    const auto mark = target.find('?');
     std::string path;
-    std::vector<std::pair<std::string, std::string>> query;
-    if (!splitTarget(head.target, path, query))
+    auto query = sdk::decodeQuery(mark == std::string_view::npos ? std::string_view()
+                                                                 : target.substr(mark + 1));
+    if (!sdk::percentDecode(target.substr(0, mark), path) || !query)
       return refuse(400, "Malformed %-escape in the request target");
     while (path.size() > 1 && path.back() == '/') path.pop_back();
     if (path != "/pty") return refuse(404, "Not found: " + path);
     if (head.method != "GET") return refuse(405, "Method not allowed: " + head.method);
 
     std::optional<std::string> session_id, ticket;
-    for (const auto& [name, value] : query) {
+    for (const auto& [name, value] : *query) {
       std::optional<std::string>* slot = name == "session_id" ? &session_id
                                          : name == "ticket"   ? &ticket
                                                               : nullptr;

@@ -82,8 +82,11 @@ TEST(SdkPercent, EncodesAllButUnreservedAndDecodesStrictly) {
   EXPECT_EQ(out, "a b/c+d");
   for (const char* bad : {"%", "%4", "%zz", "a%g1"})
     EXPECT_FALSE(abx::sdk::percentDecode(bad, out));
-  EXPECT_TRUE(abx::sdk::decodeQueryComponent("a+b%2B", out));
-  EXPECT_EQ(out, "a b+");
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(abx::sdk::decodeQuery("a+b=%2B&&c&d=1=2&a+b=x"),
+            std::optional<Pairs>(Pairs{{"a b", "+"}, {"c", ""}, {"d", "1=2"}, {"a b", "x"}}));
+  EXPECT_EQ(abx::sdk::decodeQuery(""), std::optional<Pairs>(Pairs{}));
+  EXPECT_FALSE(abx::sdk::decodeQuery("a=%4").has_value());
 }
 
 TEST(SdkDigest, Sha256Fips180Examples) {

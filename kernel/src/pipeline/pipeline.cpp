@@ -41,24 +41,14 @@ std::string Pipeline::normalisePath(std::string_view target) {
 
 std::optional<ApiError> Pipeline::parseQuery(std::string_view raw, sdk::ParamMap& query,
                                              decltype(sdk::Request::query_arrays)& arrays) {
-  std::size_t start = 0;
-  while (start < raw.size()) {
-    std::size_t end = raw.find('&', start);
-    if (end == std::string_view::npos) end = raw.size();
-    auto pair = raw.substr(start, end - start);
-    start = end + 1;
-    if (pair.empty()) continue;
-    auto eq = pair.find('=');
-    std::string name, value;
-    bool ok = sdk::decodeQueryComponent(pair.substr(0, eq), name);
-    ok = ok &&
-         (eq == std::string_view::npos || sdk::decodeQueryComponent(pair.substr(eq + 1), value));
-    if (!ok) {
-      ApiError e;
-      e.message = "Malformed percent-encoding in the query string";
-      e.code = "invalid_query";
-      return e;
-    }
+  auto pairs = sdk::decodeQuery(raw);
+  if (!pairs) {
+    ApiError e;
+    e.message = "Malformed percent-encoding in the query string";
+    e.code = "invalid_query";
+    return e;
+  }
+  for (auto& [name, value] : *pairs) {
     if (name.size() > 2 && name.ends_with("[]")) {
       arrays[name.substr(0, name.size() - 2)].push_back(std::move(value));
       continue;

@@ -153,7 +153,7 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // HostContext::openApiFor (the operations and schemas a caller is offered),
 // for plugins that front other plugins' routes (the MCP server).
 // 2.5 — additions: text_codecs.h (base64Encode/base64Decode, percentEncode,
-// percentDecode, decodeQueryComponent) and digest.h (sha1, sha256): the
+// percentDecode, decodeQuery) and digest.h (sha1, sha256): the
 // one copy of each, where the kernel, the terminal's port, the browser and
 // the agents each had their own or linked a library for one function;
 // lazy_library.h (LazyLibrary: a library opened by soname on first use, as

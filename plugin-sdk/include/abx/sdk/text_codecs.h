@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "abx/sdk/version.h"
 
@@ -30,7 +32,12 @@ ABX_SDK_API std::string percentEncode(std::string_view in);
 /** Decodes %XX escapes into @p out; false on a malformed escape. */
 ABX_SDK_API bool percentDecode(std::string_view in, std::string& out);
 
-/** A query string's name or value: '+' is a space, then %XX escapes; false on a malformed one. */
-ABX_SDK_API bool decodeQueryComponent(std::string_view in, std::string& out);
+/**
+ * A query string (after the '?', before any '#') as its name/value pairs in
+ * order: split at '&' (empty pieces skipped) and the first '=', '+' read as
+ * a space, then %XX escapes. nullopt on a malformed escape.
+ */
+ABX_SDK_API std::optional<std::vector<std::pair<std::string, std::string>>> decodeQuery(
+    std::string_view query);
 
 }  // namespace abx::sdk
