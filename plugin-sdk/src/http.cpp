@@ -42,6 +42,11 @@ std::optional<std::string_view> Request::queryParam(std::string_view name) const
   return lookup(query, name);
 }
 
+const Params& Request::policyParams() const {
+  static const Params kNone;
+  return policy ? policy->params : kNone;
+}
+
 Response Response::error(int status, std::string_view message, std::string_view type,
                          std::string_view code) {
   HttpError e;

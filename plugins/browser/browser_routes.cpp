@@ -41,11 +41,6 @@ bool isAbsent(const sdk::Json& body, const char* key) {
   return kind == sdk::JsonKind::missing || kind == sdk::JsonKind::null;
 }
 
-const sdk::Params& paramsOf(const sdk::Request& request) {
-  static const sdk::Params kNone;
-  return request.policy ? request.policy->params : kNone;
-}
-
 }  // namespace
 
 std::optional<milliseconds> timeoutMs(const sdk::Request& request, milliseconds fallback) {
@@ -69,7 +64,7 @@ sdk::Response navigateRoute(BrowserSession& session, const sdk::Request& request
   if (!wait) return bad(wait.status().message());
   if (*wait != "load" && *wait != "domcontentloaded")
     return bad("Field 'wait_until' must be 'load' or 'domcontentloaded'");
-  if (auto verdict = checkUrl(*url, rulesOf(paramsOf(request))))
+  if (auto verdict = checkUrl(*url, rulesOf(request.policyParams())))
     return errorReply(verdict->status, verdict->message,
                       verdict->status == 400 ? "ValueError" : "PermissionError", verdict->code,
                       verdict->rule);

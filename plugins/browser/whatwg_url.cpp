@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "abx/sdk/http_head.h"
+
 namespace abx::plugins::browser {
 namespace {
 
@@ -58,11 +60,7 @@ std::string encode(std::string_view in, EncodeSet set) {
   return out;
 }
 
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return (x | 0x20) == (y | 0x20) || x == y;
-         });
-}
+using sdk::equalsIgnoreCase;
 
 bool isSingleDot(std::string_view s) { return s == "." || equalsIgnoreCase(s, "%2e"); }
 bool isDoubleDot(std::string_view s) {

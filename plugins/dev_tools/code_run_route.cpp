@@ -40,7 +40,7 @@ sdk::Response runCode(const ToolContext& context, const sdk::Request& request) {
   const std::string& lang = std::get<std::string>(language);
   if (source.find('\0') != std::string::npos)
     return sdk::HttpError::badRequest("Field 'code' cannot contain NUL bytes").toResponse();
-  if (auto refusal = checkLanguage(lang, paramsOf(request))) return refusal->toResponse();
+  if (auto refusal = checkLanguage(lang, request.policyParams())) return refusal->toResponse();
   auto timeout = codeTimeout(body, request.policy);
   if (auto* refusal = std::get_if<sdk::HttpError>(&timeout)) return refusal->toResponse();
 

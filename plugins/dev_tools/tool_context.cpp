@@ -81,9 +81,4 @@ std::variant<std::string, sdk::HttpError> directoryOf(const ToolContext& context
   return check.resolved;
 }
 
-const sdk::Params& paramsOf(const sdk::Request& request) {
-  static const sdk::Params kNone;
-  return request.policy ? request.policy->params : kNone;
-}
-
 }  // namespace abx::plugins::dev_tools

@@ -50,7 +50,4 @@ std::variant<std::string, sdk::HttpError> directoryOf(const ToolContext& context
 /** True when @p path has a ".." segment ("..", "a/../b", "a/.."). */
 bool hasDotDotSegment(std::string_view path);
 
-/** The request's policy params (an empty set when the request has no policy). */
-const sdk::Params& paramsOf(const sdk::Request& request);
-
 }  // namespace abx::plugins::dev_tools

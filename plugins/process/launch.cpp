@@ -28,11 +28,6 @@ sdk::HttpError guardRefusal(const sdk::PathCheck& check, const std::string& path
 
 }  // namespace
 
-const sdk::Params& paramsOf(const sdk::Request& request) {
-  static const sdk::Params kNone;
-  return request.policy ? request.policy->params : kNone;
-}
-
 std::variant<std::vector<std::string>, sdk::HttpError> commandArgv(const sdk::Json& body) {
   std::vector<std::string> argv;
   switch (body.kind("command")) {
@@ -110,7 +105,7 @@ std::variant<Launch, sdk::HttpError> prepareLaunch(const sdk::Request& request,
   launch.spawn.argv = std::move(std::get<0>(argv));
   launch.spawn.cwd = std::move(std::get<0>(cwd));
   launch.spawn.stdin_pipe = false;
-  const sdk::Params& params = paramsOf(request);
+  const sdk::Params& params = request.policyParams();
   std::vector<std::string> env;
   if (context.environment) env = context.environment->snapshot();
   env = withoutDenied(std::move(env), params.strings(kEnvDeny));

@@ -55,7 +55,4 @@ std::variant<std::string, sdk::HttpError> workingDirectory(const sdk::Json& body
 std::variant<Launch, sdk::HttpError> prepareLaunch(const sdk::Request& request,
                                                    const LaunchContext& context);
 
-/** The request's policy params (an empty set when the request has no policy). */
-const sdk::Params& paramsOf(const sdk::Request& request);
-
 }  // namespace abx::plugins::process

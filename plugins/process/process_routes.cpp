@@ -108,7 +108,7 @@ sdk::Response signalProcess(const ProcessContext& context, const sdk::Request& r
   if (!pid)
     return sdk::HttpError::badRequest("Invalid pid: '" + text + "' (must be an integer)")
         .toResponse();
-  auto sig = requestedSignal(request.json, paramsOf(request));
+  auto sig = requestedSignal(request.json, request.policyParams());
   if (auto* refusal = std::get_if<sdk::HttpError>(&sig)) return refusal->toResponse();
   if (auto refusal = protectedPid(*pid, context.server_pid)) return refusal->toResponse();
   auto found = target(context, request);

@@ -11,11 +11,6 @@
 namespace abx::plugins::system {
 namespace {
 
-const sdk::Params& paramsOf(const sdk::Request& request) {
-  static const sdk::Params kNone;
-  return request.policy ? request.policy->params : kNone;
-}
-
 int statusFor(const sdk::Status& status) {
   if (status.type() == "PermissionError") return 403;
   if (status.type() == "ValueError") return 400;
@@ -26,7 +21,8 @@ int statusFor(const sdk::Status& status) {
 
 sdk::Response getEnv(const EnvContext& context, const sdk::Request& request) {
   auto whitelist = parseFilter(request.queryParam("filter"));
-  auto variables = visibleVariables(context.environment->snapshot(), whitelist, paramsOf(request));
+  auto variables =
+      visibleVariables(context.environment->snapshot(), whitelist, request.policyParams());
   sdk::JsonWriter body;
   body.beginObject().key("variables").beginObject();
   for (const auto& [name, value] : variables)
@@ -35,7 +31,7 @@ sdk::Response getEnv(const EnvContext& context, const sdk::Request& request) {
 }
 
 sdk::Response setEnv(const EnvContext& context, const sdk::Request& request) {
-  auto validated = validateEnvUpdate(request.json, context.host_refuses, paramsOf(request));
+  auto validated = validateEnvUpdate(request.json, context.host_refuses, request.policyParams());
   if (auto* refusal = std::get_if<EnvRefusal>(&validated))
     return sdk::Response::error(refusal->status, refusal->message, refusal->type, refusal->code);
   auto& updates = std::get<0>(validated);

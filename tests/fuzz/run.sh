@@ -185,6 +185,7 @@ case "$TARGET" in
       tests/fuzz/agent_definitions_fuzz.cpp
       "${SDK_JSON[@]}"
       plugin-sdk/src/agent_adapter.cpp
+      plugin-sdk/src/http_head.cpp
       plugin-sdk/src/lazy_library.cpp
       plugin-sdk/src/params.cpp
       plugins/files/json_body_scanner.cpp

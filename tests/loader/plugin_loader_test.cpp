@@ -144,7 +144,13 @@ TEST_F(PluginLoaderTest, GoodPluginStartsAndServesItsRoute) {
   EXPECT_FALSE(r.host->routes().declareGroup({"late", false, ""}).isOk());
   EXPECT_EQ(routes_.size(), 1u);
 
+  // Stopped, not yet destroyed: a server stops every plugin before it
+  // destroys any (another plugin's threads may still use this one).
   PluginLoader::stop(r);
+  EXPECT_EQ(r.state, "stopped");
+  EXPECT_NE(r.instance, nullptr);
+  PluginLoader::stop(r);  // once only
+  PluginLoader::destroy(r);
   EXPECT_EQ(r.state, "stopped");
   EXPECT_EQ(r.instance, nullptr);
 }

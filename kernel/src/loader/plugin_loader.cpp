@@ -11,7 +11,7 @@
 namespace abx::kernel {
 
 PluginRecord::~PluginRecord() {
-  if (instance) PluginLoader::stop(*this);
+  if (instance) PluginLoader::destroy(*this);
 }
 
 std::string_view kindName(std::uint32_t kind) {
@@ -184,7 +184,7 @@ std::optional<LoadError> PluginLoader::start(PluginRecord& r, KernelServices& se
   if (!status) {
     rollback();
     r.groups.clear();
-    stop(r);
+    destroy(r);
     return fail(r, "start", status.message());
   }
   r.state = "started";
@@ -192,16 +192,22 @@ std::optional<LoadError> PluginLoader::start(PluginRecord& r, KernelServices& se
 }
 
 void PluginLoader::stop(PluginRecord& r) noexcept {
-  if (!r.instance) return;
+  if (!r.instance || r.stop_called) return;
+  r.stop_called = true;
   // Its callback gauges run plugin code: none may run once it stops.
   if (r.host) r.host->dropMetricCallbacks();
   try {
     r.instance->stop();
   } catch (...) {
   }
+  if (r.state == "started") r.state = "stopped";
+}
+
+void PluginLoader::destroy(PluginRecord& r) noexcept {
+  if (!r.instance) return;
+  stop(r);
   r.info.destroy(r.instance);
   r.instance = nullptr;
-  if (r.state == "started") r.state = "stopped";
 }
 
 }  // namespace abx::kernel

@@ -46,6 +46,7 @@ struct PluginRecord {
   abx_plugin_info info{};
   std::unique_ptr<HostContextImpl> host;
   sdk::Plugin* instance = nullptr;
+  bool stop_called = false;
 
   PluginRecord() = default;
   PluginRecord(PluginRecord&&) = default;
@@ -65,8 +66,14 @@ class PluginLoader {
   /** create -> start. On success record.state is "started". */
   static std::optional<LoadError> start(PluginRecord& record, KernelServices& services,
                                         RouteTable& routes, std::vector<GroupRecord>& groups);
-  /** stop() then destroy; the library stays mapped. */
+  /**
+   * Plugin::stop() (once); the instance stays until destroy(). A server
+   * stops every plugin before it destroys any: a plugin still running (the
+   * agents' turn workers) may use what another provides (an adapter).
+   */
   static void stop(PluginRecord& record) noexcept;
+  /** stop() if not yet, then the plugin's destroy; the library stays mapped. */
+  static void destroy(PluginRecord& record) noexcept;
 
   /** "kind-name" map of a fingerprint string. */
   static std::vector<std::pair<std::string, std::string>> parseFingerprint(std::string_view fp);

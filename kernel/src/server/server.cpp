@@ -57,11 +57,14 @@ Server::~Server() {
 }
 
 void Server::stopPlugins() {
-  // Reverse manifest order; libraries stay mapped (RTLD_NODELETE).
+  // Reverse manifest order, every plugin stopped before any is destroyed: the
+  // agents' turn workers, joined by its stop(), use the adapters loaded after
+  // it. Libraries stay mapped (RTLD_NODELETE).
   for (auto it = plugins_.rbegin(); it != plugins_.rend(); ++it) {
     PluginLoader::stop(*it);
     metrics_->plugin_up.labels({it->entry.name}).set(0);
   }
+  for (auto it = plugins_.rbegin(); it != plugins_.rend(); ++it) PluginLoader::destroy(*it);
 }
 
 std::optional<std::string> Server::loadPlugins() {

@@ -3,15 +3,12 @@
 #include <algorithm>
 #include <array>
 
+#include "abx/sdk/http_head.h"
+
 namespace abx::plugins::agents {
 namespace {
 
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-           return lower(x) == lower(y);
-         });
-}
+using sdk::equalsIgnoreCase;
 
 // "Bearer abc…" → "abc…": the bare credential also shows up on its own (in a
 // CLI's error text, a curl line), so it is a secret in its own right.

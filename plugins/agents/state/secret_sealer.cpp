@@ -14,6 +14,11 @@ namespace abx::plugins::agents {
 namespace {
 
 constexpr int kNonceBytes = 12;
+
+// explicit_bzero, which the compiler may not drop; an empty buffer's data() may be null.
+void wipe(void* bytes, std::size_t size) {
+  if (size > 0) ::explicit_bzero(bytes, size);
+}
 constexpr int kTagBytes = 16;
 
 using CipherContext = std::unique_ptr<EVP_CIPHER_CTX, decltype(LibCryptoApi::cipher_ctx_free)>;
@@ -33,7 +38,7 @@ std::optional<std::vector<unsigned char>> unbase64(std::string_view text) {
   auto decoded = sdk::base64Decode(text);
   if (!decoded) return std::nullopt;
   std::vector<unsigned char> out(decoded->begin(), decoded->end());
-  ::explicit_bzero(decoded->data(), decoded->size());
+  wipe(decoded->data(), decoded->size());
   return out;
 }
 
@@ -64,18 +69,18 @@ sdk::Result<std::array<unsigned char, 32>> parseStateKey(std::string_view text,
   auto decoded = text.size() == 64 ? unhex(text) : unbase64(text);
   std::array<unsigned char, 32> key{};
   if (!decoded || decoded->size() != key.size()) {
-    if (decoded) ::explicit_bzero(decoded->data(), decoded->size());
+    if (decoded) wipe(decoded->data(), decoded->size());
     return sdk::Status::error(std::string(source) +
                                   ": the state key must be 32 bytes written as 64 hex digits or "
                                   "in base64 (e.g. the output of `openssl rand -hex 32`)",
                               "ValueError");
   }
   std::copy(decoded->begin(), decoded->end(), key.begin());
-  ::explicit_bzero(decoded->data(), decoded->size());
+  wipe(decoded->data(), decoded->size());
   return key;
 }
 
-SecretSealer::~SecretSealer() { ::explicit_bzero(key_.data(), key_.size()); }
+SecretSealer::~SecretSealer() { wipe(key_.data(), key_.size()); }
 
 std::string SecretSealer::seal(std::string_view plain, std::string_view binding) const {
   const LibCryptoApi& c = libCrypto();
@@ -122,7 +127,7 @@ std::optional<std::string> SecretSealer::open(std::string_view sealed,
                         data->data() + kNonceBytes + length) == 1 &&
       c.decrypt_final(ctx.get(), text + n, &last) == 1;
   if (!opened) {
-    ::explicit_bzero(plain.data(), plain.size());
+    wipe(plain.data(), plain.size());
     return std::nullopt;
   }
   return plain;

@@ -157,4 +157,6 @@ typedef const abx_plugin_info* (*abx_plugin_entry_fn)(void);
 // one copy of each, where the kernel, the terminal's port, the browser and
 // the agents each had their own or linked a library for one function;
 // lazy_library.h (LazyLibrary: a library opened by soname on first use, as
-// the files, browser and agents plugins each did by hand).
+// the files, browser and agents plugins each did by hand);
+// Request::policyParams (the rule's params, which four plugins each read
+// through a helper of their own).

@@ -76,6 +76,8 @@ struct Request {
   ABX_SDK_API std::optional<std::string_view> header(std::string_view lower_name) const;
   ABX_SDK_API std::optional<std::string_view> param(std::string_view name) const;
   ABX_SDK_API std::optional<std::string_view> queryParam(std::string_view name) const;
+  /** Since 2.5. The rule's params (policy->params), or empty ones without a rule. */
+  ABX_SDK_API const Params& policyParams() const;
 };
 
 /** A complete (non-streaming) response, written in one send. */
