@@ -9,7 +9,6 @@
 // for small counts) and no zombie child may remain.
 // ABX_SOAK=full runs the full counts; otherwise a tenth of them (the CTest
 // default). Exit status: 0 when flat, 1 when not or when an operation fails.
-#include <Poco/Base64Encoder.h>
 #include <dirent.h>
 #include <signal.h>
 
@@ -26,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "abx/sdk/text_codecs.h"
 #include "plugins/terminal/terminal_test_client.h"
 #include "support/agents_server.h"
 #include "support/proc_file.h"
@@ -111,15 +111,6 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw std::runtime_error(what);
 }
 
-std::string base64(const std::string& bytes) {
-  std::ostringstream out;
-  Poco::Base64Encoder encoder(out);
-  encoder.rdbuf()->setLineLength(0);
-  encoder << bytes;
-  encoder.close();
-  return out.str();
-}
-
 class Soak {
  public:
   explicit Soak(ServerProcess& server) : server_(server), port_(server.port()) {}
@@ -165,11 +156,12 @@ class Soak {
     // Sizes from 1 KiB to 256 KiB over eight files rewritten in turn.
     std::string bytes(std::size_t{1024} << (i % 9), '\0');
     for (auto& b : bytes) b = static_cast<char>(rng_());
-    auto r =
-        http(port_, "POST", "/upload",
-             R"({"path":")" + path(i) + R"(","content_base64":")" + base64(bytes) + "\"}", kAuth);
+    auto r = http(port_, "POST", "/upload",
+                  R"({"path":")" + path(i) + R"(","content_base64":")" +
+                      abx::sdk::base64Encode(bytes) + "\"}",
+                  kAuth);
     require(r.status == 200, "upload answered " + std::to_string(r.status) + ": " + r.body);
-    files_[static_cast<std::size_t>(i % 8)] = base64(bytes);
+    files_[static_cast<std::size_t>(i % 8)] = abx::sdk::base64Encode(bytes);
   }
 
   void download(int i) {
