@@ -7,6 +7,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "support/server_process.h"
 
 namespace abx::testing {
@@ -72,6 +74,19 @@ TEST(AuditRecent, ListsTheAuditLinesNewestFirstWithoutSecrets) {
        {"worker-token-456", "wrong-token-789", "auditor-token-123", "query-secret", "body_secret"})
     EXPECT_THAT(r.body, Not(HasSubstr(secret)));
   EXPECT_THAT(r.body, HasSubstr(R"("capacity":256)"));
+}
+
+// The record is kept before the answer leaves, so a caller holding the
+// answer finds it: a refusal then an immediate read, many times over.
+TEST(AuditRecent, ARecordIsKeptBeforeItsAnswerIsSent) {
+  ServerProcess server = auditedServer();
+  const auto auditor = token("auditor-token-123");
+  for (int i = 1; i <= 150; ++i) {
+    ASSERT_EQ(http(server.port(), "GET", "/echo/items/1", "", token("wrong-token")).status, 401);
+    auto r = http(server.port(), "GET", "/audit/recent?limit=256", "", auditor);
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_EQ(records(r)->size(), static_cast<unsigned>(std::min(i, 256))) << "after refusal " << i;
+  }
 }
 
 TEST(AuditRecent, HonoursAndChecksTheLimit) {

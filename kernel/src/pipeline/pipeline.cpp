@@ -148,16 +148,17 @@ struct Pipeline::Call {
   }
 
   // Every exit after routing goes through answer() or reject(), so each
-  // decision is audited once.
+  // decision is audited once — before it is sent, so a caller holding the
+  // answer finds its record in GET /audit/recent.
   void answer(const sdk::Response& response) {
     status = response.status;
-    ex.send(response);
     audit(response.status, true, policy->rule, {});
+    ex.send(response);
   }
   void reject(const ApiError& e, std::string_view rule) {
     status = e.status;
-    ex.send(renderError(path, e));
     audit(e.status, false, rule, e.code);
+    ex.send(renderError(path, e));
     if (metrics) metrics->refusedBy(rule, e.code, presented_token);
   }
   // An answer before routing: no audit record.
