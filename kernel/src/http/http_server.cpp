@@ -39,7 +39,8 @@ constexpr std::size_t kOverCapConnections = 1024;
 constexpr std::chrono::seconds kOverCapTimeout{2};
 constexpr std::size_t kReadChunk = 16 * 1024;
 constexpr auto kTick = std::chrono::milliseconds(200);
-constexpr int kLoopNice = -5;
+// How many steps of niceness the loop runs above the server's other threads.
+constexpr int kLoopRaise = 5;
 // A request head's bounds: its bytes through the blank line, and its fields.
 constexpr std::size_t kMaxHeadBytes = 64 * 1024;
 constexpr std::size_t kMaxHeaderFields = 200;
@@ -108,8 +109,9 @@ class HttpServer::Loop {
         hub_(hub),
         limits_(limits),
         metrics_(metrics),
-        workers_(static_cast<std::size_t>(threads), static_cast<std::size_t>(threads) * 16),
-        probes_(kProbeThreads, 1024),
+        workers_(static_cast<std::size_t>(threads), static_cast<std::size_t>(threads) * 16,
+                 "abx-http-worker"),
+        probes_(kProbeThreads, 1024, "abx-http-probe"),
         epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)),
         wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
         streams_(
@@ -169,8 +171,11 @@ class HttpServer::Loop {
     pthread_setname_np(pthread_self(), "abx-http-loop");
     // Every connection waits on this one thread: when clients and children
     // compete for the CPUs, it should not be the one that waits. Raising its
-    // priority needs CAP_SYS_NICE; without it the thread runs at the default.
-    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kLoopNice);
+    // priority needs CAP_SYS_NICE; without it the thread keeps the server's.
+    // The threads it starts put their niceness back (WorkerPool).
+    const auto self = static_cast<id_t>(::gettid());
+    ::setpriority(PRIO_PROCESS, self,
+                  std::max(::getpriority(PRIO_PROCESS, self) - kLoopRaise, -20));
     std::vector<epoll_event> events(256);
     bool drained = false;
     while (!stop_) {

@@ -1,9 +1,16 @@
 #include "http/worker_pool.h"
 
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 namespace abx::kernel {
 
-WorkerPool::WorkerPool(std::size_t max_threads, std::size_t max_queued)
-    : max_threads_(max_threads ? max_threads : 1), max_queued_(max_queued) {}
+WorkerPool::WorkerPool(std::size_t max_threads, std::size_t max_queued, const char* thread_name)
+    : max_threads_(max_threads ? max_threads : 1),
+      max_queued_(max_queued),
+      thread_name_(thread_name),
+      nice_(::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()))) {}
 
 WorkerPool::~WorkerPool() { stop(); }
 
@@ -20,6 +27,10 @@ bool WorkerPool::post(std::function<void()> task) {
 }
 
 void WorkerPool::run() {
+  ::pthread_setname_np(::pthread_self(), thread_name_);
+  // Lowering a thread's priority needs no privilege, so this cannot fail
+  // where the raise that is undone succeeded.
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), nice_);
   std::unique_lock lock(mutex_);
   while (true) {
     ++idle_;
