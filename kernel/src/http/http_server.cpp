@@ -21,6 +21,7 @@
 #include "abx/sdk/http.h"
 #include "abx/sdk/http_head.h"
 #include "http/connection.h"
+#include "http/listener.h"
 #include "http/socket_exchange.h"
 #include "http/socket_io.h"
 #include "http/stream_set.h"
@@ -58,45 +59,6 @@ void refuse(int fd, int status, std::string_view message, std::string_view type,
   std::string all = head + body;
   ssize_t ignored = ::send(fd, all.data(), all.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   (void)ignored;
-}
-
-int openListener(const std::string& host, int port) {
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  std::string service = std::to_string(port);
-  if (int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0)
-    throw std::runtime_error(std::string("cannot resolve: ") + ::gai_strerror(rc));
-  // IPv4 first, like the loopback default and most clients.
-  const addrinfo* pick = found;
-  for (const addrinfo* a = found; a; a = a->ai_next)
-    if (a->ai_family == AF_INET) {
-      pick = a;
-      break;
-    }
-  int fd = ::socket(pick->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  int one = 1;
-  // SO_REUSEADDR for a quick restart, never SO_REUSEPORT: with it any
-  // process of the same user could bind the port too and receive a share of
-  // the connections, with their tokens.
-  if (fd >= 0) ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (fd < 0 || ::bind(fd, pick->ai_addr, pick->ai_addrlen) != 0 || ::listen(fd, 1024) != 0) {
-    int err = errno;
-    if (fd >= 0) ::close(fd);
-    ::freeaddrinfo(found);
-    throw std::runtime_error(std::generic_category().message(err));
-  }
-  ::freeaddrinfo(found);
-  return fd;
-}
-
-int boundPort(int fd) {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  return addr.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port)
-                                    : ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
 }
 
 }  // namespace
@@ -215,7 +177,10 @@ class HttpServer::Loop {
       socklen_t len = sizeof addr;
       int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len,
                          SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0) return;
+      if (fd < 0) {
+        if (errno == EMFILE || errno == ENFILE) outOfDescriptors();
+        return;
+      }
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       auto c = std::make_shared<Connection>();
@@ -426,6 +391,26 @@ class HttpServer::Loop {
     --open_;
   }
 
+  // Every waiting connection is told 503 and closed rather than left to
+  // hang while the listening socket, still readable, spins the loop.
+  void outOfDescriptors() {
+    const bool reserve_held = reserve_.shed(listen_fd_, [this](int fd) {
+      count("out_of_descriptors");
+      refuse(fd, 503, "The server has no file descriptor left; try again shortly", "ResourceError",
+             1);
+      ::close(fd);
+    });
+    if (!reserve_held) listenFor(0);  // until a sweep takes the reserve back
+  }
+
+  void listenFor(std::uint32_t events) {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.fd = listen_fd_;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, listen_fd_, &ev);
+    accepting_ = events != 0;
+  }
+
   void count(std::string_view reason) const {
     if (metrics_) metrics_->refused(reason);
   }
@@ -434,6 +419,7 @@ class HttpServer::Loop {
     auto now = Clock::now();
     if (now - last_sweep_ < kTick) return;
     last_sweep_ = now;
+    if (!accepting_ && listen_fd_ >= 0 && reserve_.retake()) listenFor(EPOLLIN);
     streams_.pingIdle(now, hub_.pingInterval());
     // A stream's client that stopped reading is held no longer than a
     // worker's blocking write would be.
@@ -458,6 +444,8 @@ class HttpServer::Loop {
   WorkerPool workers_;
   WorkerPool probes_;
   int listen_fd_ = -1;
+  DescriptorReserve reserve_;
+  bool accepting_ = true;
   const int epoll_fd_;
   const int wake_fd_;
   StreamSet streams_;

@@ -11,6 +11,7 @@
 #include "abx/sdk/subprocess.h"
 #include "abx/sdk/version.h"
 #include "http/http_server.h"
+#include "http/listener.h"
 #include "openapi/openapi_document.h"
 #include "openapi/openapi_on_demand.h"
 #include "policy/policy_engine.h"
@@ -275,6 +276,7 @@ int Server::run() {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
   const bool adopting = adoptOrphans();
+  const rlim_t open_files = raiseOpenFileLimit();
 
   if (auto refusal = refusalToStart()) {
     std::fprintf(stderr, "agent-sandbox-server: %s\n", refusal->c_str());
@@ -335,6 +337,12 @@ int Server::run() {
   if (!adopting)
     services_->log.write(sdk::LogLevel::warn, "kernel",
                          "cannot become a child subreaper: orphans of commands go to init");
+  if (open_files != RLIM_INFINITY && open_files < config_.max_connections)
+    services_->log.write(
+        sdk::LogLevel::warn, "kernel",
+        "the open-file limit (" + std::to_string(open_files) + ") is below max_connections (" +
+            std::to_string(config_.max_connections) +
+            "): connections beyond it are answered 503 (raise the hard limit: ulimit -Hn)");
 
   serveUntilStopped(signals);
   core_.readiness = Readiness::draining;
