@@ -59,7 +59,6 @@ void ResponseRun::keep(Event e) {
   e.frame += "\n\n";
   history_bytes_ += e.frame.size();
   history_.push_back(std::move(e));
-  wakeReadersLocked();
   if (history_bytes_ > kMaxHistoryBytes) cutLaggardsLocked();
 }
 
@@ -226,9 +225,11 @@ void ResponseRun::delta(const RuntimeEvent& event) {
 
 void ResponseRun::onEvent(const RuntimeEvent& event) {
   bool wake = false;
+  std::vector<std::shared_ptr<sdk::SseWaker>> wakers;
   {
     std::lock_guard lock(mutex_);
     if (finished_) return;
+    const std::int64_t sequence_before = sequence_;
     const auto& type = event.type;
     if (type == "item.text.delta" || type == "item.reasoning.delta") {
       delta(event);
@@ -251,7 +252,12 @@ void ResponseRun::onEvent(const RuntimeEvent& event) {
       finished_ = true;
     }
     wake = finished_ || sleepers_ > 0;
+    if (sequence_ != sequence_before) wakers = readerWakersLocked();
   }
+  // Woken with the lock let go: the event loop runs at a higher priority,
+  // so a wake under the lock would have it preempt this thread and then
+  // wait on the lock for it.
+  for (const auto& waker : wakers) waker->wake();
   if (wake) changed_.notify_all();
 }
 
@@ -297,9 +303,12 @@ bool ResponseRun::read(int reader, std::vector<Event>& out, std::chrono::millise
   return !(finished_ && !available());
 }
 
-void ResponseRun::wakeReadersLocked() {
-  for (auto& [id, reader] : readers_)
-    if (auto waker = reader.waker.lock()) waker->wake();
+std::vector<std::shared_ptr<sdk::SseWaker>> ResponseRun::readerWakersLocked() const {
+  std::vector<std::shared_ptr<sdk::SseWaker>> wakers;
+  wakers.reserve(readers_.size());
+  for (const auto& [id, reader] : readers_)
+    if (auto waker = reader.waker.lock()) wakers.push_back(std::move(waker));
+  return wakers;
 }
 
 void ResponseRun::setWaker(int reader, std::weak_ptr<sdk::SseWaker> waker) {

@@ -124,7 +124,8 @@ class ResponseRun {
     bool cut = false;      // fell too far behind: gets droppedEvent() and its end
     std::weak_ptr<sdk::SseWaker> waker;
   };
-  void wakeReadersLocked();
+  /** The readers' wakers, to wake once the lock is let go. */
+  std::vector<std::shared_ptr<sdk::SseWaker>> readerWakersLocked() const;
   std::map<int, Reader> readers_;
   int sleepers_ = 0;  // readers in a long wait, who need a notify
   int next_reader_ = 0;

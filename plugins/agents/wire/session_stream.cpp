@@ -19,6 +19,7 @@ SessionStream::SessionStream(std::string session_id, std::size_t capacity, Sessi
 template <class Data>
 void SessionStream::append(const char* type, const Data& data) {
   bool wake;
+  std::vector<std::shared_ptr<sdk::SseWaker>> wakers;
   {
     std::lock_guard lock(mutex_);
     const std::uint64_t seq = seq_ + 1;
@@ -30,8 +31,9 @@ void SessionStream::append(const char* type, const Data& data) {
     seq_ = seq;
     if (events_.size() > capacity_) events_.pop_front();
     wake = sleepers_ > 0;
-    wakeSubscribersLocked();
+    wakers = openWakersLocked();
   }
+  wakeAll(wakers);
   if (wake) changed_.notify_all();
 }
 
@@ -47,13 +49,22 @@ void SessionStream::push(const char* type, const Fields& fields) {
   });
 }
 
-void SessionStream::wakeSubscribersLocked() {
-  std::erase_if(wakers_, [](const std::weak_ptr<sdk::SseWaker>& weak) {
+std::vector<std::shared_ptr<sdk::SseWaker>> SessionStream::openWakersLocked() {
+  std::vector<std::shared_ptr<sdk::SseWaker>> open;
+  open.reserve(wakers_.size());
+  std::erase_if(wakers_, [&](const std::weak_ptr<sdk::SseWaker>& weak) {
     auto waker = weak.lock();
     if (!waker || !waker->open()) return true;
-    waker->wake();
+    open.push_back(std::move(waker));
     return false;
   });
+  return open;
+}
+
+// With the lock let go: the event loop runs at a higher priority, so a wake
+// under the lock would have it preempt this thread and then wait on the lock.
+void SessionStream::wakeAll(const std::vector<std::shared_ptr<sdk::SseWaker>>& wakers) {
+  for (const auto& waker : wakers) waker->wake();
 }
 
 void SessionStream::addWaker(std::weak_ptr<sdk::SseWaker> waker) {
@@ -304,11 +315,13 @@ int SessionStream::subscribers() const {
 }
 
 void SessionStream::close() {
+  std::vector<std::shared_ptr<sdk::SseWaker>> wakers;
   {
     std::lock_guard lock(mutex_);
     closed_ = true;
-    wakeSubscribersLocked();
+    wakers = openWakersLocked();
   }
+  wakeAll(wakers);
   changed_.notify_all();
 }
 

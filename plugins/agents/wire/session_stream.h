@@ -86,7 +86,9 @@ class SessionStream {
   void itemDone(const std::string& turn_id, const Item& item);
   void cliError(const RuntimeEvent& e);
   int outputIndexOf(const std::string& item_id) const;
-  void wakeSubscribersLocked();
+  /** The open subscribers' wakers (closed ones forgotten), to wake after the lock. */
+  std::vector<std::shared_ptr<sdk::SseWaker>> openWakersLocked();
+  static void wakeAll(const std::vector<std::shared_ptr<sdk::SseWaker>>& wakers);
   /** "session_id" and "turn_id", the first fields of a turn's events. */
   void writeIds(sdk::JsonWriter& w, const std::string& turn_id) const;
   /** The session as it is now (JSON; null when it is gone). */

@@ -210,6 +210,8 @@ class ABX_SDK_API SseFeed {
  * The producer's handle on a detached stream: wake() after making new text
  * available to its feed. Calls coalesce into one pull.
  * THREAD: safe from any thread, cheap (no system call while a pull is due).
+ * Call it after letting go of any lock the feed's pull() takes: the event
+ * loop runs at a higher priority, may run at once, and would wait on it.
  */
 class ABX_SDK_API SseWaker {
  public:
