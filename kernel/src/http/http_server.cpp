@@ -1,6 +1,5 @@
 #include "http/http_server.h"
 
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -13,7 +12,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <mutex>
-#include <stdexcept>
 #include <unordered_map>
 #include <variant>
 #include <vector>
