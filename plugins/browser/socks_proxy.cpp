@@ -240,7 +240,15 @@ void SocksProxy::acceptLoop() {
     reap();
     if (!(fds[0].revents & POLLIN)) continue;
     const int client = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (client < 0) continue;
+    if (client < 0) {
+      // Out of descriptors or memory the connection stays in the backlog and
+      // the socket readable: wait a moment (or for the stop) instead of spinning.
+      pollfd stop{wake_[0], POLLIN, 0};
+      if ((errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) &&
+          ::poll(&stop, 1, 100) > 0)
+        return;
+      continue;
+    }
     std::lock_guard lock(mutex_);
     if (connections_.size() >= kMaxConnections) {
       ::close(client);

@@ -2,14 +2,19 @@
 // loopback: a refused CONNECT answers "not allowed by ruleset" and is
 // recorded with its rule, an allowed one relays bytes both ways to the
 // address the decision named, a closed port is recorded as
-// ERR_CONNECTION_REFUSED, and anything but CONNECT is refused.
+// ERR_CONNECTION_REFUSED, anything but CONNECT is refused, and running out
+// of descriptors does not make it spin.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <thread>
+#include <vector>
 
 #include "net_address.h"
 #include "socks_proxy.h"
@@ -178,6 +183,38 @@ TEST(SocksProxy, OnlyConnectIsServed) {
   ::send(auth_fd, "\x05\x01\x02", 3, 0);
   EXPECT_EQ(readN(auth_fd, 2), std::string("\x05\xff", 2));
   ::close(auth_fd);
+}
+
+double processCpuSeconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+// A connection waits in the backlog while the process has no descriptor to
+// accept it: the listening socket stays readable, and the accept loop must
+// wait instead of spinning on it.
+TEST(SocksProxy, OutOfDescriptorsItWaitsInsteadOfSpinning) {
+  auto proxy = SocksProxy::start(policy({}));
+  ASSERT_TRUE(proxy) << proxy.status().message();
+  rlimit own{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &own), 0);
+  const int waiting = connectTo((*proxy)->port());
+  std::vector<int> fillers;
+  rlimit few = own;
+  few.rlim_cur = static_cast<rlim_t>(waiting) + 16;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &few), 0);
+  for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) fillers.push_back(fd);
+  const double before = processCpuSeconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const double spent = processCpuSeconds() - before;
+  for (int fd : fillers) ::close(fd);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &own), 0);
+  EXPECT_LT(spent, 0.15) << "the accept loop spins while out of descriptors";
+  // Once descriptors are free the waiting connection is served.
+  EXPECT_EQ(socksConnect(waiting, "127.0.0.1", 9, 2), 7);
+  ::close(waiting);
 }
 
 }  // namespace
