@@ -49,12 +49,12 @@ apt_get install --no-install-recommends "${every[@]}"
 for p in agent-sandbox-server agent-sandbox-files agent-sandbox-agents agent-sandbox-dev-tools \
   agent-sandbox-browser agent-sandbox-inspector agent-sandbox-mcp libabx-plugin-sdk2 \
   libabx-plugin-sdk-dev; do
-  in_root dpkg-query -W -f '${Status} ${Version}\n' "$p" | grep -q "^install ok installed $version-" ||
+  in_root dpkg-query -W -f '${Status} ${Version}\n' "$p" | grep "^install ok installed $version-" >/dev/null ||
     fail "$p is not installed at $version"
 done
 
 step "postinst: the system user and its directories"
-in_root getent passwd agent-sandbox | grep -q ':/var/lib/agent-sandbox:/usr/sbin/nologin$' ||
+in_root getent passwd agent-sandbox | grep ':/var/lib/agent-sandbox:/usr/sbin/nologin$' >/dev/null ||
   fail "no system user agent-sandbox with home /var/lib/agent-sandbox: $(in_root getent passwd agent-sandbox)"
 perms() { in_root stat -c '%a %U:%G' "$1"; }
 [ "$(perms /var/lib/agent-sandbox/state)" = "700 agent-sandbox:agent-sandbox" ] || fail "state dir: $(perms /var/lib/agent-sandbox/state)"
@@ -150,7 +150,7 @@ for path in /ui /ui/inspector.js; do
 done
 uid=$(in_root id -u "$user")
 [ "$(stat -c %u "/proc/$server_pid")" = "$uid" ] || fail "the server runs as uid $(stat -c %u "/proc/$server_pid"), want $user ($uid)"
-tr '\0' ' ' < "/proc/$server_pid/cmdline" | grep -q "$token" && fail "the token is on the server's command line"
+tr '\0' ' ' < "/proc/$server_pid/cmdline" | grep "$token" >/dev/null && fail "the token is on the server's command line"
 code=$(status "/files/stat?path=/var/lib/agent-sandbox/work")
 [ "$code" = 200 ] || fail "/files/stat of the base dir answered $code"
 # ExecReload (SIGHUP to $MAINPID) reloads the policy: its revision goes up.

@@ -83,7 +83,7 @@ grep -q '^-rw------- root/root .* \./etc/default/agent-sandbox-server$' "$(list 
 depends() {
   local d
   d=$(dpkg-deb -f "$(deb "$1")" Depends)
-  echo "$d" | grep -q -- "$2" || fail "$1 Depends lacks '$2': $d"
+  grep -q -- "$2" <<<"$d" || fail "$1 Depends lacks '$2': $d"
 }
 depends agent-sandbox-server "libabx-plugin-sdk2 (= $version-"
 depends agent-sandbox-server adduser
@@ -92,7 +92,7 @@ depends agent-sandbox-server libyaml-cpp
 # The server and its plugins no longer link POCO (the SDK's codecs and digests).
 for p in agent-sandbox-server agent-sandbox-files agent-sandbox-terminal agent-sandbox-browser; do
   [ -f "$(deb "$p" 2>/dev/null)" ] || continue
-  ! dpkg-deb -f "$(deb "$p")" Depends | grep -q libpoco || fail "$p still depends on POCO"
+  ! dpkg-deb -f "$(deb "$p")" Depends | grep libpoco >/dev/null || fail "$p still depends on POCO"
 done
 for p in files agents dev-tools browser inspector mcp; do depends "agent-sandbox-$p" "agent-sandbox-server (= $version-"; done
 depends agent-sandbox-files libarchive13
@@ -101,7 +101,7 @@ depends agent-sandbox-dev-tools git
 depends agent-sandbox-browser chromium
 depends agent-sandbox-browser libicu
 depends libabx-plugin-sdk-dev "libabx-plugin-sdk2 (= $version-"
-dpkg-deb -I "$(deb libabx-plugin-sdk2)" shlibs | grep -q '^libabx_plugin_sdk 2 libabx-plugin-sdk2' ||
+dpkg-deb -I "$(deb libabx-plugin-sdk2)" shlibs | grep '^libabx_plugin_sdk 2 libabx-plugin-sdk2' >/dev/null ||
   fail "libabx-plugin-sdk2 has no shlibs entry"
 
 step "systemd-analyze verify"
@@ -120,13 +120,13 @@ step "hardening"
 elves=$(find "$build/destdir" -type f \( -name '*.so*' -o -path '*/bin/*' \) -exec sh -c 'head -c4 "$1" | grep -q ELF' _ {} \; -print)
 [ -n "$elves" ] || fail "no ELF file in $build/destdir"
 for elf in $elves; do
-  readelf -lW "$elf" | grep -q GNU_RELRO || fail "$elf: no GNU_RELRO segment"
-  readelf -dW "$elf" | grep -Eq '\(FLAGS\).*BIND_NOW|\(FLAGS_1\).*NOW' || fail "$elf: not linked with -z now"
+  readelf -lW "$elf" | grep GNU_RELRO >/dev/null || fail "$elf: no GNU_RELRO segment"
+  readelf -dW "$elf" | grep -E '\(FLAGS\).*BIND_NOW|\(FLAGS_1\).*NOW' >/dev/null || fail "$elf: not linked with -z now"
 done
 for elf in "$build/destdir/usr/bin/agent-sandbox-server" "$build"/destdir/usr/lib/*/libabx_plugin_sdk.so.2; do
   syms=$(readelf --dyn-syms -W "$elf")
-  echo "$syms" | grep -q '__stack_chk_fail' || fail "$elf: no stack protector"
-  echo "$syms" | grep -Eq ' __[a-z_]+_chk(@|$)' || fail "$elf: no fortified libc call"
+  grep -q '__stack_chk_fail' <<<"$syms" || fail "$elf: no stack protector"
+  grep -Eq ' __[a-z_]+_chk(@|$)' <<<"$syms" || fail "$elf: no fortified libc call"
 done
 
 step "lintian"

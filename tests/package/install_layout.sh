@@ -69,7 +69,7 @@ start
 loaded=$(plugin_state)
 started=$(echo "$loaded" | tr ' ' '\n' | grep -c '=started$' || true)
 [ "$started" -eq "$expected" ] || fail "$started of $expected plugins started: $loaded"
-echo "$loaded" | grep -q 'files=started' || fail "no files plugin: $loaded"
+grep -q 'files=started' <<<"$loaded" || fail "no files plugin: $loaded"
 # The plugins' OpenAPI fragments are installed beside them and found there.
 curl -s "http://127.0.0.1:$port/openapi.json" | python3 -c '
 import json, sys
@@ -86,7 +86,7 @@ start
 loaded=$(plugin_state)
 code=$(status /files/stat?path=/tmp)
 mv "$work/10-files.yaml" "$root$confdir/plugins.d/"
-! echo "$loaded" | grep -q 'files=' || fail "the files plugin without its drop-in: $loaded"
+! grep -q 'files=' <<<"$loaded" || fail "the files plugin without its drop-in: $loaded"
 [ "$code" = 404 ] || fail "without its drop-in /files/stat answered $code"
 stop
 echo "install layout for $prefix: ok ($expected plugins)"

@@ -59,7 +59,7 @@ if [ "$body" != "$expected" ]; then
   echo "unexpected body: $body (expected $expected)"; exit 1
 fi
 # The plugin's own counter reaches GET /metrics (no token: the caller holds *).
-if ! curl -sS "http://127.0.0.1:$port/metrics" | grep -qx 'abx_example_greetings_total 1'; then
+if ! curl -sS "http://127.0.0.1:$port/metrics" | grep -x 'abx_example_greetings_total 1' >/dev/null; then
   echo "GET /metrics lacks the plugin's abx_example_greetings_total 1"; exit 1
 fi
 echo "sdk consumer: out-of-tree plugin built against the installed SDK answered $body"
