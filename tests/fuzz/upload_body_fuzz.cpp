@@ -108,6 +108,9 @@ void fuzzUploadBody(std::string_view data) {
     check(parsed && parsed->isObject(), "an accepted body is a JSON object", body);
     check(whole.ends <= 1, "a streamed member ends once", body);
     for (const auto& [key, kind] : whole.kinds) {
+      // A key with a lone surrogate escape decodes differently too (above):
+      // it is no member the endpoint knows, so only the count is compared.
+      if (surrogates && !parsed->has(key)) continue;
       check(parsed->kind(key) == kind, "member kinds agree with the SDK parser", body);
       if (kind != sdk::JsonKind::string) continue;
       const std::string& text = key == "content_base64" ? whole.streamed : whole.strings.at(key);
