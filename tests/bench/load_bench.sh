@@ -11,7 +11,7 @@
 # Prints figures; fails only when the server does not start.
 # Environment: ABX_SERVER_BIN, ABX_LOAD_BENCH (the client), ABX_FLOOR_SERVER
 # (skipped when missing), BENCH_SSE, BENCH_SHELL, BENCH_IDLE, BENCH_TRICKLE,
-# BENCH_SECONDS, BENCH_CACHE.
+# BENCH_SECONDS, BENCH_PROBE_NICE (the client's probing thread, -10), BENCH_CACHE.
 set -uo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
