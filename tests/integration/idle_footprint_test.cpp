@@ -82,6 +82,7 @@ TEST(IdleFootprint, LibrariesThreadsAndChildrenWaitForTheirFirstUse) {
   EXPECT_EQ(threadsNamed(pid, "abx-agents-save"), 0);
   EXPECT_EQ(threadsNamed(pid, "abx-agents-ttl"), 0);
   EXPECT_EQ(threadsNamed(pid, "abx-pty-sweep"), 0);
+  EXPECT_EQ(threadsNamed(pid, "abx-http-stream"), 0);
   EXPECT_THAT(children(pid), ::testing::IsEmpty());
 
   auto archive = http(server.port(), "POST", "/files/archive", R"({"paths":["note.txt"]})");
@@ -101,7 +102,8 @@ TEST(IdleFootprint, LibrariesThreadsAndChildrenWaitForTheirFirstUse) {
   EXPECT_EQ(turn.status, 200) << turn.body;
   EXPECT_EQ(threadsNamed(pid, "abx-agents-turn"), 3);
   EXPECT_EQ(threadsNamed(pid, "abx-agents-save"), 1);
-  EXPECT_EQ(threadsNamed(pid, "abx-agents-ttl"), 1);  // the response's session
+  EXPECT_EQ(threadsNamed(pid, "abx-agents-ttl"), 1);   // the response's session
+  EXPECT_EQ(threadsNamed(pid, "abx-http-stream"), 1);  // where the answer waited
   EXPECT_THAT(children(pid), Not(::testing::Contains(HasSubstr("chrom"))));
 
   auto pty = http(server.port(), "POST", "/pty/sessions", "{}");

@@ -87,7 +87,7 @@ TEST_F(SecurityPriority, OnlyTheEventLoopThreadIsRaised) {
   for (auto& t : callers) t.join();
   // The shell streams' output pump is a thread started by a worker.
   ASSERT_EQ(http(server_->port(), "POST", "/shell/stream", commandBody("echo"), kAuth).status, 200);
-  int loops = 0, threads = 0;
+  int loops = 0, stream_loops = 0, threads = 0;
   for (const auto& task :
        std::filesystem::directory_iterator("/proc/" + std::to_string(server_->pid()) + "/task")) {
     ++threads;
@@ -97,10 +97,13 @@ TEST_F(SecurityPriority, OnlyTheEventLoopThreadIsRaised) {
       ++loops;
       EXPECT_EQ(nice, std::max(own_nice_ - 5, -20)) << "the loop's niceness";
     } else {
+      // The stream loop too: its fan-out must not delay the connection loop.
+      if (name == "abx-http-stream\n") ++stream_loops;
       EXPECT_EQ(nice, own_nice_) << "thread " << task.path().filename() << " " << name;
     }
   }
   EXPECT_EQ(loops, 1) << "of " << threads << " threads";
+  EXPECT_EQ(stream_loops, 1) << "of " << threads << " threads";
   EXPECT_GT(threads, 4);
 }
 

@@ -22,7 +22,7 @@
 #include "http/listener.h"
 #include "http/socket_exchange.h"
 #include "http/socket_io.h"
-#include "http/stream_set.h"
+#include "http/stream_loop.h"
 #include "http/worker_pool.h"
 
 namespace abx::kernel {
@@ -75,20 +75,19 @@ class HttpServer::Loop {
         epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)),
         wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
         streams_(
-            epoll_fd_, [this] { wake(); }, [this](const ConnectionPtr& c) { release(c); },
+            hub, [this](const ConnectionPtr& c) { release(c); }, limits_.io_timeout,
             metrics ? &metrics->streams_open.labels({"loop"}) : nullptr) {
     setIoTimeout(limits_.io_timeout);
   }
 
   ~Loop() {
     stop_ = true;
-    streams_.refuseNew();
     wake();
     if (thread_.joinable()) thread_.join();
     workers_.stop();
     probes_.stop();
     for (auto& [fd, c] : parked_) ::close(fd);
-    streams_.closeAll(/*finish=*/false);
+    streams_.stop();
     for (int fd : {listen_fd_, epoll_fd_, wake_fd_})
       if (fd >= 0) ::close(fd);
   }
@@ -103,7 +102,7 @@ class HttpServer::Loop {
 
   void drain(std::chrono::milliseconds timeout) {
     draining_ = true;
-    streams_.refuseNew();
+    streams_.drain();
     hub_.closeAll();
     wake();
     auto deadline = Clock::now() + timeout;
@@ -143,7 +142,6 @@ class HttpServer::Loop {
                            static_cast<int>(kTick.count()));
       for (int i = 0; i < n; ++i) {
         int fd = events[static_cast<std::size_t>(i)].data.fd;
-        const std::uint32_t what = events[static_cast<std::size_t>(i)].events;
         if (fd == listen_fd_) {
           acceptAll();
         } else if (fd == wake_fd_) {
@@ -151,11 +149,8 @@ class HttpServer::Loop {
           ssize_t ignored = ::read(wake_fd_, &count, sizeof count);
           (void)ignored;
           adoptHandedBack();
-          streams_.pumpScheduled();
         } else if (auto it = parked_.find(fd); it != parked_.end()) {
           readFrom(it->second);
-        } else {
-          streams_.onEvent(fd, what);
         }
       }
       if (draining_ && !drained) {
@@ -164,7 +159,6 @@ class HttpServer::Loop {
         ::close(std::exchange(listen_fd_, -1));
         while (!parked_.empty()) close(parked_.begin()->second);
       }
-      if (draining_) streams_.closeAll(/*finish=*/true);
       sweep();
     }
   }
@@ -418,10 +412,6 @@ class HttpServer::Loop {
     if (now - last_sweep_ < kTick) return;
     last_sweep_ = now;
     if (!accepting_ && listen_fd_ >= 0 && reserve_.retake()) listenFor(EPOLLIN);
-    streams_.pingIdle(now, hub_.pingInterval());
-    // A stream's client that stopped reading is held no longer than a
-    // worker's blocking write would be.
-    streams_.closeStalled(now, limits_.io_timeout);
     std::vector<ConnectionPtr> expired;
     for (auto& [fd, c] : parked_)
       if (now >= c->deadline) expired.push_back(c);
@@ -446,7 +436,6 @@ class HttpServer::Loop {
   bool accepting_ = true;
   const int epoll_fd_;
   const int wake_fd_;
-  StreamSet streams_;
   std::thread thread_;
   std::unordered_map<int, ConnectionPtr> parked_;  // the loop thread's only
   std::mutex handback_mutex_;
@@ -459,6 +448,7 @@ class HttpServer::Loop {
   Clock::time_point last_sweep_{};
   std::atomic<bool> draining_{false};
   std::atomic<bool> stop_{false};
+  StreamLoop streams_;  // last: its streams release into the caps above
 };
 
 HttpServer::HttpServer(const Pipeline& pipeline, SseHub& hub, int max_threads,

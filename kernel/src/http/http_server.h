@@ -3,8 +3,9 @@
 // deadline, keeps idle keep-alive connections parked, caps connections per
 // peer and in total, and hands each complete request to a worker, which
 // runs the Pipeline on it and gives the connection back for its next
-// request; it answers the liveness probes itself and pumps the SSE streams
-// handlers detached to it. A connection holds a worker only while one of
+// request; it answers the liveness probes itself. The SSE streams handlers
+// detach are pumped by a second loop thread (StreamLoop), so fanning events
+// out never delays a probe. A connection holds a worker only while one of
 // its requests runs.
 #pragma once
 
