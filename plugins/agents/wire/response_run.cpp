@@ -92,7 +92,7 @@ void ResponseRun::cutLaggardsLocked() {
   }
 }
 
-ResponseRun::Event ResponseRun::droppedEvent(std::int64_t sequence_number) {
+ResponseRun::Event ResponseRun::droppedEvent(std::int64_t sequence_number) const {
   sdk::JsonWriter data(256);
   data.beginObject()
       .member("type", "error")
@@ -100,7 +100,8 @@ ResponseRun::Event ResponseRun::droppedEvent(std::int64_t sequence_number) {
       .member("code", "events_dropped")
       .member("message",
               "this stream fell too far behind its response's events; the response goes on: "
-              "GET /v1/responses/{id} gives it")
+              "GET /v1/responses/" +
+                  id_ + " gives it")
       .key("param")
       .null()
       .endObject();

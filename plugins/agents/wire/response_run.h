@@ -97,7 +97,7 @@ class ResponseRun {
   /** Cuts the readers furthest behind while the history is over its bound. */
   void cutLaggardsLocked();
   /** What a cut reader gets last: an `error` event at its position. */
-  static Event droppedEvent(std::int64_t sequence_number);
+  Event droppedEvent(std::int64_t sequence_number) const;
   static JsonTemplate deltaTemplate(const char* type, const std::string& item_id, std::size_t index,
                                     bool text);
   /** The lifecycle events: the Response object as it stands. */
