@@ -61,18 +61,7 @@ std::pair<std::string, bool> exchange(int port, const std::string& request,
   if (fd < 0) return {"", true};
   ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
   std::string answer;
-  bool ended = false;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!ended && std::chrono::steady_clock::now() < deadline) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 50) <= 0) continue;
-    char buffer[4096];
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-    if (n > 0)
-      answer.append(buffer, static_cast<std::size_t>(n));
-    else
-      ended = true;
-  }
+  const bool ended = receiveUntil(fd, answer, timeout) == Received::closed;
   ::close(fd);
   return {answer, ended};
 }

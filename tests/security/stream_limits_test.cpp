@@ -48,15 +48,7 @@ int openStream(int port, const std::string& request, std::string& head) {
     ::close(fd);
     return -1;
   }
-  const auto deadline = Clock::now() + 5s;
-  char buf[8192];
-  while (head.find("\r\n\r\n") == std::string::npos && Clock::now() < deadline) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0) continue;
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    head.append(buf, static_cast<std::size_t>(n));
-  }
+  receiveUntil(fd, head, 5s, [](const std::string& r) { return r.find("\r\n\r\n") != r.npos; });
   return fd;
 }
 

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -192,6 +193,21 @@ int connectLoopback(int port) {
     return -1;
   }
   return fd;
+}
+
+Received receiveUntil(int fd, std::string& received, std::chrono::milliseconds wait,
+                      const std::function<bool(const std::string&)>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  char buf[16384];
+  while (!(done && done(received))) {
+    if (std::chrono::steady_clock::now() >= deadline) return Received::timed_out;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return Received::closed;
+    received.append(buf, static_cast<std::size_t>(n));
+  }
+  return Received::done;
 }
 
 std::string rawHttp(int port, const std::string& raw, std::chrono::milliseconds timeout) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -73,6 +74,17 @@ HttpResult http(int port, const std::string& method, const std::string& target,
 
 /** A blocking TCP socket connected to 127.0.0.1:@p port, or -1. The caller closes it. */
 int connectLoopback(int port);
+
+/** How a receiveUntil() ended. */
+enum class Received { done, closed, timed_out };
+
+/**
+ * Appends what arrives on @p fd to @p received until @p done(received)
+ * holds (checked before each read; null: never), the peer closes or
+ * resets, or @p wait passes.
+ */
+Received receiveUntil(int fd, std::string& received, std::chrono::milliseconds wait,
+                      const std::function<bool(const std::string&)>& done = nullptr);
 
 /** Sends @p raw bytes and returns everything read until close or timeout. */
 std::string rawHttp(int port, const std::string& raw,

@@ -59,15 +59,7 @@ int openTail(int port, const std::string& id, std::string& received) {
                         "/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + kToken +
                         "\r\n\r\n";
   if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) < 0) return -1;
-  const auto deadline = Clock::now() + 5s;
-  char buf[8192];
-  while (received.find("\r\n\r\n") == std::string::npos && Clock::now() < deadline) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0) continue;
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    received.append(buf, static_cast<std::size_t>(n));
-  }
+  receiveUntil(fd, received, 5s, [](const std::string& r) { return r.find("\r\n\r\n") != r.npos; });
   return fd;
 }
 

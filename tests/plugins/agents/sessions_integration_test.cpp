@@ -126,18 +126,9 @@ std::string tailUntil(const ServerProcess& s, const std::string& id, const std::
                               "/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " +
                               kToken + "\r\n\r\n";
   std::string raw;
-  if (fd >= 0 && ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) > 0) {
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    char buf[4096];
-    while (dechunked(raw).find(until) == std::string::npos &&
-           std::chrono::steady_clock::now() < deadline) {
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 100) <= 0) continue;
-      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      raw.append(buf, static_cast<std::size_t>(n));
-    }
-  }
+  if (fd >= 0 && ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) > 0)
+    receiveUntil(fd, raw, 10s,
+                 [&](const std::string& r) { return dechunked(r).find(until) != r.npos; });
   if (fd >= 0) ::close(fd);
   std::string text = dechunked(raw);
   return text.substr(0, text.rfind("\n\n") + 2);
