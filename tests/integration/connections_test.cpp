@@ -1,14 +1,19 @@
 // Integration: the HTTP front end with the real binary — idle keep-alive
 // and slowly sent heads hold no worker, a head has one total deadline,
 // beyond the connection caps the core group still answers, pipelined
-// requests are answered in order.
+// requests are answered in order, a burst of connections waits in the backlog.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -132,6 +137,53 @@ TEST(Connections, PipelinedRequestsAreAnsweredInOrder) {
   EXPECT_LT(second, third);
   EXPECT_THAT(all, HasSubstr("hi"));
   ::close(fd);
+}
+
+// The loop stopped (SIGSTOP) while a burst connects: the kernel completes
+// each handshake into the listening socket's backlog. Connections beyond a
+// short backlog would be dropped and wait out a retransmission (1 s for a
+// SYN) once the loop runs again.
+TEST(Connections, ABurstOfNewConnectionsWaitsInTheBacklog) {
+  std::size_t somaxconn = 0;
+  std::ifstream("/proc/sys/net/core/somaxconn") >> somaxconn;
+  constexpr std::size_t kBurst = 1500;  // the old backlog was 1 024
+  if (somaxconn <= kBurst) GTEST_SKIP() << "net.core.somaxconn is " << somaxconn;
+  rlimit files{};
+  ::getrlimit(RLIMIT_NOFILE, &files);
+  files.rlim_cur = std::max<rlim_t>(files.rlim_cur, std::min<rlim_t>(files.rlim_max, 4096));
+  ::setrlimit(RLIMIT_NOFILE, &files);
+  ASSERT_GT(files.rlim_cur, kBurst + 64);
+
+  ServerProcess server(commandsServer());
+  ASSERT_EQ(http(server.port(), "GET", "/health").status, 200);
+  ASSERT_EQ(::kill(server.pid(), SIGSTOP), 0);
+  std::vector<pollfd> burst;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(server.port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (std::size_t i = 0; i < kBurst; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    burst.push_back({fd, POLLOUT, 0});
+  }
+  // Well inside the 1 s a dropped SYN waits before it is sent again.
+  std::size_t connected = 0;
+  const auto deadline = Clock::now() + 500ms;
+  while (connected < kBurst && Clock::now() < deadline) {
+    ::poll(burst.data(), burst.size(), 50);
+    connected = 0;
+    for (auto& p : burst) {
+      int error = 0;
+      socklen_t len = sizeof error;
+      ::getsockopt(p.fd, SOL_SOCKET, SO_ERROR, &error, &len);
+      if ((p.revents & POLLOUT) && error == 0) ++connected;
+    }
+  }
+  ::kill(server.pid(), SIGCONT);
+  EXPECT_EQ(connected, kBurst);
+  for (auto& p : burst) ::close(p.fd);
+  EXPECT_EQ(http(server.port(), "GET", "/health").status, 200);
 }
 
 TEST(Connections, MalformedHeadsAreRefusedAndClosed) {

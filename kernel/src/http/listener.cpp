@@ -33,7 +33,13 @@ int openListener(const std::string& host, int port) {
   // process of the same user could bind the port too and receive a share of
   // the connections, with their tokens.
   if (fd >= 0) ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (fd < 0 || ::bind(fd, pick->ai_addr, pick->ai_addrlen) != 0 || ::listen(fd, 1024) != 0) {
+  // The longest backlog the kernel allows (it caps SOMAXCONN at
+  // net.core.somaxconn): a burst of new connections — a pool warming up,
+  // clients reconnecting after a restart — waits in it for the loop. Beyond
+  // it the kernel drops the connection's packets, and the client's request
+  // waits out a retransmission, 200 ms or more, however idle the loop is.
+  if (fd < 0 || ::bind(fd, pick->ai_addr, pick->ai_addrlen) != 0 ||
+      ::listen(fd, SOMAXCONN) != 0) {
     int err = errno;
     if (fd >= 0) ::close(fd);
     ::freeaddrinfo(found);
