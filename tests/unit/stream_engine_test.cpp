@@ -74,6 +74,33 @@ class QueueFeed final : public SseFeed {
   std::atomic<bool> gone_{false};
 };
 
+/** A feed whose pull() does not return until released (at most 5 s): a plugin's slow producer. */
+class BlockingFeed final : public SseFeed {
+ public:
+  Pull pull(std::string&, std::size_t) override {
+    std::unique_lock lock(mutex_);
+    pulling_ = true;
+    changed_.notify_all();
+    changed_.wait_for(lock, 5s, [this] { return released_; });
+    return Pull::end;
+  }
+  bool waitUntilPulled() {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, 5s, [this] { return pulling_; });
+  }
+  void release() {
+    std::lock_guard lock(mutex_);
+    released_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool pulling_ = false;
+  bool released_ = false;
+};
+
 /** Producer threads outlive their handler call; joined before the server goes. */
 class Producers {
  public:
@@ -127,6 +154,22 @@ class StreamEngine : public ::testing::Test {
                       return std::optional<Response>();
                     }),
         "core");
+    dispatch_->routes->add(streamRoute("/stall", "stall",
+                                       [this](const Request&, SseStream& sse) {
+                                         if (!sse.detach(stalled_))
+                                           return std::optional<Response>(
+                                               Response::error(500, "no detach", "RuntimeError"));
+                                         return std::optional<Response>();
+                                       }),
+                           "core");
+    RouteSpec plain;
+    plain.method = "GET";
+    plain.path = "/plain";
+    plain.endpoint = "plain";
+    plain.group = "core";
+    plain.auth_required = false;
+    plain.handler = [](const Request&) { return Response::json("{\"plain\":true}"); };
+    dispatch_->routes->add(std::move(plain), "core");
     dispatch_->admission = std::make_unique<DefaultAdmission>(
         *dispatch_->routes, std::vector<GroupRecord>{{{"core", false, ""}, "core"}},
         std::vector<std::string>{});
@@ -199,6 +242,7 @@ class StreamEngine : public ::testing::Test {
     return out;
   }
 
+  std::shared_ptr<BlockingFeed> stalled_ = std::make_shared<BlockingFeed>();
   std::shared_ptr<Dispatch> dispatch_ = std::make_shared<Dispatch>();
   Pipeline pipeline_;
   SseHub hub_{50ms};
@@ -255,6 +299,21 @@ TEST_F(StreamEngine, ClientsThatHangUpMidStreamEndTheirFeedsOnly) {
   std::thread joiner([&] { producers_.joinAll(); });
   joiner.join();
   EXPECT_LT(std::chrono::steady_clock::now(), deadline);
+}
+
+// Streams are pumped on a thread of their own: a feed that is slow to give
+// its text holds up the streams, never the loop that accepts connections
+// and reads their requests.
+TEST_F(StreamEngine, AFeedSlowToPullDelaysNoNewRequest) {
+  std::thread stalled_client([&] { get("/stall"); });
+  ASSERT_TRUE(stalled_->waitUntilPulled());
+  const auto asked = std::chrono::steady_clock::now();
+  const std::string plain = get("/plain");
+  const auto took = std::chrono::steady_clock::now() - asked;
+  stalled_->release();
+  stalled_client.join();
+  EXPECT_NE(plain.find("{\"plain\":true}"), std::string::npos) << plain;
+  EXPECT_LT(took, 2s);
 }
 
 TEST_F(StreamEngine, DrainEndsOpenStreamsAndTheirProducers) {
