@@ -19,7 +19,7 @@ packages_of() {
     minimal) echo libabx-plugin-sdk2 agent-sandbox-server agent-sandbox-files agent-sandbox-inspector ;;
     agents) echo "$(packages_of minimal) agent-sandbox-agents" ;;
     browser) echo "$(packages_of minimal) agent-sandbox-browser" ;;
-    full) echo "$(packages_of minimal) agent-sandbox-agents agent-sandbox-browser agent-sandbox-dev-tools" ;;
+    full) echo "$(packages_of minimal) agent-sandbox-agents agent-sandbox-browser agent-sandbox-dev-tools agent-sandbox-mcp" ;;
     *) echo "install-preset.sh: unknown preset $1" >&2 && exit 2 ;;
   esac
 }

@@ -10,7 +10,8 @@
 // - agents: each real agent CLI of the image (codex, claude, qwen) runs one
 //   turn against tests/realcli's model stubs here on 127.0.0.1, its shell
 //   tool running inside the image; full: the same CLIs are installed;
-// - browser, full: Chromium starts in the image and evaluates a script.
+// - browser, full: Chromium starts in the image and evaluates a script;
+// - full: an MCP session at /mcp lists the shell tool and runs it in the image.
 //
 //   IMAGE_URL=http://127.0.0.1:PORT IMAGE_TOKEN=... node image_checks.mjs PRESET
 //
@@ -29,7 +30,7 @@ const GROUPS = {
   minimal: CORE,
   agents: [...CORE, 'agents'],
   browser: [...CORE, 'browser'],
-  full: [...CORE, 'agents', 'browser', 'dev_tools'],
+  full: [...CORE, 'agents', 'browser', 'dev_tools', 'mcp'],
 };
 const ADAPTERS = ['adapter_command', 'adapter_claude_code', 'adapter_qwen_code', 'adapter_cursor', 'adapter_codex'];
 const MINIMAL = ['commands', 'system', 'process', 'terminal', 'files', 'inspector'];
@@ -37,7 +38,7 @@ const PLUGINS = {
   minimal: MINIMAL,
   agents: [...MINIMAL, 'agents', ...ADAPTERS],
   browser: [...MINIMAL, 'browser'],
-  full: [...MINIMAL, 'agents', ...ADAPTERS, 'dev_tools', 'browser'],
+  full: [...MINIMAL, 'agents', ...ADAPTERS, 'dev_tools', 'browser', 'mcp'],
 };
 // The CLIs the agents images carry, at tests/realcli's pins.
 const PINS = JSON.parse(fs.readFileSync(new URL('../realcli/package.json', import.meta.url))).dependencies;
@@ -168,6 +169,39 @@ if (preset === 'browser' || preset === 'full') {
     const r = await call('POST', '/browser/evaluate', { script: 'navigator.userAgent' }, 30_000);
     expect(r.status === 200 && /HeadlessChrome/.test(r.json.result), `evaluate: ${r.status} ${r.text.slice(0, 300)}`);
     return r.json.result.match(/HeadlessChrome\/[\d.]+/)[0];
+  });
+}
+
+if (preset === 'full') {
+  await check('MCP at /mcp: initialize, the shell tool listed and run in the image', async () => {
+    const rpc = async (message, session) => {
+      const res = await fetch(`${BASE}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const text = await res.text();
+      expect(res.status === 200 || res.status === 202, `${message.method}: ${res.status} ${text.slice(0, 300)}`);
+      return { session: res.headers.get('mcp-session-id'), json: text ? JSON.parse(text) : null };
+    };
+    const init = await rpc({ id: 1, method: 'initialize', params: {
+      protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'image-check', version: '1' } } });
+    expect(init.session && init.json.result?.serverInfo, `initialize: ${JSON.stringify(init.json)}`);
+    await rpc({ method: 'notifications/initialized' }, init.session);
+    const list = await rpc({ id: 2, method: 'tools/list' }, init.session);
+    const names = (list.json.result?.tools ?? []).map((t) => t.name);
+    expect(names.includes('shell') && names.includes('file_write'), `tools: ${names}`);
+    const ran = await rpc({ id: 3, method: 'tools/call',
+      params: { name: 'shell', arguments: { command: ['sh', '-c', 'echo mcp-in-image; id -u'] } } }, init.session);
+    const text = (ran.json.result?.content ?? []).map((c) => c.text ?? '').join('');
+    expect(!ran.json.result?.isError && /mcp-in-image/.test(text) && /1000/.test(text),
+      `shell: ${JSON.stringify(ran.json).slice(0, 400)}`);
+    return `${names.length} tools`;
   });
 }
 
