@@ -1,8 +1,8 @@
 // StreamSet: the streams (and deferred answers) handlers detached to the
 // stream loop (StreamLoop) — adopted from the workers, pumped when their
 // producer wakes them or their socket can take more, pinged while idle,
-// ended when the client hangs up or the server drains. Its connections stay counted
-// against the caps until they end.
+// ended when the client hangs up or the server drains. Its connections
+// stay counted against the caps until they end.
 #pragma once
 
 #include <chrono>
