@@ -38,8 +38,7 @@ int openListener(const std::string& host, int port) {
   // clients reconnecting after a restart — waits in it for the loop. Beyond
   // it the kernel drops the connection's packets, and the client's request
   // waits out a retransmission, 200 ms or more, however idle the loop is.
-  if (fd < 0 || ::bind(fd, pick->ai_addr, pick->ai_addrlen) != 0 ||
-      ::listen(fd, SOMAXCONN) != 0) {
+  if (fd < 0 || ::bind(fd, pick->ai_addr, pick->ai_addrlen) != 0 || ::listen(fd, SOMAXCONN) != 0) {
     int err = errno;
     if (fd >= 0) ::close(fd);
     ::freeaddrinfo(found);
