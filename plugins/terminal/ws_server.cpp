@@ -18,7 +18,11 @@
 namespace abx::plugins::terminal {
 namespace {
 
-constexpr int kListenBacklog = 64;
+// The longest backlog the kernel allows (SOMAXCONN, capped by
+// net.core.somaxconn): a burst of connects waits in it for the loop rather
+// than being dropped to wait out a TCP retransmission. The handshake cap,
+// not the backlog, bounds what the port holds.
+constexpr int kListenBacklog = SOMAXCONN;
 
 /**
  * A non-blocking socket listening on @p host:@p port (0: any free port).

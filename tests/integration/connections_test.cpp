@@ -157,32 +157,10 @@ TEST(Connections, ABurstOfNewConnectionsWaitsInTheBacklog) {
   ServerProcess server(commandsServer());
   ASSERT_EQ(http(server.port(), "GET", "/health").status, 200);
   ASSERT_EQ(::kill(server.pid(), SIGSTOP), 0);
-  std::vector<pollfd> burst;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(server.port()));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  for (std::size_t i = 0; i < kBurst; ++i) {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    burst.push_back({fd, POLLOUT, 0});
-  }
   // Well inside the 1 s a dropped SYN waits before it is sent again.
-  std::size_t connected = 0;
-  const auto deadline = Clock::now() + 500ms;
-  while (connected < kBurst && Clock::now() < deadline) {
-    ::poll(burst.data(), burst.size(), 50);
-    connected = 0;
-    for (auto& p : burst) {
-      int error = 0;
-      socklen_t len = sizeof error;
-      ::getsockopt(p.fd, SOL_SOCKET, SO_ERROR, &error, &len);
-      if ((p.revents & POLLOUT) && error == 0) ++connected;
-    }
-  }
+  const std::size_t connected = connectBurst(server.port(), kBurst, 500ms);
   ::kill(server.pid(), SIGCONT);
   EXPECT_EQ(connected, kBurst);
-  for (auto& p : burst) ::close(p.fd);
   EXPECT_EQ(http(server.port(), "GET", "/health").status, 200);
 }
 

@@ -195,6 +195,34 @@ int connectLoopback(int port) {
   return fd;
 }
 
+std::size_t connectBurst(int port, std::size_t count, std::chrono::milliseconds wait) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::vector<pollfd> burst;
+  for (std::size_t i = 0; i < count; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    burst.push_back({fd, POLLOUT, 0});
+  }
+  std::size_t connected = 0;
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  while (connected < count && std::chrono::steady_clock::now() < deadline) {
+    ::poll(burst.data(), burst.size(), 50);
+    connected = 0;
+    for (const auto& p : burst) {
+      int error = 0;
+      socklen_t len = sizeof error;
+      ::getsockopt(p.fd, SOL_SOCKET, SO_ERROR, &error, &len);
+      if ((p.revents & POLLOUT) && error == 0) ++connected;
+    }
+  }
+  for (const auto& p : burst)
+    if (p.fd >= 0) ::close(p.fd);
+  return connected;
+}
+
 Received receiveUntil(int fd, std::string& received, std::chrono::milliseconds wait,
                       const std::function<bool(const std::string&)>& done) {
   const auto deadline = std::chrono::steady_clock::now() + wait;

@@ -75,6 +75,14 @@ HttpResult http(int port, const std::string& method, const std::string& target,
 /** A blocking TCP socket connected to 127.0.0.1:@p port, or -1. The caller closes it. */
 int connectLoopback(int port);
 
+/**
+ * Starts @p count non-blocking connects to 127.0.0.1:@p port at once and
+ * returns how many completed their handshake within @p wait; closes them.
+ * With the server stopped (SIGSTOP) that is how many its listening
+ * socket's backlog held.
+ */
+std::size_t connectBurst(int port, std::size_t count, std::chrono::milliseconds wait);
+
 /** How a receiveUntil() ended. */
 enum class Received { done, closed, timed_out };
 

@@ -6,10 +6,12 @@
 // refused with 431 and one with two Content-Lengths with 400; a flood of half-open handshakes
 // beyond the cap (64) still lets a normal client attach, the oldest of them being dropped; 24
 // attached terminals add no thread and one that reads nothing stalls only
-// itself; an attached terminal holds its pty_connect concurrency slot.
+// itself; an attached terminal holds its pty_connect concurrency slot; a
+// burst of connects waits in the listening socket's backlog.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -166,6 +168,20 @@ TEST(TerminalHandshake, AFloodOfHalfOpenHandshakesIsBounded) {
   EXPECT_GE(dropped, kFlood - kCap);
   EXPECT_LT(dropped, kFlood);
   closeAll(flood);
+}
+
+// The port's loop stopped (SIGSTOP) while a burst connects: each handshake
+// waits in the backlog (it was 64), not dropped to wait out a 1 s SYN
+// retransmission; a terminal attaches once the server runs again.
+TEST(TerminalHandshake, ABurstOfConnectsWaitsInTheBacklog) {
+  constexpr std::size_t kBurst = 300;
+  ServerProcess server(options());
+  auto c = create(server, R"({"shell":"/bin/sh"})");
+  ASSERT_EQ(::kill(server.pid(), SIGSTOP), 0);
+  const std::size_t connected = connectBurst(c.port, kBurst, 500ms);
+  ::kill(server.pid(), SIGCONT);
+  EXPECT_EQ(connected, kBurst);
+  EXPECT_TRUE(attachAndEcho(c, "after-burst"));
 }
 
 // One thread serves the PTY port: 24 terminals (three times the handshake
