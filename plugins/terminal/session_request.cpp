@@ -23,11 +23,12 @@ std::variant<int, RequestError> dimension(const sdk::Json& body, const char* key
     return badRequest(std::string("Missing required field '") + key + "'");
   if (kind != sdk::JsonKind::integer)
     return badRequest(std::string("Field '") + key + "' must be an integer");
-  const auto value = *body.integer(key);
-  if (value < kMinDimension || value > kMaxDimension)
+  // An integer literal beyond 64 bits has the integer kind but no value.
+  const auto value = body.integer(key);
+  if (!value || *value < kMinDimension || *value > kMaxDimension)
     return badRequest(std::string("Field '") + key + "' must be between " +
                       std::to_string(kMinDimension) + " and " + std::to_string(kMaxDimension));
-  return static_cast<int>(value);
+  return static_cast<int>(*value);
 }
 
 bool validEnvName(const std::string& name) {

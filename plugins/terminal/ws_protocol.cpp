@@ -38,12 +38,13 @@ std::optional<ClientFrame> parseClientFrame(std::string_view text) {
   if (type == "resize") {
     if (json.kind("cols") != sdk::JsonKind::integer || json.kind("rows") != sdk::JsonKind::integer)
       return std::nullopt;
-    const auto cols = *json.integer("cols");
-    const auto rows = *json.integer("rows");
-    if (cols < kMinDimension || cols > kMaxDimension || rows < kMinDimension ||
-        rows > kMaxDimension)
+    // An integer literal beyond 64 bits has the integer kind but no value.
+    const auto cols = json.integer("cols");
+    const auto rows = json.integer("rows");
+    if (!cols || !rows || *cols < kMinDimension || *cols > kMaxDimension || *rows < kMinDimension ||
+        *rows > kMaxDimension)
       return std::nullopt;
-    return ResizeFrame{static_cast<int>(cols), static_cast<int>(rows)};
+    return ResizeFrame{static_cast<int>(*cols), static_cast<int>(*rows)};
   }
   if (type == "signal") {
     if (json.kind("signal") != sdk::JsonKind::string) return std::nullopt;

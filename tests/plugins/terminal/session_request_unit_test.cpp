@@ -61,6 +61,8 @@ TEST(SessionRequest, RejectsWrongTypesAndValues) {
   EXPECT_EQ(parseError(R"({"cols":true})").status, 400);
   EXPECT_EQ(parseError(R"({"cols":0})").message, "Field 'cols' must be between 1 and 1000");
   EXPECT_EQ(parseError(R"({"rows":1001})").status, 400);
+  EXPECT_EQ(parseError(R"({"rows":-99999999999999999999})").message,
+            "Field 'rows' must be between 1 and 1000");
   EXPECT_EQ(parseError(R"({"shell":5})").message, "Field 'shell' must be a string");
   EXPECT_EQ(parseError(R"({"cwd":["/tmp"]})").message, "Field 'cwd' must be a string");
   EXPECT_EQ(parseError(R"({"env":"FOO=bar"})").message, "Field 'env' must be an object");
