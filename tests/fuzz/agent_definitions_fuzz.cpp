@@ -35,6 +35,12 @@ std::string written(const ConfigValue& tree) {
   return w.take();
 }
 
+std::size_t occurrences(std::string_view text, std::string_view piece) {
+  std::size_t count = 0;
+  for (auto at = text.find(piece); at != text.npos; at = text.find(piece, at + 1)) ++count;
+  return count;
+}
+
 void definitionBody(std::string_view text) {
   auto first = parseAgentDefinitionBody(text);
   if (!first.ok()) return;
@@ -49,8 +55,12 @@ void definitionBody(std::string_view text) {
   check(sdk::Json::parse(view).isOk(), "the public view is JSON", text);
 
   const auto secrets = SecretBag::of(first.spec).values();
+  // A secret the body also spells outside its own field (inside a field
+  // name such as "instructions", or in a base URL) cannot be kept out of
+  // the view by hiding that field, so only one the body spells once counts.
   for (const auto& secret : secrets)
-    check(secret.size() < 4 || view.find(secret) == std::string::npos,
+    check(secret.size() < 4 || occurrences(text, secret) > 1 ||
+              view.find(secret) == std::string::npos,
           "the public view holds no secret", text);
   ConfigValue sealed = *tree;
   const auto leaves = takeSecretLeaves(sealed, secrets);
