@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "abx/sdk/json.h"
 #include "definition/agent_definition.h"
@@ -41,6 +42,16 @@ std::size_t occurrences(std::string_view text, std::string_view piece) {
   return count;
 }
 
+// Every string value of @p json, not its member names: the view always
+// spells its own field names ("instructions"), which a short secret may match.
+void stringValues(const sdk::Json& json, std::vector<std::string>& out) {
+  if (json.kind() == sdk::JsonKind::string) out.emplace_back(json.stringView());
+  if (json.kind() == sdk::JsonKind::array)
+    for (std::size_t i = 0; i < json.size(); ++i) stringValues(json.at(i), out);
+  if (json.kind() == sdk::JsonKind::object)
+    for (const auto& [key, value] : json.members()) stringValues(value, out);
+}
+
 void definitionBody(std::string_view text) {
   auto first = parseAgentDefinitionBody(text);
   if (!first.ok()) return;
@@ -52,16 +63,20 @@ void definitionBody(std::string_view text) {
   const std::string view = publicDefinitionJson(first.spec, first.credential_refs);
   check(publicDefinitionJson(second.spec, second.credential_refs) == view,
         "a stored definition has the same public view", stored);
-  check(sdk::Json::parse(view).isOk(), "the public view is JSON", text);
+  const auto parsed_view = sdk::Json::parse(view);
+  check(parsed_view.isOk(), "the public view is JSON", text);
+  std::vector<std::string> values;
+  stringValues(*parsed_view, values);
 
   const auto secrets = SecretBag::of(first.spec).values();
   // A secret the body also spells outside its own field (inside a field
   // name such as "instructions", or in a base URL) cannot be kept out of
   // the view by hiding that field, so only one the body spells once counts.
-  for (const auto& secret : secrets)
-    check(secret.size() < 4 || occurrences(text, secret) > 1 ||
-              view.find(secret) == std::string::npos,
-          "the public view holds no secret", text);
+  for (const auto& secret : secrets) {
+    if (secret.size() < 4 || occurrences(text, secret) > 1) continue;
+    for (const auto& value : values)
+      check(value.find(secret) == std::string::npos, "the public view holds no secret", text);
+  }
   ConfigValue sealed = *tree;
   const auto leaves = takeSecretLeaves(sealed, secrets);
   for (const auto& leaf : leaves)
